@@ -1,0 +1,1 @@
+"""llverify.gpu."""

@@ -1,0 +1,967 @@
+"""`LinearLayout`: a linear map over F2 between named, power-of-two index spaces.
+
+A layout maps *in dims* (hardware resources: ``register``, ``lane``, ``warp``,
+``block``; or a shared-memory ``offset``) to *out dims* (logical tensor
+coordinates ``dim0 .. dim{r-1}``).  ``bases[d][i]`` is the image of the input
+whose only set bit is bit ``i`` of in dim ``d``; every other input is the XOR
+of the bases of its set bits (seed 000, section 4.1, definition 4.1):
+
+    L(x) = XOR over in dims d, over set bits i of x[d], of bases[d][i]
+
+Everything here matches Triton's ``mlir::triton::LinearLayout`` (and its
+Python binding ``triton.tools.LinearLayout``) bit for bit: dim orders, the
+product's dim supremum, ``invertAndCompose``'s choice of the minimal solution,
+``toString()``.  Worked example (the ``identity1D * zeros1D`` of Triton's
+docs):
+
+>>> L = LinearLayout.identity_1d(4, "i", "o") * LinearLayout.zeros_1d(2, "i", "o")
+>>> [L.apply(i=x)["o"] for x in range(8)]
+[0, 1, 2, 3, 0, 1, 2, 3]
+
+Internally every basis is also kept *flattened*: the out dims concatenated
+into one integer, the first out dim in the low bits.  Column ``j`` of the F2
+matrix (in dims in order, bit 0 first) is ``flat_columns[j]``; row ``r`` is
+out bit ``r``.  This is Triton's ``getMatrixView`` convention.
+
+Layouts are immutable and hashable; every operation returns a new layout.
+Invalid arguments raise :class:`~llverify.errors.LayoutError` naming the dim.
+"""
+
+from __future__ import annotations
+
+import re
+from types import MappingProxyType
+from typing import Any, Iterable, Mapping, Sequence, Union
+
+from llverify import f2
+from llverify.errors import LayoutError
+
+__all__ = ["ColumnAction", "LinearLayout"]
+
+Basis = tuple[int, ...]
+BasesArg = Union[Mapping[str, Sequence[Sequence[int]]], Sequence[tuple[str, Sequence[Sequence[int]]]]]
+DimsArg = Union[Mapping[str, int], Sequence[tuple[str, int]]]
+
+
+def _is_pow2(n: int) -> bool:
+    return isinstance(n, int) and n > 0 and (n & (n - 1)) == 0
+
+
+def _log2(n: int) -> int:
+    return n.bit_length() - 1
+
+
+def _items(arg: Any) -> list[tuple[Any, Any]]:
+    if isinstance(arg, Mapping):
+        return list(arg.items())
+    return [tuple(p) for p in arg]  # type: ignore[misc]
+
+
+def _supremum(xs: Sequence[str], ys: Sequence[str], what: str) -> list[str]:
+    """Order-respecting union of two dim lists (Triton's ``supremum``).
+
+    Dims only in ``xs`` come before dims only in ``ys`` between consecutive
+    common dims; common dims must appear in the same relative order in both.
+    ``_supremum(["a", "c"], ["b", "c"]) == ["a", "b", "c"]``.
+    """
+    xset, yset = set(xs), set(ys)
+    cx = [d for d in xs if d in yset]
+    cy = [d for d in ys if d in xset]
+    if cx != cy:
+        raise LayoutError(
+            f"{what} dims common to both layouts must appear in the same relative order, "
+            f"but got {list(xs)} and {list(ys)}"
+        )
+    out: list[str] = []
+    i = j = 0
+    while i < len(xs) or j < len(ys):
+        if i < len(xs) and xs[i] not in yset:
+            out.append(xs[i])
+            i += 1
+        elif j < len(ys) and ys[j] not in xset:
+            out.append(ys[j])
+            j += 1
+        else:  # both at the same common dim
+            out.append(xs[i])
+            i += 1
+            j += 1
+    return out
+
+
+class LinearLayout:
+    """An immutable linear layout (see the module docstring).
+
+    ``LinearLayout(bases, out_dims, require_surjective=True)`` takes explicit
+    out-dim sizes; :meth:`from_bases` infers them.  ``bases`` is a mapping
+    (or sequence of pairs) in dim -> list of bases, each basis one int per out
+    dim in out-dim order.
+    """
+
+    __slots__ = ("_bases", "_out", "_shifts", "_flat", "_hash", "_rank")
+
+    def __init__(self, bases: BasesArg, out_dims: DimsArg, require_surjective: bool = True) -> None:
+        self._init(
+            tuple((str(d), tuple(tuple(int(c) for c in b) for b in bs)) for d, bs in _items(bases)),
+            tuple((str(n), s) for n, s in _items(out_dims)),
+            validate=True,
+        )
+        if require_surjective and not self.is_surjective():
+            raise LayoutError(
+                "layout is expected to be surjective (every out coordinate reached by some input), "
+                f"but its rank is {self._rank} < {self.total_out_bits} out bits:{self}"
+            )
+
+    # -- construction -------------------------------------------------------
+    def _init(self, bases: tuple[tuple[str, tuple[Basis, ...]], ...],
+              out: tuple[tuple[str, int], ...], validate: bool) -> None:
+        if validate:
+            names = [d for d, _ in bases]
+            if len(set(names)) != len(names):
+                raise LayoutError(f"in dims are repeated: {names}")
+            onames = [n for n, _ in out]
+            if len(set(onames)) != len(onames):
+                raise LayoutError(f"out dims are repeated: {onames}")
+            for name, size in out:
+                if not isinstance(size, int) or not _is_pow2(size):
+                    raise LayoutError(f"out dim '{name}' has size {size}: out-dim sizes must be powers of two")
+            for d, bs in bases:
+                for i, b in enumerate(bs):
+                    if len(b) != len(out):
+                        raise LayoutError(
+                            f"in dim '{d}' basis {i} has {len(b)} components, expected one per out dim "
+                            f"({len(out)}: {onames})"
+                        )
+                    for (oname, osize), c in zip(out, b):
+                        if c < 0:
+                            raise LayoutError(f"in dim '{d}' basis {i} has a negative component {c} for out dim '{oname}'")
+                        if c >= osize:
+                            raise LayoutError(
+                                f"in dim '{d}' basis {i} has component {c} for out dim '{oname}', "
+                                f"which must be less than the out-dim size {osize}"
+                            )
+        self._bases = bases
+        self._out = out
+        shifts = []
+        s = 0
+        for _, size in out:
+            shifts.append(s)
+            s += _log2(size)
+        self._shifts = tuple(shifts)
+        self._flat = tuple(self._flatten(b) for _, bs in bases for b in bs)
+        self._hash: int | None = None
+        self._rank: int | None = None
+
+    @classmethod
+    def _make(cls, bases: Iterable[tuple[str, Iterable[Basis]]], out: Iterable[tuple[str, int]]) -> "LinearLayout":
+        """Internal constructor for results known to be valid (no checks)."""
+        obj = cls.__new__(cls)
+        obj._init(tuple((d, tuple(bs)) for d, bs in bases), tuple(out), validate=False)
+        return obj
+
+    @classmethod
+    def _from_flat(cls, in_dims: Sequence[tuple[str, int]], out: Sequence[tuple[str, int]],
+                   flat: Sequence[int]) -> "LinearLayout":
+        """Build from flattened columns (in dims with their sizes, in order)."""
+        proto = cls._make([], out)
+        it = iter(flat)
+        bases = [(d, [proto._unflatten(next(it)) for _ in range(_log2(size))]) for d, size in in_dims]
+        return cls._make(bases, out)
+
+    @classmethod
+    def from_bases(cls, bases: BasesArg, out_dim_names: Sequence[str],
+                   out_dim_sizes: Sequence[int] | None = None,
+                   require_surjective: bool = True) -> "LinearLayout":
+        """Build a layout; out sizes inferred unless ``out_dim_sizes`` is given.
+
+        Inference takes, per out dim, the next power of two strictly above the
+        largest component (0 -> 1, 4 -> 8), as Triton does.
+        """
+        items = _items(bases)
+        names = [str(n) for n in out_dim_names]
+        if out_dim_sizes is None:
+            sizes = [1] * len(names)
+            for d, bs in items:
+                for i, b in enumerate(bs):
+                    if len(b) != len(names):
+                        raise LayoutError(
+                            f"in dim '{d}' basis {i} has {len(b)} components, expected one per out dim "
+                            f"({len(names)}: {names})"
+                        )
+                    for k, c in enumerate(b):
+                        if c < 0:
+                            raise LayoutError(f"in dim '{d}' basis {i} has a negative component {c} for out dim '{names[k]}'")
+                        sizes[k] = max(sizes[k], 1 << int(c).bit_length())
+        else:
+            sizes = list(out_dim_sizes)
+            if len(sizes) != len(names):
+                raise LayoutError(f"{len(names)} out dim names but {len(sizes)} sizes")
+        return cls(items, list(zip(names, sizes)), require_surjective=require_surjective)
+
+    @classmethod
+    def identity_1d(cls, size: int, in_dim: str, out_dim: str) -> "LinearLayout":
+        """``L(x) = x`` for ``x`` in ``[0, size)``; size 0 gives the empty layout."""
+        if size == 0:
+            return cls.empty()
+        cls._check_size(size, in_dim)
+        return cls._make([(in_dim, [(1 << i,) for i in range(_log2(size))])], [(out_dim, size)])
+
+    @classmethod
+    def zeros_1d(cls, size: int, in_dim: str, out_dim: str, out_dim_size: int = 1) -> "LinearLayout":
+        """``L(x) = 0`` for ``x`` in ``[0, size)`` (pure broadcasting)."""
+        if size == 0:
+            return cls.empty()
+        cls._check_size(size, in_dim)
+        cls._check_size(out_dim_size, out_dim)
+        return cls._make([(in_dim, [(0,)] * _log2(size))], [(out_dim, out_dim_size)])
+
+    @classmethod
+    def strided_1d(cls, size: int, stride: int, in_dim: str, out_dim: str) -> "LinearLayout":
+        """``L(x) = stride * x``; out size ``size * stride`` (not surjective if stride > 1)."""
+        if size == 0:
+            return cls.empty()
+        cls._check_size(size, in_dim)
+        cls._check_size(stride, f"stride of {in_dim}")
+        return cls._make([(in_dim, [(stride << i,) for i in range(_log2(size))])], [(out_dim, size * stride)])
+
+    @classmethod
+    def empty(cls) -> "LinearLayout":
+        """The layout with no in dims and no out dims (the product's unit)."""
+        return cls._make([], [])
+
+    @staticmethod
+    def _check_size(size: int, dim: str) -> None:
+        if not isinstance(size, int) or not _is_pow2(size):
+            raise LayoutError(f"size {size} of dim '{dim}' must be a power of two")
+
+    # -- flat encoding --------------------------------------------------------
+    def _flatten(self, basis: Sequence[int]) -> int:
+        v = 0
+        for c, s in zip(basis, self._shifts):
+            v |= c << s
+        return v
+
+    def _unflatten(self, v: int) -> Basis:
+        return tuple((v >> s) & (size - 1) for s, (_, size) in zip(self._shifts, self._out))
+
+    @property
+    def flat_columns(self) -> tuple[int, ...]:
+        """Matrix columns as ints: in dims in order, bit 0 first; out dims concatenated low first."""
+        return self._flat
+
+    def flat_in_offsets(self) -> dict[str, int]:
+        """Bit position of each in dim inside the flattened input index."""
+        out, s = {}, 0
+        for d, bs in self._bases:
+            out[d] = s
+            s += len(bs)
+        return out
+
+    def flat_out_shifts(self) -> dict[str, int]:
+        """Bit position of each out dim inside the flattened output value."""
+        return {n: s for (n, _), s in zip(self._out, self._shifts)}
+
+    def _columns_except(self, dims: Sequence[str]) -> list[int]:
+        """Flat columns of every in dim not in ``dims``, in order."""
+        out, j = [], 0
+        for d, bs in self._bases:
+            if d not in dims:
+                out.extend(self._flat[j:j + len(bs)])
+            j += len(bs)
+        return out
+
+    def apply_flat(self, x: int) -> int:
+        """Evaluate on a flattened input (in dims concatenated, first lowest)."""
+        v = 0
+        j = 0
+        while x:
+            if x & 1:
+                v ^= self._flat[j]
+            x >>= 1
+            j += 1
+        return v
+
+    # -- accessors ------------------------------------------------------------
+    @property
+    def bases(self) -> Mapping[str, tuple[Basis, ...]]:
+        """Ordered mapping in dim -> tuple of bases (each a tuple per out dim)."""
+        return MappingProxyType(dict(self._bases))
+
+    @property
+    def in_dims(self) -> Mapping[str, int]:
+        """Ordered mapping in dim -> size (``2 ** len(bases)``)."""
+        return MappingProxyType({d: 1 << len(bs) for d, bs in self._bases})
+
+    @property
+    def out_dims(self) -> Mapping[str, int]:
+        """Ordered mapping out dim -> size."""
+        return MappingProxyType(dict(self._out))
+
+    @property
+    def in_dim_names(self) -> tuple[str, ...]:
+        return tuple(d for d, _ in self._bases)
+
+    @property
+    def out_dim_names(self) -> tuple[str, ...]:
+        return tuple(n for n, _ in self._out)
+
+    @property
+    def num_in_dims(self) -> int:
+        return len(self._bases)
+
+    @property
+    def num_out_dims(self) -> int:
+        return len(self._out)
+
+    @property
+    def total_in_bits(self) -> int:
+        return len(self._flat)
+
+    @property
+    def total_out_bits(self) -> int:
+        return sum(_log2(s) for _, s in self._out)
+
+    @property
+    def total_in_size(self) -> int:
+        return 1 << self.total_in_bits
+
+    @property
+    def total_out_size(self) -> int:
+        return 1 << self.total_out_bits
+
+    def has_in_dim(self, dim: str) -> bool:
+        return any(d == dim for d, _ in self._bases)
+
+    def has_out_dim(self, dim: str) -> bool:
+        return any(n == dim for n, _ in self._out)
+
+    def _in_bases(self, dim: str) -> tuple[Basis, ...]:
+        for d, bs in self._bases:
+            if d == dim:
+                return bs
+        raise LayoutError(f"in dim '{dim}' is not in the layout (in dims: {list(self.in_dim_names)})")
+
+    def _out_index(self, dim: str) -> int:
+        for k, (n, _) in enumerate(self._out):
+            if n == dim:
+                return k
+        raise LayoutError(f"out dim '{dim}' is not in the layout (out dims: {list(self.out_dim_names)})")
+
+    def in_dim_size(self, dim: str) -> int:
+        return 1 << len(self._in_bases(dim))
+
+    def in_dim_size_log2(self, dim: str) -> int:
+        return len(self._in_bases(dim))
+
+    def out_dim_size(self, dim: str) -> int:
+        return self._out[self._out_index(dim)][1]
+
+    def out_dim_size_log2(self, dim: str) -> int:
+        return _log2(self.out_dim_size(dim))
+
+    def get_basis(self, in_dim: str, i: int, out_dim: str | None = None) -> Any:
+        """Basis ``i`` of ``in_dim`` (a tuple), or its ``out_dim`` component."""
+        b = self._in_bases(in_dim)
+        if not 0 <= i < len(b):
+            raise LayoutError(f"in dim '{in_dim}' has {len(b)} bases, no basis {i}")
+        return b[i] if out_dim is None else b[i][self._out_index(out_dim)]
+
+    # -- evaluation -----------------------------------------------------------
+    def apply(self, inputs: Mapping[str, int] | None = None, /, **kw: int) -> Mapping[str, int]:
+        """Evaluate at named inputs; returns an ordered mapping out dim -> value.
+
+        Every in dim must be given (as in Triton) with ``0 <= value < size``.
+        ``identity_1d(8, "lane", "dim0").apply(lane=5) == {"dim0": 5}``.
+        """
+        vals = dict(inputs or {})
+        vals.update(kw)
+        if set(vals) != set(self.in_dim_names):
+            raise LayoutError(
+                f"apply needs exactly the in dims {list(self.in_dim_names)}, got {sorted(vals)}"
+            )
+        x = 0
+        off = 0
+        for d, bs in self._bases:
+            v = vals[d]
+            if not isinstance(v, int) or not 0 <= v < (1 << len(bs)):
+                raise LayoutError(f"input {v!r} for in dim '{d}' is outside [0, {1 << len(bs)})")
+            x |= v << off
+            off += len(bs)
+        return MappingProxyType(dict(zip(self.out_dim_names, self._unflatten(self.apply_flat(x)))))
+
+    # -- predicates -----------------------------------------------------------
+    @property
+    def rank(self) -> int:
+        """GF(2) rank of the matrix (number of independent bases)."""
+        if self._rank is None:
+            self._rank = f2.rank(self._flat)
+        return self._rank
+
+    def is_surjective(self) -> bool:
+        """Every out coordinate is reached: rank == total out bits (definition 4.2)."""
+        return self.rank == self.total_out_bits
+
+    def is_injective(self) -> bool:
+        """Distinct inputs give distinct outputs: rank == total in bits (definition 4.3)."""
+        return self.rank == self.total_in_bits
+
+    def is_invertible(self) -> bool:
+        """Surjective and square (definition 4.4)."""
+        return self.is_surjective() and self.total_in_bits == self.total_out_bits
+
+    def free_variable_masks(self) -> dict[str, int]:
+        """Per in dim, the bits whose basis is in the span of earlier bases.
+
+        These inputs hold duplicated data (broadcast).  All zero iff injective.
+        """
+        piv = set(f2.pivot_columns(self._flat))
+        out: dict[str, int] = {}
+        j = 0
+        for d, bs in self._bases:
+            m = 0
+            for i in range(len(bs)):
+                if j not in piv:
+                    m |= 1 << i
+                j += 1
+            out[d] = m
+        return out
+
+    def is_trivial_over(self, dims: Sequence[str]) -> bool:
+        """True iff ``dims`` (in and out) form an identity block decoupled from the rest."""
+        ins, outs = set(self.in_dim_names), set(self.out_dim_names)
+        if any(d not in ins and d not in outs for d in dims):
+            return False
+        rest_in = [d for d in self.in_dim_names if d not in dims]
+        rest_out = [d for d in self.out_dim_names if d not in dims]
+        return (self._square_sublayout_is_identity(dims)
+                and self._sublayout_is_zero(rest_in, dims)
+                and self._sublayout_is_zero(dims, rest_out))
+
+    def _sublayout_is_zero(self, ins: Sequence[str], outs: Sequence[str]) -> bool:
+        sub = self.sublayout([d for d in ins if self.has_in_dim(d)], [d for d in outs if self.has_out_dim(d)])
+        return all(c == 0 for c in sub._flat)
+
+    def _square_sublayout_is_identity(self, dims: Sequence[str]) -> bool:
+        if not dims:
+            return True
+        if any(not self.has_in_dim(d) or not self.has_out_dim(d) for d in dims):
+            return False
+        sub = self.sublayout(dims, dims)
+        for d in dims:
+            if sub.in_dim_size(d) != sub.out_dim_size(d):
+                return False
+        flat = sub.flatten_ins().flatten_outs()
+        return all(b[0] == 1 << i for i, b in enumerate(flat._bases[0][1]))
+
+    def quotient(self, dims: Sequence[str]) -> "LinearLayout | None":
+        """Drop ``dims`` (in and out) if the layout is trivial over them, else None."""
+        if not self.is_trivial_over(dims):
+            return None
+        return self.sublayout([d for d in self.in_dim_names if d not in dims],
+                              [d for d in self.out_dim_names if d not in dims])
+
+    def num_consecutive_in_out(self) -> int:
+        """Largest V with ``L(first in dim = i) == (i, 0, ...)`` for i < V, untouched by others.
+
+        Equivalently the largest V such that ``divide_left(L, identity_1d(V,
+        first in dim, first out dim))`` exists: the vector width of a
+        register-contiguous access.
+        """
+        if not self._bases or not self._out:
+            return 1
+        first = self._bases[0][1]
+        consec = 0
+        for b in first:
+            if b[0] != 1 << consec or any(b[1:]):
+                break
+            consec += 1
+        other = 0
+        for k, (d, bs) in enumerate(self._bases):
+            for i, b in enumerate(bs):
+                if k != 0 or i >= consec:
+                    other |= b[0]
+        tz = (other & -other).bit_length() - 1 if other else 31
+        return 1 << min(consec, tz)
+
+    def contiguous_elems_along_out_dim(self, out_dim: str, in_dim: str | None = None) -> int:
+        """Largest V such that ``in_dim`` values ``0..V-1`` hold V consecutive elements of ``out_dim``.
+
+        That is, bases ``0..log2(V)-1`` of ``in_dim`` (default: the first in
+        dim, the registers) are ``out_dim = 1, 2, 4, ...`` and zero in every
+        other out dim.  A register run like this is one vectorised access.
+        """
+        in_dim = in_dim or (self.in_dim_names[0] if self._bases else None)
+        if in_dim is None or not self.has_out_dim(out_dim):
+            return 1
+        k = self._out_index(out_dim)
+        n = 0
+        for b in self._in_bases(in_dim):
+            if b[k] != 1 << n or any(c for j, c in enumerate(b) if j != k):
+                break
+            n += 1
+        return 1 << n
+
+    # -- structure-changing operations ---------------------------------------
+    def transpose_ins(self, names: Sequence[str]) -> "LinearLayout":
+        """Reorder in dims (a permutation of the current names)."""
+        self._check_same_names(names, self.in_dim_names, "in")
+        d = dict(self._bases)
+        return LinearLayout._make([(n, d[n]) for n in names], self._out)
+
+    def transpose_outs(self, names: Sequence[str]) -> "LinearLayout":
+        """Reorder out dims (a permutation); bases' components follow."""
+        self._check_same_names(names, self.out_dim_names, "out")
+        perm = [self._out_index(n) for n in names]
+        return LinearLayout._make(
+            [(d, [tuple(b[p] for p in perm) for b in bs]) for d, bs in self._bases],
+            [self._out[p] for p in perm])
+
+    @staticmethod
+    def _check_same_names(names: Sequence[str], have: Sequence[str], what: str) -> None:
+        if sorted(names) != sorted(have) or len(set(names)) != len(names):
+            raise LayoutError(f"{what} dims {list(names)} are not a permutation of {list(have)}")
+
+    def reshape_ins(self, new_in_dims: DimsArg) -> "LinearLayout":
+        """Flatten all in bits (first dim lowest) and cut them into ``new_in_dims``."""
+        new = _items(new_in_dims)
+        for n, s in new:
+            self._check_size(s, n)
+        total = 1
+        for _, s in new:
+            total *= s
+        if total != self.total_in_size:
+            raise LayoutError(f"reshape_ins to {dict(new)} (total {total}) does not match total in size {self.total_in_size}")
+        flat = [b for _, bs in self._bases for b in bs]
+        out, i = [], 0
+        for n, s in new:
+            out.append((n, flat[i:i + _log2(s)]))
+            i += _log2(s)
+        return LinearLayout._make(out, self._out)
+
+    def reshape_outs(self, new_out_dims: DimsArg) -> "LinearLayout":
+        """Flatten all out bits (first dim lowest) and cut them into ``new_out_dims``."""
+        new = _items(new_out_dims)
+        for n, s in new:
+            self._check_size(s, n)
+        total = 1
+        for _, s in new:
+            total *= s
+        if total != self.total_out_size:
+            raise LayoutError(f"reshape_outs to {dict(new)} (total {total}) does not match total out size {self.total_out_size}")
+        proto = LinearLayout._make([], new)
+        return LinearLayout._make([(d, [proto._unflatten(self._flatten(b)) for b in bs]) for d, bs in self._bases], new)
+
+    def flatten_ins(self) -> "LinearLayout":
+        """One in dim (named like the first) holding every in bit."""
+        if not self._bases:
+            return self
+        return self.reshape_ins([(self.in_dim_names[0], self.total_in_size)])
+
+    def flatten_outs(self) -> "LinearLayout":
+        """One out dim (named like the first) holding every out bit."""
+        if not self._out:
+            return self
+        return self.reshape_outs([(self.out_dim_names[0], self.total_out_size)])
+
+    def sublayout(self, in_dims: Sequence[str], out_dims: Sequence[str]) -> "LinearLayout":
+        """Restrict to ``in_dims`` and project onto ``out_dims`` (orders kept from self)."""
+        for d in in_dims:
+            self._in_bases(d)
+        for d in out_dims:
+            self._out_index(d)
+        keep = [k for k, (n, _) in enumerate(self._out) if n in out_dims]
+        return LinearLayout._make(
+            [(d, [tuple(b[k] for k in keep) for b in bs]) for d, bs in self._bases if d in in_dims],
+            [self._out[k] for k in keep])
+
+    def concat_ins(self, other: "LinearLayout") -> "LinearLayout":
+        """Disjoint in dims side by side, same out dims: ``(x, y) -> self(x) ^ other(y)``."""
+        if self._out != other._out:
+            raise LayoutError(f"concat_ins needs equal out dims, got {dict(self._out)} and {dict(other._out)}")
+        common = set(self.in_dim_names) & set(other.in_dim_names)
+        if common:
+            raise LayoutError(f"concat_ins needs disjoint in dims, both have {sorted(common)}")
+        return LinearLayout._make(self._bases + other._bases, self._out)
+
+    def concat_outs(self, other: "LinearLayout") -> "LinearLayout":
+        """Same in dims, disjoint out dims: ``x -> (self(x), other(x))``."""
+        if [(d, len(b)) for d, b in self._bases] != [(d, len(b)) for d, b in other._bases]:
+            raise LayoutError(f"concat_outs needs equal in dims, got {dict(self.in_dims)} and {dict(other.in_dims)}")
+        common = set(self.out_dim_names) & set(other.out_dim_names)
+        if common:
+            raise LayoutError(f"concat_outs needs disjoint out dims, both have {sorted(common)}")
+        return LinearLayout._make(
+            [(d, [a + b for a, b in zip(bs, obs)]) for (d, bs), (_, obs) in zip(self._bases, other._bases)],
+            self._out + other._out)
+
+    def resize_in_dim(self, dim: str, size: int) -> "LinearLayout":
+        """Shrink (drop the top bases) or grow (append zero bases: broadcast) an in dim."""
+        self._check_size(size, dim)
+        bs = self._in_bases(dim)
+        n = _log2(size)
+        new = bs[:n] + tuple(tuple(0 for _ in self._out) for _ in range(n - len(bs)))
+        return LinearLayout._make([(d, new if d == dim else b) for d, b in self._bases], self._out)
+
+    def resize_out_dim(self, dim: str, size: int) -> "LinearLayout":
+        """Shrink an out dim to ``size``: components are taken modulo ``size``.
+
+        This is composition with the projection ``y -> y % size`` (still linear).
+        """
+        self._check_size(size, dim)
+        k = self._out_index(dim)
+        if size > self._out[k][1]:
+            raise LayoutError(f"resize_out_dim can only shrink out dim '{dim}' (size {self._out[k][1]}), not grow it to {size}")
+        return LinearLayout._make(
+            [(d, [b[:k] + (b[k] % size,) + b[k + 1:] for b in bs]) for d, bs in self._bases],
+            self._out[:k] + ((dim, size),) + self._out[k + 1:])
+
+    def rename_in_dim(self, old: str, new: str) -> "LinearLayout":
+        self._in_bases(old)
+        if new != old and self.has_in_dim(new):
+            raise LayoutError(f"cannot rename in dim '{old}' to '{new}': '{new}' already exists")
+        return LinearLayout._make([(new if d == old else d, bs) for d, bs in self._bases], self._out)
+
+    def rename_out_dim(self, old: str, new: str) -> "LinearLayout":
+        self._out_index(old)
+        if new != old and self.has_out_dim(new):
+            raise LayoutError(f"cannot rename out dim '{old}' to '{new}': '{new}' already exists")
+        return LinearLayout._make(self._bases, [(new if n == old else n, s) for n, s in self._out])
+
+    def remove_zero_bases_along_dim(self, dim: str) -> "LinearLayout":
+        """Drop the all-zero bases of ``dim`` (the broadcast bits); out sizes kept."""
+        self._in_bases(dim)
+        return LinearLayout._make(
+            [(d, [b for b in bs if any(b)] if d == dim else bs) for d, bs in self._bases], self._out)
+
+    # -- algebra --------------------------------------------------------------
+    def __mul__(self, outer: "LinearLayout") -> "LinearLayout":
+        """Product (Triton's ``operator*``): ``self`` is minor, ``outer`` major.
+
+        In dims are the order-respecting union; along a shared in dim the outer
+        bases follow the inner ones; along a shared out dim the outer components
+        are shifted above the inner out size.  Out sizes multiply.
+        """
+        if not isinstance(outer, LinearLayout):
+            return NotImplemented
+        ins = _supremum(self.in_dim_names, outer.in_dim_names, "in")
+        outs = _supremum(self.out_dim_names, outer.out_dim_names, "out")
+        a_out, b_out = dict(self._out), dict(outer._out)
+        out_sizes = [(n, a_out.get(n, 1) * b_out.get(n, 1)) for n in outs]
+        a_idx = [self._out_index(n) if n in a_out else -1 for n in outs]
+        b_idx = [outer._out_index(n) if n in b_out else -1 for n in outs]
+        shift = [_log2(a_out[n]) if n in a_out else 0 for n in outs]
+        a_b, b_b = dict(self._bases), dict(outer._bases)
+        bases = []
+        for d in ins:
+            col = [tuple(b[k] if k >= 0 else 0 for k in a_idx) for b in a_b.get(d, ())]
+            col += [tuple((b[k] << s) if k >= 0 else 0 for k, s in zip(b_idx, shift)) for b in b_b.get(d, ())]
+            bases.append((d, col))
+        return LinearLayout._make(bases, out_sizes)
+
+    def compose(self, outer: "LinearLayout") -> "LinearLayout":
+        """``outer ∘ self``: push every basis of ``self`` through ``outer``.
+
+        Requires ``self``'s out dims == ``outer``'s in dims (as sets) and each
+        out size <= the matching in size.  Result: self's in dims, outer's out dims.
+        """
+        if set(self.out_dim_names) != set(outer.in_dim_names):
+            raise LayoutError(
+                f"compose: out dims {list(self.out_dim_names)} must match the outer layout's in dims "
+                f"{list(outer.in_dim_names)}")
+        for n, s in self._out:
+            if s > outer.in_dim_size(n):
+                raise LayoutError(f"compose: out dim '{n}' has size {s} > outer in-dim size {outer.in_dim_size(n)}")
+        # image of each of self's out bits under outer, in self's flat out-bit order
+        offs = outer.flat_in_offsets()
+        images = []
+        for n, s in self._out:
+            o = offs[n]
+            images.extend(outer._flat[o + i] for i in range(_log2(s)))
+        flat = []
+        for c in self._flat:
+            v, j = 0, 0
+            while c:
+                if c & 1:
+                    v ^= images[j]
+                c >>= 1
+                j += 1
+            flat.append(v)
+        return LinearLayout._from_flat(list(self.in_dims.items()), outer._out, flat)
+
+    def invert_and_compose(self, outer: "LinearLayout") -> "LinearLayout":
+        """``C`` with ``self(x) == outer(C(x))`` for every x: ``C = outer⁻¹ ∘ self``.
+
+        ``self`` is the source layout A, ``outer`` the destination B of a
+        conversion (seed 000, section 5.2, ``cvt = B⁻¹A``).  In dims whose
+        sublayouts are identical in both map by identity (no data movement);
+        the rest is solved column by column with free variables 0, so when
+        ``outer`` is not injective the smallest ``outer`` input is chosen
+        (Triton's ``lstsq``).  Requires equal out dims and sizes and a
+        surjective ``outer``.  Result: in dims of self, out dims = outer's in dims.
+        """
+        B, A0 = self, outer
+        outs = list(B.out_dim_names)
+        if set(outs) != set(A0.out_dim_names) or len(outs) != len(A0.out_dim_names):
+            raise LayoutError(
+                f"invert_and_compose: out dims {outs} and {list(A0.out_dim_names)} must be equal (ignoring order)")
+        A = A0.transpose_outs(outs)
+        for n in outs:
+            if A.out_dim_size(n) != B.out_dim_size(n):
+                raise LayoutError(
+                    f"invert_and_compose: out dim '{n}' has size {B.out_dim_size(n)} vs {A.out_dim_size(n)}; "
+                    "a conversion does not change the shape")
+        if not A.is_surjective():
+            raise LayoutError("invert_and_compose: the outer layout must be surjective to have a (pseudo)inverse")
+        bb = dict(B._bases)
+        ident = [d for d, bs in A._bases if d in bb and bb[d] == bs]
+        a_red = [(d, 1 << len(bs)) for d, bs in A._bases if d not in ident]
+        b_red = [(d, 1 << len(bs)) for d, bs in B._bases if d not in ident]
+        a_cols = A._columns_except(ident)
+        b_cols = B._columns_except(ident)
+        ech = f2.Echelon.of(a_cols)
+        sol = []
+        for c in b_cols:
+            residual, combo = ech.reduce(c)
+            if residual:
+                raise LayoutError("invert_and_compose: the image of the source is not contained in the image of the destination")
+            sol.append(combo)
+        ret = LinearLayout._from_flat(b_red, a_red, sol)
+        for d in ident:
+            ret = ret * LinearLayout.identity_1d(A.in_dim_size(d), d, d)
+        return ret.transpose_ins(list(B.in_dim_names)).transpose_outs(list(A.in_dim_names))
+
+    def pseudoinvert(self) -> "LinearLayout":
+        """A right inverse ``R`` with ``self(R(y)) == y`` (self must be surjective).
+
+        ``identity(out dims).invert_and_compose(self)``: each output goes to
+        its smallest preimage.
+        """
+        if not self.is_surjective():
+            raise LayoutError("pseudoinvert: the layout must be surjective")
+        ident = LinearLayout.empty()
+        for n, s in self._out:
+            ident = ident * LinearLayout.identity_1d(s, n, n)
+        return ident.invert_and_compose(self)
+
+    def invert(self) -> "LinearLayout":
+        """The inverse of an invertible layout (raises LayoutError otherwise)."""
+        if not self.is_invertible():
+            raise LayoutError(
+                f"invert: layout is not invertible (rank {self.rank}, {self.total_in_bits} in bits, "
+                f"{self.total_out_bits} out bits)")
+        return self.pseudoinvert()
+
+    def divide_left(self, divisor: "LinearLayout") -> "LinearLayout | None":
+        """``C`` with ``self == divisor * C``, or None if there is none.
+
+        C keeps self's dims in order, except dims of ``divisor`` that C would
+        leave with size 1.  Example: ``(A * B).divide_left(A) == B``.
+        """
+        return self._divide(divisor, left=True)
+
+    def divide_right(self, divisor: "LinearLayout") -> "LinearLayout | None":
+        """``C`` with ``self == C * divisor``, or None if there is none."""
+        return self._divide(divisor, left=False)
+
+    def _divide(self, divisor: "LinearLayout", left: bool) -> "LinearLayout | None":
+        if not set(divisor.in_dim_names) <= set(self.in_dim_names) or \
+                not set(divisor.out_dim_names) <= set(self.out_dim_names):
+            return None
+        d_out = dict(divisor._out)
+        q_out = []
+        for n, s in self._out:
+            ds = d_out.get(n, 1)
+            if s % ds:
+                return None
+            q_out.append((n, s // ds))
+        q_size = dict(q_out)
+        d_b = dict(divisor._bases)
+        q_bases = []
+        for d, bs in self._bases:
+            nd = len(d_b.get(d, ()))
+            if nd > len(bs):
+                return None
+            q_bases.append((d, list(bs[nd:] if left else bs[:len(bs) - nd])))
+        # quotient components: with left division they sit above the divisor's bits
+        if left:
+            conv = []
+            for d, bs in q_bases:
+                nb = []
+                for b in bs:
+                    comp = []
+                    for (n, _), c in zip(self._out, b):
+                        ds = d_out.get(n, 1)
+                        if c % ds:
+                            return None
+                        comp.append(c // ds)
+                    nb.append(tuple(comp))
+                conv.append((d, nb))
+            q_bases = conv
+        else:
+            for d, bs in q_bases:
+                for b in bs:
+                    if any(c >= q_size[n] for (n, _), c in zip(self._out, b)):
+                        return None
+        drop_in = {d for d, bs in q_bases if not bs and d in d_b}
+        drop_out = {n for n, s in q_out if s == 1 and n in d_out}
+        keep = [k for k, (n, _) in enumerate(q_out) if n not in drop_out]
+        cand = LinearLayout._make(
+            [(d, [tuple(b[k] for k in keep) for b in bs]) for d, bs in q_bases if d not in drop_in],
+            [q_out[k] for k in keep])
+        full = LinearLayout._make([(d, [tuple(b) for b in bs]) for d, bs in q_bases], q_out)
+        for c in (cand, full):
+            try:
+                prod = divisor * c if left else c * divisor
+            except LayoutError:
+                continue
+            if prod == self:
+                return c
+        return None
+
+    # -- matrix view, equality, text ------------------------------------------
+    def get_matrix_view(self) -> list[list[int]]:
+        """Rows = out bits (out dims in order, low bit first); columns = in bits."""
+        rows = f2.columns_to_rows(self._flat, self.total_out_bits)
+        n = self.total_in_bits
+        return [[(r >> j) & 1 for j in range(n)] for r in rows]
+
+    def matrix(self) -> Any:
+        """The matrix view as a numpy uint8 array (out bits x in bits)."""
+        import numpy as np
+
+        return np.array(self.get_matrix_view(), dtype=np.uint8).reshape(self.total_out_bits, self.total_in_bits)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, LinearLayout):
+            return NotImplemented
+        return self._bases == other._bases and self._out == other._out
+
+    def __hash__(self) -> int:
+        if self._hash is None:
+            self._hash = hash((self._bases, self._out))
+        return self._hash
+
+    def __str__(self) -> str:
+        """Triton's ``LinearLayout::toString()``, character for character."""
+        outs = "[" + ", ".join(f"{n} (size {s})" for n, s in self._out) + "]"
+        if not self._bases:
+            return "\n(empty layout)" if not self._out else f"\n(empty layout with out-dims {outs})"
+        ret = "\n"
+        for d, bs in self._bases:
+            if not bs:
+                ret += f" - {d} is a size 1 dimension\n"
+                continue
+            ret += " - " + "\n   ".join(
+                f"{d}={1 << i} -> (" + ", ".join(str(c) for c in b) + ")" for i, b in enumerate(bs)) + "\n"
+        return ret + "where out dims are: " + outs
+
+    def __repr__(self) -> str:
+        bases = "{" + ", ".join(f"{d!r}: {[list(b) for b in bs]}" for d, bs in self._bases) + "}"
+        outs = "{" + ", ".join(f"{n!r}: {s}" for n, s in self._out) + "}"
+        return f"LinearLayout({bases}, out_dims={outs}, require_surjective=False)"
+
+    _LINE = re.compile(r"^(?: - |   )([^\s=]+)=(\d+) -> \(([^)]*)\)$")
+    _SIZE1 = re.compile(r"^ - (\S+) is a size 1 dimension$")
+    _OUTS = re.compile(r"^where out dims are: \[(.*)\]$")
+    _OUTDIM = re.compile(r"^(\S+) \(size (\d+)\)$")
+
+    @classmethod
+    def from_string(cls, text: str) -> "LinearLayout":
+        """Parse Triton's ``toString()`` text back into a layout (inverse of ``str``)."""
+        lines = text.strip("\n").split("\n")
+
+        def parse_outs(body: str) -> list[tuple[str, int]]:
+            outs = []
+            for part in (p.strip() for p in body.split(",")) if body.strip() else []:
+                m = cls._OUTDIM.match(part)
+                if not m:
+                    raise LayoutError(f"from_string: cannot parse out dim {part!r}")
+                outs.append((m.group(1), int(m.group(2))))
+            return outs
+
+        if lines == ["(empty layout)"]:
+            return cls.empty()
+        m = re.match(r"^\(empty layout with out-dims \[(.*)\]\)$", lines[0]) if len(lines) == 1 else None
+        if m:
+            return cls([], parse_outs(m.group(1)), require_surjective=False)
+        mo = cls._OUTS.match(lines[-1]) if lines else None
+        if not mo:
+            raise LayoutError("from_string: the last line must be 'where out dims are: [...]'")
+        outs = parse_outs(mo.group(1))
+        bases: list[tuple[str, list[list[int]]]] = []
+        for ln, line in enumerate(lines[:-1], start=1):
+            ms = cls._SIZE1.match(line)
+            if ms:
+                bases.append((ms.group(1), []))
+                continue
+            ml = cls._LINE.match(line)
+            if not ml:
+                raise LayoutError(f"from_string: line {ln} is not a basis line: {line!r}")
+            d, val, comps = ml.group(1), int(ml.group(2)), ml.group(3)
+            if line.startswith(" - "):
+                bases.append((d, []))
+            elif not bases or bases[-1][0] != d:
+                raise LayoutError(f"from_string: line {ln} continues in dim '{d}' without its first line")
+            if val != 1 << len(bases[-1][1]):
+                raise LayoutError(f"from_string: line {ln}: expected {d}={1 << len(bases[-1][1])}, got {d}={val}")
+            bases[-1][1].append([int(c) for c in comps.split(",")] if comps.strip() else [])
+        return cls(bases, outs, require_surjective=False)
+
+
+class ColumnAction:
+    """A reindexing of the bases of one in dim (Triton's ``ColumnAction``).
+
+    ``action[i]`` is the old basis index that becomes new basis ``i``; the
+    action may drop bases (a selection) but never repeats one.  Applied to a
+    layout it permutes/selects the columns of ``in_dim``; applied to a list of
+    ``2 ** in_size_log2`` values indexed by that dim, it moves each value so
+    that ``new[x] == old[y]`` where ``y`` has bit ``action[i]`` set iff ``x``
+    has bit ``i``.  Example: ``ColumnAction([1, 0], "register", 2)`` swaps the
+    two register bits; values ``[a, b, c, d]`` become ``[a, c, b, d]``.
+    """
+
+    __slots__ = ("action", "in_dim", "in_size_log2")
+
+    def __init__(self, action: Sequence[int], in_dim: str, in_size_log2: int) -> None:
+        action = tuple(int(a) for a in action)
+        if len(set(action)) != len(action) or any(not 0 <= a < in_size_log2 for a in action):
+            raise LayoutError(f"ColumnAction on in dim '{in_dim}': {list(action)} must be distinct indices < {in_size_log2}")
+        object.__setattr__(self, "action", action)
+        object.__setattr__(self, "in_dim", in_dim)
+        object.__setattr__(self, "in_size_log2", in_size_log2)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("ColumnAction is immutable")
+
+    def is_identity(self) -> bool:
+        return self.action == tuple(range(self.in_size_log2))
+
+    def apply(self, target: "LinearLayout | Sequence[Any]") -> Any:
+        """Apply to a layout (reindex ``in_dim``'s bases) or to a value list."""
+        if isinstance(target, LinearLayout):
+            bs = target._in_bases(self.in_dim)
+            if len(bs) != self.in_size_log2:
+                raise LayoutError(
+                    f"ColumnAction expects in dim '{self.in_dim}' of {self.in_size_log2} bits, layout has {len(bs)}")
+            new = tuple(bs[a] for a in self.action)
+            return LinearLayout._make([(d, new if d == self.in_dim else b) for d, b in target._bases], target._out)
+        values = list(target)
+        if len(values) != 1 << self.in_size_log2:
+            raise LayoutError(f"ColumnAction expects {1 << self.in_size_log2} values, got {len(values)}")
+        out = []
+        for x in range(1 << len(self.action)):
+            y = 0
+            for i, a in enumerate(self.action):
+                if (x >> i) & 1:
+                    y |= 1 << a
+            out.append(values[y])
+        return out
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ColumnAction) and (self.action, self.in_dim, self.in_size_log2) == (
+            other.action, other.in_dim, other.in_size_log2)
+
+    def __hash__(self) -> int:
+        return hash((self.action, self.in_dim, self.in_size_log2))
+
+    def __repr__(self) -> str:
+        return f"ColumnAction({list(self.action)}, {self.in_dim!r}, {self.in_size_log2})"

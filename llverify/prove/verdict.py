@@ -1,0 +1,132 @@
+"""The `Verdict`: what every check in llverify returns.
+
+A verdict is an immutable record of one decided (or undecided) claim:
+
+* ``status``: ``proved`` (a complete method established the claim: a checked
+  F2 certificate, an exhaustive enumeration of the whole domain, or an SMT
+  ``unsat`` of the negated claim), ``refuted`` (a concrete counterexample was
+  found *and replayed*), ``unknown`` (timeout, resource limit, an operation the
+  encoder cannot model) or ``error`` (the claim itself is ill-formed, e.g. the
+  two layouts of ``equal`` have different domains).
+* ``property`` and ``subject``: what was claimed of what (``"surjective"``,
+  ``"blocked[64x64]"``).
+* ``method``: ``f2``, ``exhaustive`` or ``smt`` (``None`` for ``error``).
+* ``counterexample``: for ``refuted`` only, concrete named inputs and the
+  values each side takes there.
+* ``certificate``: for ``proved``, the evidence (an F2 certificate in words or
+  data, the number of points enumerated, or the SMT-LIB query).
+* ``details``: whatever the check computed (wavefronts, vector width, a plan).
+
+Everything is JSON-serialisable with :meth:`Verdict.to_json`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import Any, Literal, Mapping
+
+Status = Literal["proved", "refuted", "unknown", "error"]
+Method = Literal["f2", "exhaustive", "smt"]
+
+STATUSES: tuple[str, ...] = ("proved", "refuted", "unknown", "error")
+METHODS: tuple[str, ...] = ("f2", "exhaustive", "smt")
+
+
+def _freeze(value: Any) -> Any:
+    """Deep-freeze dicts into read-only mappings and lists into tuples."""
+    if isinstance(value, Mapping):
+        return MappingProxyType({k: _freeze(v) for k, v in value.items()})
+    if isinstance(value, (list, tuple)):
+        return tuple(_freeze(v) for v in value)
+    return value
+
+
+def to_jsonable(value: Any) -> Any:
+    """Convert frozen mappings/tuples (and numpy ints) back to plain JSON values."""
+    if isinstance(value, Mapping):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_jsonable(v) for v in value]
+    if hasattr(value, "item") and callable(value.item):  # numpy scalar
+        return value.item()
+    if hasattr(value, "to_json") and callable(value.to_json):
+        return value.to_json()
+    return value
+
+
+@dataclass(frozen=True)
+class Counterexample:
+    """A concrete witness that a claim fails.
+
+    ``inputs`` names the point (``{"register": 3, "lane": 17, "warp": 1}``);
+    ``sides`` gives, in order, each side's value there (``{"A(x)": {"dim0": 5,
+    "dim1": 2}, "B(C(x))": {"dim0": 5, "dim1": 3}}``).  A counterexample is
+    only ever built after replaying it: evaluating both sides concretely at
+    ``inputs`` showed the difference recorded in ``sides``.
+    """
+
+    inputs: Mapping[str, int]
+    sides: Mapping[str, Any] = field(default_factory=dict)
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "inputs", _freeze(dict(self.inputs)))
+        object.__setattr__(self, "sides", _freeze(dict(self.sides)))
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"inputs": to_jsonable(self.inputs), "sides": to_jsonable(self.sides)}
+        if self.note:
+            out["note"] = self.note
+        return out
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The outcome of checking one claim (see the module docstring)."""
+
+    status: Status
+    property: str
+    subject: str
+    method: Method | None
+    seconds: float = 0.0
+    message: str = ""
+    counterexample: Counterexample | None = None
+    certificate: Any = None
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.status not in STATUSES:
+            raise ValueError(f"unknown verdict status {self.status!r}")
+        if self.method is not None and self.method not in METHODS:
+            raise ValueError(f"unknown proof method {self.method!r}")
+        if self.status == "refuted" and self.counterexample is None:
+            raise ValueError("a refuted verdict needs a (replayed) counterexample")
+        if self.status != "refuted" and self.counterexample is not None:
+            raise ValueError("only refuted verdicts carry a counterexample")
+        object.__setattr__(self, "details", _freeze(dict(self.details)))
+
+    @property
+    def proved(self) -> bool:
+        return self.status == "proved"
+
+    @property
+    def refuted(self) -> bool:
+        return self.status == "refuted"
+
+    def with_(self, **changes: Any) -> "Verdict":
+        """A copy with some fields replaced (verdicts are immutable)."""
+        return replace(self, **changes)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "property": self.property,
+            "subject": self.subject,
+            "status": self.status,
+            "method": self.method,
+            "seconds": round(float(self.seconds), 6),
+            "counterexample": self.counterexample.to_json() if self.counterexample else None,
+            "message": self.message,
+            "certificate": to_jsonable(self.certificate),
+            "details": to_jsonable(self.details),
+        }

@@ -130,7 +130,7 @@ class LinearLayout:
                 raise LayoutError(f"out dims are repeated: {onames}")
             for name, size in out:
                 if not isinstance(size, int) or not _is_pow2(size):
-                    raise LayoutError(f"out dim '{name}' has size {size}: out-dim sizes must be powers of two")
+                    raise LayoutError(f"out dim '{name}' has size {size}: out-dim sizes must be a power of two")
             for d, bs in bases:
                 for i, b in enumerate(bs):
                     if len(b) != len(out):

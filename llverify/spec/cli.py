@@ -1,12 +1,193 @@
-"""Placeholder `llverify check` until the spec runner lands (issue 7)."""
+"""``llverify check`` and ``llverify schema``.
+
+``llverify check [PATHS...]`` loads every spec (files, or directories searched
+recursively for ``*.yaml``, ``*.yml``, ``*.json``; with no path ``specs/`` of
+the current directory, else the examples bundled with llverify), validates
+them all (any error: every diagnostic printed as ``path:line:col: error:
+what``, exit 2, nothing run), runs the checks (``-j N`` worker processes) and
+prints the results in the chosen ``--format``.  Exit codes: see
+:mod:`llverify.spec.summary`.
+"""
 
 from __future__ import annotations
 
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Sequence
+
 import click
+
+from llverify.spec.source import Diagnostic, Pos
+
+__all__ = ["check", "schema", "discover", "bundled_specs_dir"]
+
+SPEC_SUFFIXES = (".yaml", ".yml", ".json")
+PROGRESS_AFTER_S = 2.0
+
+
+def bundled_specs_dir() -> Path:
+    return Path(__file__).resolve().parent.parent / "bundled_specs"
+
+
+def discover(paths: Sequence[str]) -> tuple[list[str], list[Diagnostic]]:
+    """Spec files named by ``paths`` (sorted within directories) and problems with the paths."""
+    files: list[str] = []
+    diags: list[Diagnostic] = []
+    if not paths:
+        here = Path("specs")
+        paths = [str(here)] if here.is_dir() else [str(bundled_specs_dir())]
+    for p in paths:
+        path = Path(p)
+        if path.is_dir():
+            found = sorted(str(f) for f in path.rglob("*") if f.is_file() and f.suffix in SPEC_SUFFIXES)
+            if not found:
+                diags.append(Diagnostic(p, Pos(), "directory contains no *.yaml, *.yml or *.json spec"))
+            files.extend(found)
+        elif path.exists():
+            files.append(p)
+        else:
+            diags.append(Diagnostic(p, Pos(), "no such file or directory"))
+    seen: set[str] = set()
+    unique = []
+    for f in files:
+        key = os.path.realpath(f)
+        if key not in seen:
+            seen.add(key)
+            unique.append(f)
+    return unique, diags
+
+
+def _load_all(files: Sequence[str]) -> tuple[list, list[Diagnostic]]:
+    from llverify.spec.parse import load_spec
+    from llverify.spec.source import SpecErrors
+
+    specs, diags = [], []
+    for f in files:
+        try:
+            specs.append(load_spec(f))
+        except SpecErrors as exc:
+            diags.extend(exc.diagnostics)
+        except RecursionError:
+            diags.append(Diagnostic(f, Pos(), "spec nested too deeply"))
+    return specs, diags
+
+
+class _Progress:
+    """A transient progress bar on stderr, shown only once a run passes a couple of seconds."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self.start = time.perf_counter()
+        self.bar = None
+        self.task = None
+
+    def __call__(self, done: int, total: int, result: object) -> None:
+        if not self.enabled:
+            return
+        if self.bar is None:
+            if time.perf_counter() - self.start < PROGRESS_AFTER_S:
+                return
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self.bar = Progress(TextColumn("checking"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                                console=Console(stderr=True), transient=True)
+            self.bar.start()
+            self.task = self.bar.add_task("checks", total=total)
+        self.bar.update(self.task, completed=done)
+
+    def stop(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
 
 
 @click.command()
-@click.argument("paths", nargs=-1)
-def check(paths: tuple[str, ...]) -> None:
-    """Check layout spec files (not implemented yet)."""
-    click.echo("no specs yet")
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "junit", "sarif", "markdown"]),
+              default="text", show_default=True, help="Output format.")
+@click.option("--output", "-o", type=click.Path(dir_okay=False), default=None,
+              help="Write the output to FILE instead of standard output.")
+@click.option("--report", "report_dir", type=click.Path(file_okay=False), default=None,
+              help="Also write a Markdown and a self-contained HTML proof report into DIR.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Default per-check time limit in seconds (a check's own `timeout` wins).")
+@click.option("--rlimit", type=click.IntRange(min=1), default=None,
+              help="Default Z3 resource limit per query (deterministic budget).")
+@click.option("--method", type=click.Choice(["auto", "f2", "exhaustive", "smt"]), default="auto",
+              show_default=True, help="Default proof method (a check's own `method` wins).")
+@click.option("-j", "--jobs", type=click.IntRange(min=0), default=1, show_default=True,
+              help="Worker processes (0: one per CPU). Results are identical to -j 1.")
+@click.option("--fail-on-unknown/--allow-unknown", default=True, show_default=True,
+              help="Whether a check left unknown fails the run (exit 3).")
+@click.option("-q", "--quiet", is_flag=True, help="Print only failures and the summary line.")
+@click.option("-v", "--verbose", is_flag=True, help="Print each verdict's message and details.")
+def check(paths: tuple[str, ...], fmt: str, output: str | None, report_dir: str | None, timeout: float | None,
+          rlimit: int | None, method: str, jobs: int, fail_on_unknown: bool, quiet: bool, verbose: bool) -> None:
+    """Check layout spec files (default: ./specs, else the bundled examples).
+
+    Exit status: 0 every check ended as expected, 1 a check was decided the
+    other way, 2 a spec or the command line is wrong, 3 only unknowns stand
+    in the way.
+    """
+    from llverify.spec.formats import FORMATS
+    from llverify.spec.runner import Budget, run_specs
+    from llverify.spec.summary import exit_code, summary_line
+
+    files, diags = discover(paths)
+    specs, load_diags = _load_all(files)
+    diags += load_diags
+    if diags:
+        for d in diags:
+            click.echo(str(d), err=True)
+        click.echo(f"{len(diags)} error{'s' if len(diags) != 1 else ''} in spec files; nothing was checked", err=True)
+        sys.exit(2)
+    if jobs == 0:
+        jobs = os.cpu_count() or 1
+    progress = _Progress(enabled=sys.stderr.isatty() and not quiet)
+    try:
+        results = run_specs(specs, Budget(timeout=timeout, rlimit=rlimit, method=method), jobs=jobs,
+                            progress=progress)
+    finally:
+        progress.stop()
+    color = fmt == "text" and output is None and sys.stdout.isatty()
+    text = FORMATS[fmt](results, quiet=quiet, verbose=verbose, color=color, fail_on_unknown=fail_on_unknown,
+                        width=max(100, _term_width()) if color else 120)
+    if output:
+        try:
+            Path(output).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            click.echo(f"{output}: error: cannot write output: {exc.strerror or exc}", err=True)
+            sys.exit(2)
+        click.echo(summary_line(results), err=True)
+    else:
+        click.echo(text, nl=False)
+    if report_dir:
+        from llverify.report.build import write_report
+
+        try:
+            written = write_report(results, specs, report_dir)
+        except OSError as exc:
+            click.echo(f"{report_dir}: error: cannot write report: {exc.strerror or exc}", err=True)
+            sys.exit(2)
+        if not quiet:
+            click.echo("report: " + ", ".join(str(p) for p in written), err=True)
+    sys.exit(exit_code(results, fail_on_unknown))
+
+
+def _term_width() -> int:
+    try:
+        return os.get_terminal_size().columns
+    except OSError:
+        return 120
+
+
+@click.command()
+@click.option("--indent", type=click.IntRange(min=0), default=2, show_default=True)
+def schema(indent: int) -> None:
+    """Print the JSON Schema of spec files."""
+    from llverify.spec.schema import spec_schema
+
+    click.echo(json.dumps(spec_schema(), indent=indent or None))

@@ -1,0 +1,213 @@
+"""Adapters: from a validated check (names + arguments) to a call of the layer
+that decides it, returning a :class:`~llverify.prove.verdict.Verdict`.
+
+One function per check kind, ``check_<kind>(check, layouts, *, method,
+timeout, rlimit)``; :mod:`llverify.spec.kinds` names them (the dispatch
+table).  Each imports its layer lazily: a missing module or function raises
+:class:`NotAvailable`, which the runner turns into an ``error`` verdict
+("not available") instead of a crash.  No adapter decides anything itself:
+the verdict, its method and its counterexample come from the prover layer,
+which is where soundness is enforced.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Callable, Mapping
+
+from llverify.layout import LinearLayout
+from llverify.prove.verdict import Verdict
+from llverify.spec.model import CheckDecl, LayoutDecl
+
+__all__ = ["NotAvailable", "build_kind", "build_triton", "build_lego"]
+
+
+class NotAvailable(Exception):
+    """The layer implementing a check kind (or a layout source) is not importable."""
+
+
+def _fn(module: str, name: str) -> Callable[..., Any]:
+    try:
+        mod = importlib.import_module(module)
+    except ImportError as exc:
+        raise NotAvailable(f"{module} is not importable ({exc})") from None
+    fn = getattr(mod, name, None)
+    if fn is None:
+        raise NotAvailable(f"{module}.{name} does not exist")
+    return fn
+
+
+def _opts(method: str | None, timeout: float | None, rlimit: int | None) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if method is not None:
+        out["method"] = method
+    if timeout is not None:
+        out["timeout"] = timeout
+    if rlimit is not None:
+        out["rlimit"] = rlimit
+    return out
+
+
+# -- layouts -------------------------------------------------------------------
+
+def build_kind(hw: Any, kind: str, shape: list[int], params: dict[str, Any],
+               decls: Mapping[str, LayoutDecl], built: Mapping[str, LinearLayout]) -> LinearLayout:
+    """``hw.build(kind, shape, **params)``; a ``parent:`` naming another layout passes its declaration."""
+    params = dict(params)
+    parent = params.get("parent")
+    if isinstance(parent, str):
+        if parent not in decls:
+            raise ValueError(f"parent '{parent}' is not a layout defined above")
+        pd = decls[parent]
+        if pd.source != "kind":
+            raise ValueError(f"parent '{parent}' must be given by `kind:` (it is given by `{pd.source}:`)")
+        pp = {k: v for k, v in pd.params.items() if k != "shape"}
+        params["parent"] = pp
+    return hw.build(kind, shape, **params)
+
+
+def build_triton(mod: Any, text: str, shape: list[int] | None) -> LinearLayout:
+    """A ``#ttg.*`` attribute with a shape, or a ``tensor<...>`` type (which carries its shape)."""
+    text = text.strip()
+    if text.startswith("tensor<"):
+        ttype = mod.parse_type(text)
+        return _to_layout(mod, ttype, shape)
+    if shape is None:
+        raise ValueError("a Triton attribute needs a `shape:` (or write the whole tensor<...> type)")
+    attr = mod.parse_attr(text)
+    return _to_layout(mod, attr, shape)
+
+
+def _to_layout(mod: Any, obj: Any, shape: list[int] | None) -> LinearLayout:
+    for name in ("to_linear_layout", "to_layout"):
+        fn = getattr(mod, name, None)
+        if fn is not None:
+            return fn(obj, shape) if shape is not None else fn(obj)
+    meth = getattr(obj, "to_linear_layout", None) or getattr(obj, "layout", None)
+    if callable(meth):
+        return meth(shape) if shape is not None else meth()
+    raise NotAvailable("llverify.triton has no to_linear_layout")
+
+
+def build_lego(mod: Any, params: dict[str, Any]) -> LinearLayout:
+    fn = getattr(mod, "to_linear_layout", None) or getattr(mod, "lego_layout", None)
+    if fn is None:
+        raise NotAvailable("llverify.index.lego has no to_linear_layout")
+    expr = params.pop("lego")
+    return fn(expr, **params)
+
+
+# -- checks: the prover's properties ----------------------------------------------
+
+def _prove(name: str) -> Callable[..., Verdict]:
+    return _fn("llverify.prove", name)
+
+
+def _single(prop: str) -> Callable[..., Verdict]:
+    def run(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
+            timeout: float | None = None, rlimit: int | None = None) -> Verdict:
+        return _prove(prop)(layouts[check.args["layout"]], **_opts(method, timeout, rlimit))
+
+    run.__name__ = f"check_{prop}"
+    run.__doc__ = f"``llverify.prove.{prop}(layout)``"
+    return run
+
+
+check_surjective = _single("surjective")
+check_injective = _single("injective")
+check_bijective = _single("bijective")
+check_distributed = _single("distributed")
+check_memory = _single("memory")
+
+
+def check_equal(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
+                timeout: float | None = None, rlimit: int | None = None) -> Verdict:
+    a, b = layouts[check.args["a"]], layouts[check.args["b"]]
+    return _prove("equal")(a, b, **_opts(method, timeout, rlimit))
+
+
+def check_conversion(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
+                     timeout: float | None = None, rlimit: int | None = None) -> Verdict:
+    src, dst = layouts[check.args["from"]], layouts[check.args["to"]]
+    return _prove("conversion")(src, dst, **_opts(method, timeout, rlimit))
+
+
+def check_in_bounds(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
+                    timeout: float | None = None, rlimit: int | None = None) -> Verdict:
+    kw = {k: check.args[k] for k in ("size", "shape") if k in check.args}
+    return _prove("in_bounds")(layouts[check.args["layout"]], **kw, **_opts(method, timeout, rlimit))
+
+
+def check_duplicates(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
+                     timeout: float | None = None, rlimit: int | None = None) -> Verdict:
+    kw = {k: check.args[k] for k in ("dims", "max") if k in check.args}
+    return _prove("duplicates")(layouts[check.args["layout"]], **kw, **_opts(method, timeout, rlimit))
+
+
+# -- checks: code generation plans -----------------------------------------------
+
+def _plans(name: str) -> Callable[..., Verdict]:
+    return _fn("llverify.prove.plans", name)
+
+
+def check_bank_conflicts(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
+                         timeout: float | None = None, rlimit: int | None = None) -> Verdict:
+    a = check.args
+    kw = {k: a[k] for k in ("max_wavefronts", "vec") if k in a}
+    return _plans("prove_bank_conflicts")(layouts[a["access"]], layouts[a["shared"]], a["bitwidth"], **kw,
+                                          **_opts(method, timeout, rlimit))
+
+
+def check_optimal_swizzle(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
+                          timeout: float | None = None, rlimit: int | None = None) -> Verdict:
+    a = check.args
+    return _plans("prove_optimal_swizzle")(layouts[a["from"]], layouts[a["to"]], a["bitwidth"],
+                                           **_opts(method, timeout, rlimit))
+
+
+def check_vectorization(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
+                        timeout: float | None = None, rlimit: int | None = None) -> Verdict:
+    a = check.args
+    kw = {k: a[k] for k in ("width",) if k in a}
+    return _plans("prove_vectorization")(layouts[a["layout"]], layouts[a["shared"]], a["bitwidth"], **kw,
+                                         **_opts(method, timeout, rlimit))
+
+
+def check_shuffle_plan(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
+                       timeout: float | None = None, rlimit: int | None = None) -> Verdict:
+    a = check.args
+    kw = {k: a[k] for k in ("bitwidth",) if k in a}
+    return _plans("prove_shuffle_plan")(layouts[a["from"]], layouts[a["to"]], **kw,
+                                        **_opts(method, timeout, rlimit))
+
+
+def check_broadcast_store(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
+                          timeout: float | None = None, rlimit: int | None = None) -> Verdict:
+    return _plans("prove_broadcast_store")(layouts[check.args["layout"]], **_opts(method, timeout, rlimit))
+
+
+def check_gather(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
+                 timeout: float | None = None, rlimit: int | None = None) -> Verdict:
+    a = check.args
+    return _plans("prove_gather")(layouts[a["src"]], layouts[a["index"]], a["axis"],
+                                  **_opts(method, timeout, rlimit))
+
+
+def check_shape_op(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
+                   timeout: float | None = None, rlimit: int | None = None) -> Verdict:
+    a = dict(check.args)
+    op = a.pop("op")
+    layout = layouts[a.pop("layout")]
+    if "result" in a:
+        a["result"] = layouts[a["result"]]
+    return _plans("prove_shape_op")(op, layout, **a, **_opts(method, timeout, rlimit))
+
+
+# -- checks: index code ----------------------------------------------------------
+
+def check_index_code(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
+                     timeout: float | None = None, rlimit: int | None = None) -> Verdict:
+    a = check.args
+    fn = _fn("llverify.prove.code", "code_equals_layout")
+    return fn(a["code"], layouts[a["layout"]], a.get("inputs"), a.get("output"), a.get("lang", "python"),
+              a.get("types"), **_opts(method, timeout, rlimit))

@@ -1,0 +1,128 @@
+"""The check kinds a spec may use: their arguments, their claim in words, and
+which function decides them (the dispatch table).
+
+``KINDS[property]`` is a :class:`CheckKind`.  ``args`` declares the argument
+mapping (see :mod:`llverify.spec.argtypes`); ``positional`` says how the
+short forms map onto it: ``surjective: src`` is ``{layout: src}``, ``equal:
+[a, b]`` is ``{a: a, b: b}``.  ``impl`` names the adapter in
+:mod:`llverify.spec.impls` that turns the arguments into a call of the
+prover / code-generation / index layer and returns a
+:class:`~llverify.prove.verdict.Verdict`.  The adapters import their layer
+lazily, so a layer that is not importable yields an ``error`` verdict saying
+the check is not available rather than a crash.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Mapping
+
+from llverify.spec.argtypes import Arg
+
+__all__ = ["CheckKind", "KINDS", "COMMON_KEYS"]
+
+#: keys every check may carry next to its property
+COMMON_KEYS: tuple[str, ...] = ("name", "expect", "timeout", "method", "rlimit", "description")
+
+_L = Arg("layout", required=True)
+
+
+@dataclass(frozen=True)
+class CheckKind:
+    """A check kind: its argument schema and what it claims (see the module docstring)."""
+
+    name: str
+    args: Mapping[str, Arg]
+    positional: tuple[str, ...]
+    claim: str
+    impl: str
+    doc: str = ""
+    needs: tuple[str, ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "args", MappingProxyType(dict(self.args)))
+
+
+def _k(name: str, args: dict[str, Arg], positional: tuple[str, ...], claim: str, doc: str,
+       needs: tuple[str, ...] = ("llverify.prove",)) -> CheckKind:
+    return CheckKind(name, args, positional, claim, f"check_{name}", doc, needs)
+
+
+_SHAPE_OPS = ("trans", "reshape", "join", "split", "expand_dims", "broadcast", "reduce", "slice")
+
+KINDS: Mapping[str, CheckKind] = MappingProxyType({k.name: k for k in [
+    _k("surjective", {"layout": _L}, ("layout",),
+       "every element of the tensor is held by some hardware index of {layout}",
+       "rank of the layout matrix equals the number of out bits (definition 4.5)"),
+    _k("injective", {"layout": _L}, ("layout",),
+       "no two hardware indices of {layout} hold the same element (no broadcast)",
+       "rank equals the number of in bits"),
+    _k("bijective", {"layout": _L}, ("layout",),
+       "{layout} is a bijection between hardware indices and tensor elements",
+       "surjective and injective (an invertible layout)"),
+    _k("distributed", {"layout": _L}, ("layout",),
+       "{layout} is a distributed layout: surjective, every column has at most one non-zero bit, "
+       "non-zero columns distinct (definition 4.10)", "definition 4.10 of the paper"),
+    _k("memory", {"layout": _L}, ("layout",),
+       "{layout} is a memory layout: invertible, every column has one or two non-zero bits "
+       "(definition 4.14)", "definition 4.14 of the paper"),
+    _k("equal", {"a": _L, "b": _L}, ("a", "b"),
+       "{a} and {b} map every hardware index to the same element",
+       "the two layouts are the same function (same in and out dims)"),
+    _k("conversion", {"from": _L, "to": _L, "via": Arg("str", choices=("none", "register", "shuffle", "shared"))},
+       ("from", "to"),
+       "converting {from} to {to} with cvt = to^-1 o from puts every element where {to} expects it",
+       "to(cvt(x)) == from(x) for every hardware index x (section 5.4); `via` also claims the "
+       "cheapest mechanism (none, register, shuffle, shared)"),
+    _k("in_bounds", {"layout": _L, "size": Arg("int"), "shape": Arg("pow2s")}, ("layout",),
+       "every value {layout} produces lies inside the allocation",
+       "each output stays below its bound (`size` for a flattened offset, `shape` per out dim)"),
+    _k("duplicates", {"layout": _L, "dims": Arg("ints"), "max": Arg("int")}, ("layout",),
+       "{layout} holds each element at most max+1 times (broadcast copies)",
+       "counts the free variables (zero or dependent columns) of the layout matrix"),
+    _k("bank_conflicts", {"access": _L, "shared": _L, "bitwidth": Arg("pow2", required=True),
+                          "max_wavefronts": Arg("int"), "vec": Arg("pow2")},
+       ("access", "shared"),
+       "accessing {shared} from {access} needs at most {max_wavefronts} wavefront(s) per instruction "
+       "(lemma 9.4)", "lemma 9.4: wavefronts = n * |span(S_vec u S_idx) n span(L_thr)|",
+       ("llverify.prove.plans", "llverify.codegen")),
+    _k("optimal_swizzle", {"from": _L, "to": _L, "bitwidth": Arg("pow2", required=True)},
+       ("from", "to"),
+       "the swizzle built for {from} -> {to} meets the optimality bound of lemma 9.5/9.6",
+       "section 5.4 / 9.2: constructed shared layout is a memory layout with minimal conflicts",
+       ("llverify.prove.plans", "llverify.codegen")),
+    _k("vectorization", {"layout": _L, "shared": _L, "bitwidth": Arg("pow2", required=True),
+                         "width": Arg("pow2")},
+       ("layout", "shared"),
+       "{layout} can access {shared} with vectors of {width} elements (theorem 5.1)",
+       "theorem 5.1: the layout divides on the left by the vector tile",
+       ("llverify.prove.plans", "llverify.codegen")),
+    _k("shuffle_plan", {"from": _L, "to": _L, "bitwidth": Arg("pow2")}, ("from", "to"),
+       "the warp-shuffle plan for {from} -> {to} delivers every element (section 5.4)",
+       "replays the rounds of shuffles symbolically and proves the result equals the destination",
+       ("llverify.prove.plans", "llverify.codegen")),
+    _k("broadcast_store", {"layout": _L, "shape": Arg("pow2s")}, ("layout",),
+       "storing {layout} with the broadcast mask writes every element exactly once",
+       "free variables of the layout predicate the replicas off",
+       ("llverify.prove.plans", "llverify.codegen")),
+    _k("gather", {"src": _L, "index": _L, "axis": Arg("int", required=True)}, ("src", "index"),
+       "gather along axis {axis} of {src} can be done with warp shuffles (section 5.5)",
+       "all warp bases of the layout along the axis are zero",
+       ("llverify.prove.plans", "llverify.codegen")),
+    _k("shape_op", {"op": Arg("str", required=True, choices=_SHAPE_OPS), "layout": _L,
+                    "result": Arg("layout"), "order": Arg("ints"), "shape": Arg("pow2s"),
+                    "axis": Arg("int"), "dim": Arg("int")},
+       ("layout",),
+       "{op} of {layout} is a no-op on a distributed layout (theorem 9.3)",
+       "theorem 9.3: the result layout of the shape op is distributed and the op moves no data",
+       ("llverify.prove.plans", "llverify.codegen")),
+    _k("index_code", {"layout": _L, "code": Arg("str", required=True),
+                      "lang": Arg("str", choices=("python", "c", "cuda", "triton")),
+                      "inputs": Arg("any"), "output": Arg("any"), "types": Arg("map"),
+                      "width": Arg("int")},
+       ("layout",),
+       "the index code computes exactly {layout}",
+       "the expression is compared with the layout over all inputs (SMT or exhaustive)",
+       ("llverify.prove.code",)),
+]})

@@ -1,0 +1,129 @@
+"""Running the checks of loaded specs, sequentially or over a process pool.
+
+:func:`run_check` decides one check: it looks up the check kind's adapter in
+the dispatch table (:mod:`llverify.spec.kinds` / :mod:`llverify.spec.adapters`)
+and returns a :class:`~llverify.spec.model.CheckResult`.  It never raises:
+a layer that is not importable, a check the layer rejects, or an unexpected
+exception all become ``error`` verdicts with a message.
+
+:func:`run_specs` runs every check of every spec, with ``jobs`` worker
+processes (``fork``; results are put back into spec order, so ``-j 2`` prints
+exactly what ``-j 1`` prints, times aside).  Command-line budgets
+(``timeout``, ``rlimit``, ``method``) fill in what a check does not set itself.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import time
+import traceback
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from typing import Callable, Mapping, Sequence
+
+from llverify.layout import LinearLayout
+from llverify.prove.verdict import Verdict
+from llverify.spec.kinds import KINDS
+from llverify.spec.model import CheckDecl, CheckResult, Spec
+
+__all__ = ["Budget", "run_check", "run_specs", "Task"]
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Defaults from the command line; a check's own settings win."""
+
+    timeout: float | None = None
+    rlimit: int | None = None
+    method: str | None = None
+
+
+@dataclass(frozen=True)
+class Task:
+    """One check with the layouts it refers to (what a worker process receives)."""
+
+    check: CheckDecl
+    layouts: Mapping[str, LinearLayout]
+    budget: Budget
+
+
+def _error(check: CheckDecl, message: str, seconds: float = 0.0) -> Verdict:
+    return Verdict(status="error", property=check.property, subject=check.subject, method=None,
+                   seconds=seconds, message=message)
+
+
+def run_check(task: Task) -> CheckResult:
+    """Decide one check (never raises; see the module docstring)."""
+    from llverify.spec import adapters
+
+    check = task.check
+    method = check.method or task.budget.method
+    options = {
+        "method": None if method in (None, "auto") else method,
+        "timeout": check.timeout if check.timeout is not None else task.budget.timeout,
+        "rlimit": check.rlimit if check.rlimit is not None else task.budget.rlimit,
+    }
+    kind = KINDS[check.property]
+    fn: Callable[..., Verdict] | None = getattr(adapters, kind.impl, None)
+    start = time.perf_counter()
+    if fn is None:
+        return CheckResult(check, _error(check, f"check kind '{check.property}' is not available in this build"))
+    try:
+        verdict = fn(check, task.layouts, **options)
+    except adapters.NotAvailable as exc:
+        verdict = _error(check, f"check kind '{check.property}' is not available: {exc}")
+    except (ImportError, AttributeError) as exc:
+        verdict = _error(check, f"check kind '{check.property}' is not available: {exc}")
+    except Exception as exc:  # noqa: BLE001 - a check must never take the run down
+        from llverify.errors import LlverifyError
+
+        if isinstance(exc, (LlverifyError, ValueError)):
+            verdict = _error(check, str(exc) or type(exc).__name__)
+        else:
+            tb = traceback.extract_tb(exc.__traceback__)
+            where = f" at {tb[-1].filename.rsplit('/', 1)[-1]}:{tb[-1].lineno}" if tb else ""
+            verdict = _error(check, f"internal error{where}: {type(exc).__name__}: {exc}")
+    elapsed = time.perf_counter() - start
+    if not verdict.seconds:
+        verdict = verdict.with_(seconds=elapsed)
+    if verdict.property != check.property or verdict.subject != check.subject:
+        # keep the layer's own words in details, present the spec's names
+        verdict = verdict.with_(property=check.property, subject=check.subject)
+    return CheckResult(check, verdict)
+
+
+def _tasks(specs: Sequence[Spec], budget: Budget) -> list[Task]:
+    tasks = []
+    for spec in specs:
+        for check in spec.checks:
+            names = check.layout_names()
+            tasks.append(Task(check, {n: spec.layouts[n] for n in names}, budget))
+    return tasks
+
+
+def run_specs(specs: Sequence[Spec], budget: Budget = Budget(), jobs: int = 1,
+              progress: Callable[[int, int, CheckResult], None] | None = None) -> list[CheckResult]:
+    """Run every check of ``specs``; results in spec order, whatever ``jobs`` is."""
+    tasks = _tasks(specs, budget)
+    results: list[CheckResult | None] = [None] * len(tasks)
+    if jobs <= 1 or len(tasks) <= 1:
+        for i, task in enumerate(tasks):
+            results[i] = run_check(task)
+            if progress:
+                progress(i + 1, len(tasks), results[i])  # type: ignore[arg-type]
+        return results  # type: ignore[return-value]
+    ctx = multiprocessing.get_context("fork")
+    done = 0
+    with ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=ctx) as pool:
+        # longest-first would reorder work, not results: submit in order, collect by index
+        futures = {pool.submit(run_check, task): i for i, task in enumerate(tasks)}
+        for fut in as_completed(futures):
+            i = futures[fut]
+            try:
+                results[i] = fut.result()
+            except Exception as exc:  # noqa: BLE001 - a worker died (e.g. killed for memory)
+                results[i] = CheckResult(tasks[i].check, _error(tasks[i].check, f"worker failed: {exc}"))
+            done += 1
+            if progress:
+                progress(done, len(tasks), results[i])  # type: ignore[arg-type]
+    return results  # type: ignore[return-value]

@@ -1,0 +1,246 @@
+"""Reading spec files into plain values that remember where they came from.
+
+A spec is YAML (or JSON, which is read with :mod:`json` and located with the
+YAML composer).  Error messages must say ``path:line:col``, so instead of the
+usual ``yaml.safe_load`` we compose the node graph (which carries marks) and
+convert it ourselves into:
+
+* :class:`LMap` -- a ``dict`` whose ``pos`` is where the mapping starts and
+  whose ``key_pos[k]`` / ``value_pos[k]`` say where key ``k`` and its value are;
+* :class:`LList` -- a ``list`` with ``pos`` and ``item_pos[i]``;
+* scalars as ordinary Python values (their position lives in the parent).
+
+Positions are 1-based ``(line, column)`` pairs, as compilers print them.
+Duplicate mapping keys are an error (YAML would silently keep the last), and so
+are non-string keys, recursive aliases and non-data tags (``!!python/...``).
+
+Example: ``load_text("a: [1, 2]\\n", "x.yaml").value_pos["a"] == Pos(1, 4)``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from llverify.errors import LlverifyError
+
+__all__ = ["Pos", "LMap", "LList", "SpecError", "SpecErrors", "Diagnostic", "load_file", "load_text"]
+
+MAX_DEPTH = 64
+MAX_BYTES = 4 << 20
+
+
+@dataclass(frozen=True, order=True)
+class Pos:
+    """A 1-based line/column position in a spec file."""
+
+    line: int = 1
+    col: int = 1
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One problem found in a spec: where and what (printed compiler style)."""
+
+    path: str
+    pos: Pos
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.pos.line}:{self.pos.col}: error: {self.message}"
+
+
+class SpecError(LlverifyError):
+    """A single located spec error."""
+
+    def __init__(self, path: str, pos: Pos, message: str) -> None:
+        self.diagnostic = Diagnostic(path, pos, message)
+        super().__init__(str(self.diagnostic))
+
+
+class SpecErrors(LlverifyError):
+    """Several located spec errors (a file is reported in full, not first-error-only)."""
+
+    def __init__(self, diagnostics: list[Diagnostic]) -> None:
+        self.diagnostics = list(diagnostics)
+        super().__init__("\n".join(str(d) for d in self.diagnostics))
+
+
+class LMap(dict):
+    """A mapping that remembers where it and each of its keys and values are."""
+
+    pos: Pos
+    key_pos: dict
+    value_pos: dict
+
+    def __init__(self, pos: Pos = Pos()) -> None:
+        super().__init__()
+        self.pos = pos
+        self.key_pos = {}
+        self.value_pos = {}
+
+    def where(self, key: Any) -> Pos:
+        """Position of the value of ``key`` (or of the mapping if absent)."""
+        return self.value_pos.get(key, self.pos)
+
+    def where_key(self, key: Any) -> Pos:
+        return self.key_pos.get(key, self.pos)
+
+
+class LList(list):
+    """A list that remembers where it and each item are."""
+
+    pos: Pos
+    item_pos: list
+
+    def __init__(self, pos: Pos = Pos()) -> None:
+        super().__init__()
+        self.pos = pos
+        self.item_pos = []
+
+    def where(self, i: int) -> Pos:
+        return self.item_pos[i] if 0 <= i < len(self.item_pos) else self.pos
+
+
+def _pos(mark: Any) -> Pos:
+    if mark is None:
+        return Pos()
+    return Pos(mark.line + 1, mark.column + 1)
+
+
+class _Composer(yaml.SafeLoader):
+    """SafeLoader used only for composing nodes and constructing scalars."""
+
+
+def _convert(loader: _Composer, node: yaml.Node, path: str, stack: tuple[int, ...]) -> Any:
+    here = _pos(node.start_mark)
+    if id(node) in stack:
+        raise SpecError(path, here, "recursive YAML alias")
+    if len(stack) > MAX_DEPTH:
+        raise SpecError(path, here, f"document nested deeper than {MAX_DEPTH} levels")
+    inner = stack + (id(node),)
+    if isinstance(node, yaml.MappingNode):
+        loader.flatten_mapping(node)  # resolve `<<` merge keys
+        out = LMap(here)
+        for knode, vnode in node.value:
+            kpos = _pos(knode.start_mark)
+            if not isinstance(knode, yaml.ScalarNode):
+                raise SpecError(path, kpos, "mapping keys must be plain strings")
+            if knode.tag not in ("tag:yaml.org,2002:str", "tag:yaml.org,2002:int", "tag:yaml.org,2002:bool",
+                                 "tag:yaml.org,2002:null", "tag:yaml.org,2002:float"):
+                raise SpecError(path, kpos, f"mapping key {knode.value!r} has an unsupported tag {knode.tag}")
+            key = str(knode.value)  # keys are names: keep them exactly as written (`on`, `1`)
+            if key in out:
+                first = out.key_pos[key]
+                raise SpecError(path, kpos, f"duplicate key '{key}' (first given at line {first.line})")
+            out[key] = _convert(loader, vnode, path, inner)
+            out.key_pos[key] = kpos
+            out.value_pos[key] = _pos(vnode.start_mark)
+        return out
+    if isinstance(node, yaml.SequenceNode):
+        seq = LList(here)
+        for item in node.value:
+            seq.append(_convert(loader, item, path, inner))
+            seq.item_pos.append(_pos(item.start_mark))
+        return seq
+    value = loader.construct_object(node, deep=True)
+    return value
+
+
+def _load_yaml(text: str, path: str) -> Any:
+    loader = _Composer(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        return _convert(loader, node, path, ())
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        what = exc.problem or exc.context or "malformed YAML"
+        if exc.context and exc.problem:
+            what = f"{exc.context}; {exc.problem}"
+        raise SpecError(path, _pos(mark), f"invalid YAML: {what}") from None
+    except yaml.YAMLError as exc:  # pragma: no cover - reader errors without marks
+        raise SpecError(path, Pos(), f"invalid YAML: {exc}") from None
+    except RecursionError:
+        raise SpecError(path, Pos(), f"document nested too deeply") from None
+    finally:
+        loader.dispose()
+
+
+def _plain_to_located(value: Any) -> Any:
+    """Wrap plain JSON values (positions unknown: 1:1)."""
+    if isinstance(value, dict):
+        out = LMap()
+        for k, v in value.items():
+            out[k] = _plain_to_located(v)
+        return out
+    if isinstance(value, list):
+        seq = LList()
+        for v in value:
+            seq.append(_plain_to_located(v))
+            seq.item_pos.append(Pos())
+        return seq
+    return value
+
+
+def _load_json(text: str, path: str) -> Any:
+    def no_duplicates(pairs: list[tuple[str, Any]]) -> dict:
+        seen: dict[str, Any] = {}
+        for k, v in pairs:
+            if k in seen:
+                raise ValueError(f"duplicate key '{k}'")
+            seen[k] = v
+        return seen
+
+    try:
+        plain = json.loads(text, object_pairs_hook=no_duplicates)
+    except json.JSONDecodeError as exc:
+        raise SpecError(path, Pos(exc.lineno, exc.colno), f"invalid JSON: {exc.msg}") from None
+    except ValueError as exc:
+        # a duplicate key: locate it with the YAML composer, which reports duplicates with marks
+        try:
+            _load_yaml(text, path)
+        except SpecError as located:
+            raise located from None
+        raise SpecError(path, Pos(), f"invalid JSON: {exc}") from None
+    except RecursionError:
+        raise SpecError(path, Pos(), "document nested too deeply") from None
+    try:
+        located = _load_yaml(text, path)
+    except SpecError:
+        return _plain_to_located(plain)
+    return located if located == plain else _plain_to_located(plain)
+
+
+def load_text(text: str, path: str, json_format: bool | None = None) -> Any:
+    """Parse spec text into located values; raise :class:`SpecError` on malformed input."""
+    if json_format is None:
+        json_format = path.endswith(".json")
+    if "\x00" in text:
+        raise SpecError(path, Pos(), "file contains NUL bytes (not a text spec)")
+    return _load_json(text, path) if json_format else _load_yaml(text, path)
+
+
+def load_file(path: str | Path) -> Any:
+    """Read and parse one spec file; unreadable files raise a located :class:`SpecError`."""
+    name = str(path)
+    p = Path(path)
+    try:
+        if p.stat().st_size > MAX_BYTES:
+            raise SpecError(name, Pos(), f"file is larger than {MAX_BYTES >> 20} MiB")
+        raw = p.read_bytes()
+    except SpecError:
+        raise
+    except OSError as exc:
+        raise SpecError(name, Pos(), f"cannot read file: {exc.strerror or exc}") from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise SpecError(name, Pos(line, 1), "file is not UTF-8 text") from None
+    return load_text(text, name)

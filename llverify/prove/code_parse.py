@@ -1,0 +1,507 @@
+"""Parsers for index code: a Python expression subset and a C expression subset.
+
+Index code is *parsed*, never executed.  Both parsers produce the same small
+expression tree (frozen dataclasses below); :mod:`llverify.prove.code_z3`
+gives it a meaning (Z3 terms, concrete evaluation) per language.
+
+Accepted, in both languages: variable names, integer literals, parentheses,
+``+ - * % << >> & | ^ ~``, unary ``-``/``+``, comparisons ``< <= > >= == !=``,
+conditionals, ``min(a, b, ...)`` and ``max(a, b, ...)``.  Python adds ``//``
+(floor division), ``a if c else b``, chained comparisons, ``and``/``or``/
+``not``; C adds ``/`` (truncating division), ``c ? a : b``, ``&& || !``,
+casts ``(int)``, ``(unsigned)``, ``(long long)``, ``(uint32_t)``, ... and
+integer-literal suffixes ``u``, ``l``, ``ll``, ``ul``, ``ull``.
+
+Everything else (calls, attributes, subscripts, floats, strings,
+assignments, increments, true division ``/`` in Python, ``**``) is rejected
+with an :class:`IndexCodeError` naming the construct and its 1-based column:
+
+>>> parse_code("row * 64 + foo(col)", "python")
+Traceback (most recent call last):
+...
+llverify.prove.code_parse.IndexCodeError: col 12: calls are not allowed (foo(...))
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from typing import Union
+
+from llverify.errors import LlverifyError
+
+__all__ = [
+    "IndexCodeError", "Var", "Const", "Unary", "Binary", "Compare", "Logical", "Ternary", "MinMax",
+    "Cast", "Node", "ParsedCode", "parse_code", "parse_python", "parse_c", "variables", "C_TYPES",
+    "count_operations",
+]
+
+
+class IndexCodeError(LlverifyError, ValueError):
+    """Index code that cannot be parsed, or a claim about it that is malformed."""
+
+
+# C type name -> (bits, signed).  ``long`` is 64 bits (LP64, as on every CUDA host).
+C_TYPES: dict[str, tuple[int, bool]] = {
+    "int32": (32, True), "uint32": (32, False), "int64": (64, True), "uint64": (64, False),
+}
+
+
+@dataclass(frozen=True)
+class Var:
+    name: str
+    col: int
+
+
+@dataclass(frozen=True)
+class Const:
+    value: int
+    col: int
+    ctype: str | None = None  # C: the literal's type (int32, uint32, int64, uint64); None in Python
+
+
+@dataclass(frozen=True)
+class Unary:
+    op: str  # '-', '+', '~', 'not'
+    operand: "Node"
+    col: int
+
+
+@dataclass(frozen=True)
+class Binary:
+    op: str  # '+', '-', '*', '/', '//', '%', '<<', '>>', '&', '|', '^'
+    left: "Node"
+    right: "Node"
+    col: int
+
+
+@dataclass(frozen=True)
+class Compare:
+    op: str  # '<', '<=', '>', '>=', '==', '!='
+    left: "Node"
+    right: "Node"
+    col: int
+
+
+@dataclass(frozen=True)
+class Logical:
+    op: str  # 'and', 'or'
+    left: "Node"
+    right: "Node"
+    col: int
+
+
+@dataclass(frozen=True)
+class Ternary:
+    cond: "Node"
+    then: "Node"
+    orelse: "Node"
+    col: int
+
+
+@dataclass(frozen=True)
+class MinMax:
+    op: str  # 'min' or 'max'
+    args: tuple["Node", ...]
+    col: int
+
+
+@dataclass(frozen=True)
+class Cast:
+    ctype: str  # one of C_TYPES
+    operand: "Node"
+    col: int
+
+
+Node = Union[Var, Const, Unary, Binary, Compare, Logical, Ternary, MinMax, Cast]
+
+
+@dataclass(frozen=True)
+class ParsedCode:
+    """A parsed expression with its language (``python`` or ``c``) and source text."""
+
+    lang: str
+    root: Node
+    text: str
+
+    @property
+    def variables(self) -> tuple[str, ...]:
+        return variables(self.root)
+
+    @property
+    def operations(self) -> int:
+        return count_operations(self.root)
+
+
+def variables(node: Node) -> tuple[str, ...]:
+    """Variable names in first-occurrence order."""
+    seen: dict[str, None] = {}
+
+    def walk(n: Node) -> None:
+        if isinstance(n, Var):
+            seen.setdefault(n.name, None)
+        elif isinstance(n, (Unary, Cast)):
+            walk(n.operand)
+        elif isinstance(n, (Binary, Compare, Logical)):
+            walk(n.left)
+            walk(n.right)
+        elif isinstance(n, Ternary):
+            walk(n.cond)
+            walk(n.then)
+            walk(n.orelse)
+        elif isinstance(n, MinMax):
+            for a in n.args:
+                walk(a)
+
+    walk(node)
+    return tuple(seen)
+
+
+def count_operations(node: Node) -> int:
+    """Number of operators in the tree (casts and unary ``+`` are free)."""
+    if isinstance(node, (Var, Const)):
+        return 0
+    if isinstance(node, Cast):
+        return count_operations(node.operand)
+    if isinstance(node, Unary):
+        return (0 if node.op == "+" else 1) + count_operations(node.operand)
+    if isinstance(node, (Binary, Compare, Logical)):
+        return 1 + count_operations(node.left) + count_operations(node.right)
+    if isinstance(node, Ternary):
+        return 1 + count_operations(node.cond) + count_operations(node.then) + count_operations(node.orelse)
+    if isinstance(node, MinMax):
+        return len(node.args) - 1 + sum(count_operations(a) for a in node.args)
+    raise TypeError(node)
+
+
+def parse_code(text: str, lang: str = "c") -> ParsedCode:
+    """Parse ``text`` as a ``python`` or ``c`` index expression."""
+    if not isinstance(text, str):
+        raise IndexCodeError(f"index code must be a string, got {type(text).__name__}")
+    lang = lang.lower()
+    if lang in ("python", "py", "triton"):
+        return ParsedCode("python", parse_python(text), text)
+    if lang in ("c", "cuda", "c++", "cpp"):
+        return ParsedCode("c", parse_c(text), text)
+    raise IndexCodeError(f"unknown index-code language {lang!r}; use 'c' or 'python'")
+
+
+# ---------------------------------------------------------------- Python --
+_PY_BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "//", ast.Mod: "%",
+              ast.LShift: "<<", ast.RShift: ">>", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^"}
+_PY_CMPOPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
+_PY_FORBIDDEN = {
+    ast.Call: "calls", ast.Attribute: "attribute accesses", ast.Subscript: "subscripts",
+    ast.Lambda: "lambdas", ast.NamedExpr: "assignments", ast.Starred: "starred expressions",
+    ast.List: "lists", ast.Tuple: "tuples", ast.Set: "sets", ast.Dict: "dicts",
+    ast.ListComp: "comprehensions", ast.SetComp: "comprehensions", ast.DictComp: "comprehensions",
+    ast.GeneratorExp: "comprehensions", ast.Await: "await expressions", ast.Yield: "yield expressions", ast.YieldFrom: "yield expressions",
+    ast.JoinedStr: "f-strings", ast.Slice: "slices",
+}
+
+
+def _snippet(text: str, node: ast.AST) -> str:
+    seg = ast.get_source_segment(text, node) or ""
+    if isinstance(node, ast.Call):
+        try:
+            return ast.unparse(node.func) + "(...)"
+        except Exception:  # pragma: no cover - unparse of any parsed node works
+            return seg
+    return seg if len(seg) <= 40 else seg[:37] + "..."
+
+
+def parse_python(text: str) -> Node:
+    """Parse a Python expression subset with :mod:`ast` (never evaluated)."""
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except SyntaxError as e:
+        try:  # name statements (assignments) precisely
+            mod = ast.parse(text.strip(), mode="exec")
+        except SyntaxError:
+            raise IndexCodeError(f"col {e.offset or 0}: syntax error ({e.msg})") from None
+        stmt = mod.body[0] if mod.body else None
+        if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            raise IndexCodeError(f"col {stmt.col_offset + 1}: assignments are not allowed") from None
+        kind = type(stmt).__name__.lower() if stmt is not None else "empty input"
+        raise IndexCodeError(f"col 1: only a single expression is allowed (got a {kind} statement)") from None
+    text = text.strip()
+
+    def conv(n: ast.AST) -> Node:
+        col = getattr(n, "col_offset", 0) + 1
+        if isinstance(n, ast.Name):
+            return Var(n.id, col)
+        if isinstance(n, ast.Constant):
+            v = n.value
+            if isinstance(v, bool) or not isinstance(v, int):
+                what = {float: "floats", str: "strings", bool: "booleans", complex: "complex numbers",
+                        bytes: "bytes"}.get(type(v), "non-integer constants")
+                raise IndexCodeError(f"col {col}: {what} are not allowed ({_snippet(text, n)})")
+            return Const(int(v), col)
+        if isinstance(n, ast.BinOp):
+            op = _PY_BINOPS.get(type(n.op))
+            if op is None:
+                name = {ast.Div: "true division '/' (use '//')", ast.Pow: "exponentiation '**'",
+                        ast.MatMult: "matrix multiplication '@'"}.get(type(n.op), type(n.op).__name__)
+                raise IndexCodeError(f"col {col}: {name} is not allowed ({_snippet(text, n)})")
+            return Binary(op, conv(n.left), conv(n.right), col)
+        if isinstance(n, ast.UnaryOp):
+            op = {ast.USub: "-", ast.UAdd: "+", ast.Invert: "~", ast.Not: "not"}[type(n.op)]
+            return Unary(op, conv(n.operand), col)
+        if isinstance(n, ast.Compare):
+            left = conv(n.left)
+            result: Node | None = None
+            for cop, right_ast in zip(n.ops, n.comparators):
+                sym = _PY_CMPOPS.get(type(cop))
+                if sym is None:
+                    raise IndexCodeError(f"col {col}: '{type(cop).__name__}' comparisons are not allowed")
+                right = conv(right_ast)
+                term = Compare(sym, left, right, col)
+                result = term if result is None else Logical("and", result, term, col)
+                left = right
+            assert result is not None
+            return result
+        if isinstance(n, ast.BoolOp):
+            op = "and" if isinstance(n.op, ast.And) else "or"
+            vals = [conv(v) for v in n.values]
+            acc = vals[0]
+            for v in vals[1:]:
+                acc = Logical(op, acc, v, col)
+            return acc
+        if isinstance(n, ast.IfExp):
+            return Ternary(conv(n.test), conv(n.body), conv(n.orelse), col)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("min", "max") \
+                and not n.keywords and len(n.args) >= 2 and not any(isinstance(a, ast.Starred) for a in n.args):
+            return MinMax(n.func.id, tuple(conv(a) for a in n.args), col)
+        what = _PY_FORBIDDEN.get(type(n), type(n).__name__)
+        raise IndexCodeError(f"col {col}: {what} are not allowed ({_snippet(text, n)})")
+
+    return conv(tree.body)
+
+
+# ------------------------------------------------------------------- C --
+_C_TYPE_WORDS = {
+    "int": "int32", "signed": "int32", "signed int": "int32", "unsigned": "uint32", "unsigned int": "uint32",
+    "long": "int64", "long int": "int64", "long long": "int64", "long long int": "int64",
+    "signed long": "int64", "signed long long": "int64",
+    "unsigned long": "uint64", "unsigned long int": "uint64", "unsigned long long": "uint64",
+    "unsigned long long int": "uint64",
+    "int32_t": "int32", "uint32_t": "uint32", "int64_t": "int64", "uint64_t": "uint64",
+    "size_t": "uint64", "ptrdiff_t": "int64",
+}
+_C_TYPE_KEYWORDS = {"int", "signed", "unsigned", "long", "int32_t", "uint32_t", "int64_t", "uint64_t",
+                    "size_t", "ptrdiff_t"}
+_C_OTHER_TYPES = {"float", "double", "char", "short", "bool", "_Bool", "half", "void", "int8_t", "uint8_t",
+                  "int16_t", "uint16_t"}
+
+_TOKEN = re.compile(r"""
+    (?P<ws>\s+)
+  | (?P<float>(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)[fFlL]?|\d+\.\d*[fFlL]?|\.\d+[fFlL]?)
+  | (?P<int>(?:0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)[uUlL]*)
+  | (?P<ident>[A-Za-z_]\w*)
+  | (?P<string>"[^"]*"|'[^']*')
+  | (?P<op><<=|>>=|\+\+|--|->|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%&|^]=|[-+*/%&|^~!?:(),<>=\[\].;{}])
+""", re.VERBOSE)
+
+
+@dataclass(frozen=True)
+class _Tok:
+    kind: str
+    text: str
+    col: int
+
+
+def _tokenize_c(text: str) -> list[_Tok]:
+    toks: list[_Tok] = []
+    pos = 0
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        if m is None:
+            raise IndexCodeError(f"col {pos + 1}: unexpected character {text[pos]!r}")
+        kind = m.lastgroup or ""
+        if kind != "ws":
+            toks.append(_Tok(kind, m.group(), pos + 1))
+        pos = m.end()
+    toks.append(_Tok("end", "", len(text) + 1))
+    return toks
+
+
+_C_FORBIDDEN_OPS = {
+    "=": "assignments", "+=": "assignments", "-=": "assignments", "*=": "assignments", "/=": "assignments",
+    "%=": "assignments", "&=": "assignments", "|=": "assignments", "^=": "assignments", "<<=": "assignments",
+    ">>=": "assignments", "++": "increments", "--": "decrements", "[": "subscripts", "]": "subscripts",
+    ".": "member accesses", "->": "member accesses", ";": "statements", "{": "blocks", "}": "blocks",
+    ",": "comma expressions",
+}
+
+# binary operator -> precedence (higher binds tighter), C's table
+_C_BINARY_PREC = {
+    "||": 1, "&&": 2, "|": 3, "^": 4, "&": 5, "==": 6, "!=": 6, "<": 7, "<=": 7, ">": 7, ">=": 7,
+    "<<": 8, ">>": 8, "+": 9, "-": 9, "*": 10, "/": 10, "%": 10,
+}
+
+
+def _c_literal(tok: _Tok) -> Const:
+    m = re.fullmatch(r"(0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)([uUlL]*)", tok.text)
+    assert m is not None
+    digits, suffix = m.group(1), m.group(2).lower()
+    if suffix not in ("", "u", "l", "ll", "ul", "lu", "ull", "llu"):
+        raise IndexCodeError(f"col {tok.col}: invalid integer suffix {m.group(2)!r} in {tok.text}")
+    if digits[:2].lower() == "0x":
+        value, decimal = int(digits, 16), False
+    elif digits[:2].lower() == "0b":
+        value, decimal = int(digits[2:], 2), False
+    elif len(digits) > 1 and digits[0] == "0":
+        if any(c in "89" for c in digits):
+            raise IndexCodeError(f"col {tok.col}: invalid octal literal {tok.text}")
+        value, decimal = int(digits, 8), False
+    else:
+        value, decimal = int(digits), True
+    unsigned = "u" in suffix
+    longish = "l" in suffix
+    # C11 6.4.4.1: the first type in the list that can represent the value
+    if unsigned:
+        cands = ["uint64"] if longish else ["uint32", "uint64"]
+    elif decimal:
+        cands = ["int64"] if longish else ["int32", "int64"]
+    else:
+        cands = ["int64", "uint64"] if longish else ["int32", "uint32", "int64", "uint64"]
+    for t in cands:
+        bits, signed = C_TYPES[t]
+        if value < (1 << (bits - 1) if signed else 1 << bits):
+            return Const(value, tok.col, t)
+    raise IndexCodeError(f"col {tok.col}: integer literal {tok.text} does not fit any 64-bit type")
+
+
+class _CParser:
+    def __init__(self, text: str) -> None:
+        self.toks = _tokenize_c(text)
+        self.i = 0
+
+    @property
+    def tok(self) -> _Tok:
+        return self.toks[self.i]
+
+    def take(self) -> _Tok:
+        t = self.toks[self.i]
+        self.i += 1
+        return t
+
+    def reject(self, t: _Tok) -> IndexCodeError:
+        if t.kind == "float":
+            return IndexCodeError(f"col {t.col}: floating-point literals are not allowed ({t.text})")
+        if t.kind == "string":
+            return IndexCodeError(f"col {t.col}: strings are not allowed ({t.text})")
+        if t.kind == "end":
+            return IndexCodeError(f"col {t.col}: unexpected end of expression")
+        if t.text in _C_FORBIDDEN_OPS:
+            return IndexCodeError(f"col {t.col}: {_C_FORBIDDEN_OPS[t.text]} are not allowed ('{t.text}')")
+        return IndexCodeError(f"col {t.col}: unexpected '{t.text}'")
+
+    def expect(self, text: str) -> _Tok:
+        if self.tok.text != text or self.tok.kind == "string":
+            t = self.tok
+            if t.kind == "end" or t.text in _C_FORBIDDEN_OPS or t.kind in ("float", "string"):
+                raise self.reject(t)
+            raise IndexCodeError(f"col {t.col}: expected '{text}' but found '{t.text}'")
+        return self.take()
+
+    def parse(self) -> Node:
+        node = self.ternary()
+        if self.tok.kind != "end":
+            raise self.reject(self.tok)
+        return node
+
+    def ternary(self) -> Node:
+        cond = self.binary(1)
+        if self.tok.text == "?":
+            q = self.take()
+            then = self.ternary()
+            self.expect(":")
+            orelse = self.ternary()
+            return Ternary(cond, then, orelse, q.col)
+        return cond
+
+    def binary(self, min_prec: int) -> Node:
+        left = self.unary()
+        while True:
+            t = self.tok
+            prec = _C_BINARY_PREC.get(t.text) if t.kind == "op" else None
+            if prec is None or prec < min_prec:
+                return left
+            self.take()
+            right = self.binary(prec + 1)
+            if t.text in ("&&", "||"):
+                left = Logical("and" if t.text == "&&" else "or", left, right, t.col)
+            elif t.text in ("<", "<=", ">", ">=", "==", "!="):
+                left = Compare(t.text, left, right, t.col)
+            else:
+                left = Binary(t.text, left, right, t.col)
+
+    def cast_type(self) -> str | None:
+        """If the tokens after '(' spell a type name followed by ')', consume them and return it."""
+        j = self.i + 1
+        words: list[str] = []
+        while self.toks[j].kind == "ident" and (self.toks[j].text in _C_TYPE_KEYWORDS or self.toks[j].text in _C_OTHER_TYPES):
+            words.append(self.toks[j].text)
+            j += 1
+        if not words or self.toks[j].text != ")":
+            return None
+        name = " ".join(words)
+        if name not in _C_TYPE_WORDS:
+            raise IndexCodeError(f"col {self.tok.col}: cast to '{name}' is not allowed "
+                                 "(only int, unsigned, long long, unsigned long long, [u]int32_t, [u]int64_t)")
+        self.i = j + 1
+        return _C_TYPE_WORDS[name]
+
+    def unary(self) -> Node:
+        t = self.tok
+        if t.kind == "op" and t.text in ("-", "+", "~", "!"):
+            self.take()
+            return Unary({"!": "not"}.get(t.text, t.text), self.unary(), t.col)
+        if t.kind == "op" and t.text == "(":
+            ctype = self.cast_type()
+            if ctype is not None:
+                return Cast(ctype, self.unary(), t.col)
+        return self.postfix(self.primary())
+
+    def postfix(self, node: Node) -> Node:
+        t = self.tok
+        if t.kind == "op" and t.text in ("[", ".", "->", "++", "--"):
+            raise self.reject(t)
+        if t.kind == "op" and t.text == "(":
+            raise IndexCodeError(f"col {t.col}: calls are not allowed (call of a parenthesised expression)")
+        return node
+
+    def primary(self) -> Node:
+        t = self.take()
+        if t.kind == "int":
+            return _c_literal(t)
+        if t.kind == "ident":
+            if t.text in _C_TYPE_KEYWORDS or t.text in _C_OTHER_TYPES:
+                raise IndexCodeError(f"col {t.col}: unexpected type name '{t.text}'")
+            if self.tok.text == "(":
+                if t.text in ("min", "max"):
+                    self.take()
+                    args = [self.ternary()]
+                    while self.tok.text == ",":
+                        self.take()
+                        args.append(self.ternary())
+                    self.expect(")")
+                    if len(args) < 2:
+                        raise IndexCodeError(f"col {t.col}: {t.text} needs at least two arguments")
+                    return MinMax(t.text, tuple(args), t.col)
+                raise IndexCodeError(f"col {t.col}: calls are not allowed ({t.text}(...))")
+            return Var(t.text, t.col)
+        if t.kind == "op" and t.text == "(":
+            inner = self.ternary()
+            self.expect(")")
+            return inner
+        raise self.reject(t)
+
+
+def parse_c(text: str) -> Node:
+    """Parse a C expression subset with a hand-written recursive-descent parser."""
+    if not text.strip():
+        raise IndexCodeError("col 1: empty expression")
+    return _CParser(text).parse()

@@ -1,0 +1,303 @@
+"""The ``f2`` method: decide linear claims by F2 algebra, and check the certificate.
+
+Every proof here produces a certificate and then verifies it with a separate,
+simpler computation (a matrix product or a membership test), so a bug in the
+elimination cannot become a false ``proved``:
+
+* surjective (seed 000, definition 4.5): a right inverse ``R`` (one input per
+  out bit ``e_r``) with ``M R = I``, checked column by column;
+* injective: a left inverse ``P`` (one row per in bit) with ``P M = I``,
+  checked entry by entry (``<p_j, col_i> == [i == j]``);
+* bijective: both;
+* distributed (definition 4.10) / memory (definition 4.14): the column
+  weights, the absence of repeats, plus the certificates above;
+* equal / conversion: column-by-column equality of ``A`` and ``B`` (resp.
+  ``B o C``), which by linearity (definition 4.1) is equality everywhere;
+* in_bounds: per out dim, a reduced basis of the projected image with
+  distinct leading bits; its greedy maximum is the largest value any input
+  reaches, checked to lie below the bound;
+* duplicates: every masked column as an XOR of unmasked ones (checked) and a
+  left inverse on the unmasked columns (checked).
+
+Worked example: ``identity_1d(4, "i", "o")`` has columns ``[1, 2]``; its right
+inverse is ``R = [0b01, 0b10]`` and ``col_0 = 1 = e_0``, ``col_1 = 2 = e_1``.
+A refutation hands a candidate point to :mod:`~llverify.prove.witness`,
+which replays it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from llverify import f2
+from llverify.layout import LinearLayout
+from llverify.prove import witness
+from llverify.prove.finding import Finding, proved, refuted
+from llverify.prove.replay import replayed_counterexample
+from llverify.prove.points import in_bit_names, one_hot, unflatten_in, unflatten_out
+
+__all__ = [
+    "bijective", "check_left_inverse", "check_right_inverse", "conversion", "distributed",
+    "duplicates", "equal", "in_bounds", "injective", "left_inverse", "memory", "right_inverse",
+    "surjective", "top_basis",
+]
+
+
+class CertificateError(AssertionError):
+    """A certificate failed its check: an internal error, reported as such."""
+
+
+def _xor(cols: Sequence[int], mask: int) -> int:
+    v, j = 0, 0
+    while mask:
+        if mask & 1:
+            v ^= cols[j]
+        mask >>= 1
+        j += 1
+    return v
+
+
+def right_inverse(cols: Sequence[int], n_out: int) -> list[int] | None:
+    """``R[r]`` (an input mask) with ``XOR cols[R[r]] == e_r``, or None if not surjective."""
+    e = f2.Echelon.of(cols)
+    out = []
+    for r in range(n_out):
+        res, combo = e.reduce(1 << r)
+        if res:
+            return None
+        out.append(combo)
+    return out
+
+
+def check_right_inverse(cols: Sequence[int], n_out: int, R: Sequence[int]) -> bool:
+    return len(R) == n_out and all(_xor(cols, R[r]) == 1 << r for r in range(n_out))
+
+
+def left_inverse(cols: Sequence[int], n_out: int) -> list[int] | None:
+    """``P[j]`` (an out-bit mask) with ``<P[j], cols[i]> == [i == j]``, or None if not injective."""
+    rows = f2.columns_to_rows(cols, n_out)
+    e = f2.Echelon.of(rows)
+    out = []
+    for j in range(len(cols)):
+        res, combo = e.reduce(1 << j)
+        if res:
+            return None
+        out.append(combo)
+    return out
+
+
+def check_left_inverse(cols: Sequence[int], P: Sequence[int]) -> bool:
+    return len(P) == len(cols) and all(
+        f2.bit_count(P[j] & c) % 2 == (1 if i == j else 0) for j in range(len(cols)) for i, c in enumerate(cols))
+
+
+def _named_masks(L: LinearLayout, masks: Sequence[int]) -> list[dict[str, int]]:
+    return [unflatten_in(L, m) for m in masks]
+
+
+def _bit_name(L: LinearLayout, j: int) -> str:
+    d, i = in_bit_names(L)[j]
+    return f"{d}={1 << i}"
+
+
+def _out_bit_names(L: LinearLayout) -> list[str]:
+    return [f"{n}:{1 << i}" for n, s in L.out_dims.items() for i in range(s.bit_length() - 1)]
+
+
+def _surj(L: LinearLayout) -> Finding | dict[str, Any]:
+    cols, n_out = L.flat_columns, L.total_out_bits
+    R = right_inverse(cols, n_out)
+    if R is None:
+        e = f2.Echelon.of(cols)
+        y = next(1 << r for r in range(n_out) if e.reduce(1 << r)[0])
+        cx = witness.outside_image(lambda p: {n: p[n] for n in L.out_dim_names}, unflatten_out(L, y), L,
+                                   label="y", note="no input of the layout maps to the output y")
+        return refuted(cx, f"not surjective: rank {e.rank} < {n_out} out bits")
+    if not check_right_inverse(cols, n_out, R):
+        raise CertificateError("right inverse failed its check")
+    return {"kind": "right_inverse", "check": "L(R(e_r)) == e_r for every out bit e_r",
+            "R": dict(zip(_out_bit_names(L), _named_masks(L, R)))}
+
+
+def _inj(L: LinearLayout, cols: Sequence[int] | None = None, allowed: int | None = None) -> Finding | dict[str, Any]:
+    cols = L.flat_columns if cols is None else cols
+    P = left_inverse(cols, L.total_out_bits)
+    if P is None:
+        k = f2.nullspace(cols)[0]
+        if allowed is not None:  # k indexes the allowed bits only: spread it back
+            idx = [j for j in range(L.total_in_bits) if (allowed >> j) & 1]
+            k = sum(1 << idx[i] for i in range(len(idx)) if (k >> i) & 1)
+        cx = witness.collision(L, unflatten_in(L, 0), unflatten_in(L, k), allowed=allowed)
+        return refuted(cx, f"not injective: rank {f2.rank(cols)} < {len(cols)} in bits")
+    if not check_left_inverse(cols, P):
+        raise CertificateError("left inverse failed its check")
+    return {"kind": "left_inverse", "check": "<P_j, L(e_i)> == [i == j] for every pair of in bits",
+            "P": [P[j] for j in range(len(P))]}
+
+
+def surjective(L: LinearLayout) -> Finding:
+    c = _surj(L)
+    return c if isinstance(c, Finding) else proved(c, "surjective: a right inverse R with L R = I was checked")
+
+
+def injective(L: LinearLayout) -> Finding:
+    c = _inj(L)
+    return c if isinstance(c, Finding) else proved(c, "injective: a left inverse P with P L = I was checked")
+
+
+def bijective(L: LinearLayout) -> Finding:
+    s = _surj(L)
+    if isinstance(s, Finding):
+        return s
+    i = _inj(L)
+    if isinstance(i, Finding):
+        return i
+    return proved({"kind": "inverse", "right": s, "left": i}, "bijective: left and right inverses were checked")
+
+
+def _column_rules(L: LinearLayout, bad: Any, what: str, check_repeats: bool) -> Finding | None:
+    names = in_bit_names(L)
+    seen: dict[int, int] = {}
+    for j, c in enumerate(L.flat_columns):
+        if bad(f2.bit_count(c)):
+            d, i = names[j]
+            cx = witness.bad_column(L, j, bad, note=f"column {d}={1 << i} has {f2.bit_count(c)} non-zero bits")
+            return refuted(cx, f"column {d}={1 << i} -> {tuple(unflatten_out(L, c).values())} has "
+                           f"{f2.bit_count(c)} non-zero bits; {what}", column=f"{d}={1 << i}")
+        if check_repeats and c:
+            if c in seen:
+                (d0, i0), (d1, i1) = names[seen[c]], names[j]
+                cx = witness.repeated_column(L, seen[c], j)
+                return refuted(cx, f"columns {d0}={1 << i0} and {d1}={1 << i1} are the same non-zero column",
+                               column=f"{d1}={1 << i1}")
+            seen[c] = j
+    return None
+
+
+def distributed(L: LinearLayout) -> Finding:
+    bad = _column_rules(L, lambda k: k > 1, "a distributed layout has at most one per column", True)
+    if bad:
+        return bad
+    s = _surj(L)
+    if isinstance(s, Finding):
+        return s
+    return proved({"kind": "distributed", "columns": "each has at most one non-zero bit, no non-zero repeats",
+                   "surjective": s}, "distributed: column rules hold and a right inverse was checked")
+
+
+def memory(L: LinearLayout) -> Finding:
+    bad = _column_rules(L, lambda k: k not in (1, 2), "a memory layout has 1 or 2 per column", False)
+    if bad:
+        return bad
+    b = bijective(L)
+    if b.status != "proved":
+        return b
+    return proved({"kind": "memory", "columns": "each has 1 or 2 non-zero bits", "invertible": b.certificate},
+                  "memory layout: column rules hold and the inverse was checked")
+
+
+def _columnwise(A: LinearLayout, image_of: Any, sides: Mapping[str, Any], extra: Mapping[str, Any] | None,
+                what: str) -> Finding:
+    """Compare ``A(e_j)`` with ``image_of(e_j)`` for every in bit ``e_j``."""
+    for j in range(A.total_in_bits):
+        p = one_hot(A, j)
+        if dict(A.apply(p)) != dict(image_of(p)):
+            cx = replayed_counterexample(sides, p, extra=extra)
+            d, i = in_bit_names(A)[j]
+            return refuted(cx, f"{what} differ on basis {d}={1 << i}")
+    return proved({"kind": "columns_equal", "columns": A.total_in_bits,
+                   "check": "equal on every basis input, hence everywhere (linearity)"},
+                  f"{what} agree on all {A.total_in_bits} basis inputs")
+
+
+def equal(A: LinearLayout, B: LinearLayout) -> Finding:
+    """``B`` already aligned with ``A`` (same dim names, sizes and orders)."""
+    return _columnwise(A, B.apply, {"A(x)": A.apply, "B(x)": B.apply}, None, "the layouts")
+
+
+def conversion(A: LinearLayout, B: LinearLayout, C: LinearLayout) -> Finding:
+    """``C``'s in dims aligned with ``A``'s, ``C``'s out dims with ``B``'s in dims."""
+    def bc(p: dict[str, int]) -> Any:
+        return B.apply(C.apply(p))
+    return _columnwise(A, bc, {"A(x)": A.apply, "B(C(x))": bc}, {"C(x)": C.apply}, "A and B o C")
+
+
+def top_basis(vectors: Sequence[int]) -> list[tuple[int, int]]:
+    """Reduced basis ``(vector, combo)`` of span(vectors), distinct leading (highest) bits, descending."""
+    basis: list[tuple[int, int]] = []
+    for j, v in enumerate(vectors):
+        combo = 1 << j
+        for bv, bc in basis:
+            if (v >> (bv.bit_length() - 1)) & 1:
+                v ^= bv
+                combo ^= bc
+        if v:
+            top = v.bit_length() - 1
+            basis = [((bv ^ v, bc ^ combo) if (bv >> top) & 1 else (bv, bc)) for bv, bc in basis]
+            basis.append((v, combo))
+            basis.sort(key=lambda t: -t[0])
+    return basis
+
+
+def _check_top_basis(vectors: Sequence[int], basis: Sequence[tuple[int, int]]) -> bool:
+    leads = [bv.bit_length() - 1 for bv, _ in basis]
+    if len(set(leads)) != len(leads) or any(_xor(vectors, bc) != bv for bv, bc in basis):
+        return False
+    for v in vectors:  # same span: every vector reduces to 0
+        for bv, _ in basis:
+            if (v >> (bv.bit_length() - 1)) & 1:
+                v ^= bv
+        if v:
+            return False
+    return True
+
+
+def in_bounds(L: LinearLayout, bounds: Mapping[str, int]) -> Finding:
+    """Every ``L(x)[d] < bounds[d]``: the greedy maximum over the image, per out dim."""
+    cert = {}
+    shifts = L.flat_out_shifts()
+    for d, b in bounds.items():
+        size = L.out_dim_size(d)
+        comps = [(c >> shifts[d]) & (size - 1) for c in L.flat_columns]
+        basis = top_basis(comps)
+        if not _check_top_basis(comps, basis):
+            raise CertificateError("reduced basis failed its check")
+        m, mc = 0, 0
+        for bv, bc in basis:
+            if m ^ bv > m:
+                m, mc = m ^ bv, mc ^ bc
+        if m >= b:
+            cx = witness.out_of_bounds(L, unflatten_in(L, mc), bounds)
+            return refuted(cx, f"out dim '{d}' reaches {m} >= bound {b}", max={d: m})
+        cert[d] = {"max": m, "bound": b, "basis": [bv for bv, _ in basis]}
+    return proved({"kind": "max_over_image", "dims": cert},
+                  "every output is inside the bounds (maximum over the image checked per dim)")
+
+
+def duplicates(L: LinearLayout, masked: int) -> Finding:
+    """The unmasked input bits form a basis of the image (see :func:`llverify.prove.duplicates`)."""
+    n = L.total_in_bits
+    cols = L.flat_columns
+    keep = [j for j in range(n) if not (masked >> j) & 1]
+    allowed = ((1 << n) - 1) & ~masked
+    e = f2.Echelon.of([cols[j] for j in keep])
+    combos = {}
+    for j in range(n):
+        if (masked >> j) & 1:
+            res, combo = e.reduce(cols[j])
+            if res:
+                cx = witness.outside_image(L.apply, one_hot(L, j), L, allowed=allowed, label="L(x)",
+                                           note="no input with the masked bits zero holds this data")
+                d, i = in_bit_names(L)[j]
+                return refuted(cx, f"masked bit {d}={1 << i} holds data that no unmasked input holds")
+            full = sum(1 << keep[k] for k in range(len(keep)) if (combo >> k) & 1)
+            if _xor(cols, full) != cols[j]:
+                raise CertificateError("duplicate combination failed its check")
+            combos[j] = full
+    inj = _inj(L, [cols[j] for j in keep], allowed)
+    if isinstance(inj, Finding):
+        return inj
+    return proved({"kind": "free_variables",
+                   "masked_as_unmasked": {_bit_name(L, j): unflatten_in(L, c) for j, c in combos.items()},
+                   "unmasked_left_inverse": inj["P"]},
+                  "the unmasked inputs reach every datum exactly once (certificates checked)")

@@ -1,0 +1,72 @@
+"""Shrink a counterexample toward small values (Alive2 style).
+
+Given a point (named ints) at which a concrete predicate ``holds`` (the bug
+shows), :func:`minimize` greedily looks for a "smaller" point where it still
+holds, in three passes repeated to a fixpoint:
+
+1. pin each variable to 0;
+2. clear each set bit of each variable, highest bit first;
+3. try each small value ``0 .. small-1`` below the current one.
+
+The predicate is re-evaluated concretely at every candidate, so the result is
+always a point where ``holds`` is true (it starts from one).  Example: with
+``holds = lambda p: p["lane"] & 4 != 0`` the point ``{"lane": 29, "warp":
+3}`` shrinks to ``{"lane": 4, "warp": 0}``.
+
+The helper is generic: any ``Callable[[dict[str, int]], bool]`` works, so
+other layers (index code, plans) reuse it.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Mapping
+
+__all__ = ["minimize"]
+
+
+def minimize(point: Mapping[str, int], holds: Callable[[dict[str, int]], bool], *,
+             small: int = 16, max_evals: int = 20_000) -> dict[str, int]:
+    """A point no larger than ``point`` (variable by variable) where ``holds`` is still true.
+
+    Precondition: ``holds(dict(point))`` is true (else ``point`` is returned
+    unchanged).  Variables are tried in the order given.  ``max_evals`` bounds
+    the number of predicate evaluations.
+    """
+    cur = {k: int(v) for k, v in point.items()}
+    evals = 0
+
+    def ok(cand: dict[str, int]) -> bool:
+        nonlocal evals
+        evals += 1
+        try:
+            return bool(holds(cand))
+        except (ValueError, KeyError, IndexError):
+            return False
+
+    if not ok(dict(cur)):
+        return cur
+    changed = True
+    while changed and evals < max_evals:
+        changed = False
+        for k in cur:  # pass 1: pin to 0
+            if cur[k] and ok({**cur, k: 0}):
+                cur[k] = 0
+                changed = True
+        for k in cur:  # pass 2: clear bits, highest first
+            for b in range(cur[k].bit_length() - 1, -1, -1):
+                if evals >= max_evals:
+                    break
+                if (cur[k] >> b) & 1:
+                    cand = cur[k] & ~(1 << b)
+                    if ok({**cur, k: cand}):
+                        cur[k] = cand
+                        changed = True
+        for k in cur:  # pass 3: small values below the current one
+            for v in range(min(small, cur[k])):
+                if evals >= max_evals:
+                    break
+                if ok({**cur, k: v}):
+                    cur[k] = v
+                    changed = True
+                    break
+    return cur

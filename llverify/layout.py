@@ -104,7 +104,7 @@ class LinearLayout:
     dim in out-dim order.
     """
 
-    __slots__ = ("_bases", "_out", "_shifts", "_flat", "_hash", "_rank")
+    __slots__ = ("_in", "_bases_c", "_out", "_shifts", "_flat", "_hash", "_rank")
 
     def __init__(self, bases: BasesArg, out_dims: DimsArg, require_surjective: bool = True) -> None:
         self._init(
@@ -146,7 +146,14 @@ class LinearLayout:
                                 f"in dim '{d}' basis {i} has component {c} for out dim '{oname}', "
                                 f"which must be less than the out-dim size {osize}"
                             )
-        self._bases = bases
+        self._set_out(out)
+        self._in = tuple((d, len(bs)) for d, bs in bases)
+        self._bases_c: tuple[tuple[str, tuple[Basis, ...]], ...] | None = bases
+        self._flat = tuple(self._flatten(b) for _, bs in bases for b in bs)
+        self._hash: int | None = None
+        self._rank: int | None = None
+
+    def _set_out(self, out: tuple[tuple[str, int], ...]) -> None:
         self._out = out
         shifts = []
         s = 0
@@ -154,9 +161,14 @@ class LinearLayout:
             shifts.append(s)
             s += _log2(size)
         self._shifts = tuple(shifts)
-        self._flat = tuple(self._flatten(b) for _, bs in bases for b in bs)
-        self._hash: int | None = None
-        self._rank: int | None = None
+
+    @property
+    def _bases(self) -> tuple[tuple[str, tuple[Basis, ...]], ...]:
+        """Bases as nested tuples, built lazily from the flat columns."""
+        if self._bases_c is None:
+            it = iter(self._flat)
+            self._bases_c = tuple((d, tuple(self._unflatten(next(it)) for _ in range(n))) for d, n in self._in)
+        return self._bases_c
 
     @classmethod
     def _make(cls, bases: Iterable[tuple[str, Iterable[Basis]]], out: Iterable[tuple[str, int]]) -> "LinearLayout":
@@ -169,10 +181,20 @@ class LinearLayout:
     def _from_flat(cls, in_dims: Sequence[tuple[str, int]], out: Sequence[tuple[str, int]],
                    flat: Sequence[int]) -> "LinearLayout":
         """Build from flattened columns (in dims with their sizes, in order)."""
-        proto = cls._make([], out)
-        it = iter(flat)
-        bases = [(d, [proto._unflatten(next(it)) for _ in range(_log2(size))]) for d, size in in_dims]
-        return cls._make(bases, out)
+        return cls._raw(tuple((d, _log2(size)) for d, size in in_dims), tuple(out), tuple(flat))
+
+    @classmethod
+    def _raw(cls, ins: tuple[tuple[str, int], ...], out: tuple[tuple[str, int], ...],
+             flat: tuple[int, ...]) -> "LinearLayout":
+        """Internal: in dims as (name, number of bits), out dims, flat columns."""
+        obj = cls.__new__(cls)
+        obj._set_out(out)
+        obj._in = ins
+        obj._bases_c = None
+        obj._flat = flat
+        obj._hash = None
+        obj._rank = None
+        return obj
 
     @classmethod
     def from_bases(cls, bases: BasesArg, out_dim_names: Sequence[str],
@@ -258,9 +280,9 @@ class LinearLayout:
     def flat_in_offsets(self) -> dict[str, int]:
         """Bit position of each in dim inside the flattened input index."""
         out, s = {}, 0
-        for d, bs in self._bases:
+        for d, n in self._in:
             out[d] = s
-            s += len(bs)
+            s += n
         return out
 
     def flat_out_shifts(self) -> dict[str, int]:
@@ -296,7 +318,7 @@ class LinearLayout:
     @property
     def in_dims(self) -> Mapping[str, int]:
         """Ordered mapping in dim -> size (``2 ** len(bases)``)."""
-        return MappingProxyType({d: 1 << len(bs) for d, bs in self._bases})
+        return MappingProxyType({d: 1 << n for d, n in self._in})
 
     @property
     def out_dims(self) -> Mapping[str, int]:
@@ -305,7 +327,7 @@ class LinearLayout:
 
     @property
     def in_dim_names(self) -> tuple[str, ...]:
-        return tuple(d for d, _ in self._bases)
+        return tuple(d for d, _ in self._in)
 
     @property
     def out_dim_names(self) -> tuple[str, ...]:
@@ -313,7 +335,7 @@ class LinearLayout:
 
     @property
     def num_in_dims(self) -> int:
-        return len(self._bases)
+        return len(self._in)
 
     @property
     def num_out_dims(self) -> int:
@@ -336,7 +358,7 @@ class LinearLayout:
         return 1 << self.total_out_bits
 
     def has_in_dim(self, dim: str) -> bool:
-        return any(d == dim for d, _ in self._bases)
+        return any(d == dim for d, _ in self._in)
 
     def has_out_dim(self, dim: str) -> bool:
         return any(n == dim for n, _ in self._out)
@@ -511,8 +533,10 @@ class LinearLayout:
     def transpose_ins(self, names: Sequence[str]) -> "LinearLayout":
         """Reorder in dims (a permutation of the current names)."""
         self._check_same_names(names, self.in_dim_names, "in")
-        d = dict(self._bases)
-        return LinearLayout._make([(n, d[n]) for n in names], self._out)
+        offs = self.flat_in_offsets()
+        n_bits = dict(self._in)
+        flat = tuple(c for n in names for c in self._flat[offs[n]:offs[n] + n_bits[n]])
+        return LinearLayout._raw(tuple((n, n_bits[n]) for n in names), self._out, flat)
 
     def transpose_outs(self, names: Sequence[str]) -> "LinearLayout":
         """Reorder out dims (a permutation); bases' components follow."""
@@ -652,17 +676,39 @@ class LinearLayout:
         ins = _supremum(self.in_dim_names, outer.in_dim_names)
         outs = _supremum(self.out_dim_names, outer.out_dim_names)
         a_out, b_out = dict(self._out), dict(outer._out)
-        out_sizes = [(n, a_out.get(n, 1) * b_out.get(n, 1)) for n in outs]
-        a_idx = [self._out_index(n) if n in a_out else -1 for n in outs]
-        b_idx = [outer._out_index(n) if n in b_out else -1 for n in outs]
-        shift = [_log2(a_out[n]) if n in a_out else 0 for n in outs]
-        a_b, b_b = dict(self._bases), dict(outer._bases)
-        bases = []
+        out_sizes = tuple((n, a_out.get(n, 1) * b_out.get(n, 1)) for n in outs)
+        dst = {}
+        s_acc = 0
+        for n, size in out_sizes:
+            dst[n] = s_acc
+            s_acc += _log2(size)
+
+        def remap(layout: "LinearLayout", extra: dict[str, int]) -> list[tuple[int, int, int]]:
+            # (source shift, mask, destination shift) per out dim of `layout`
+            return [(sh, size - 1, dst[n] + extra.get(n, 0))
+                    for (n, size), sh in zip(layout._out, layout._shifts) if size > 1]
+
+        a_map = remap(self, {})
+        b_map = remap(outer, {n: _log2(s) for n, s in a_out.items()})
+
+        def moved(col: int, mp: list[tuple[int, int, int]]) -> int:
+            v = 0
+            for sh, mask, ds in mp:
+                v |= ((col >> sh) & mask) << ds
+            return v
+
+        a_off, b_off = self.flat_in_offsets(), outer.flat_in_offsets()
+        a_n, b_n = dict(self._in), dict(outer._in)
+        flat: list[int] = []
+        in_bits = []
         for d in ins:
-            col = [tuple(b[k] if k >= 0 else 0 for k in a_idx) for b in a_b.get(d, ())]
-            col += [tuple((b[k] << s) if k >= 0 else 0 for k, s in zip(b_idx, shift)) for b in b_b.get(d, ())]
-            bases.append((d, col))
-        return LinearLayout._make(bases, out_sizes)
+            na, nb = a_n.get(d, 0), b_n.get(d, 0)
+            if na:
+                flat.extend(moved(c, a_map) for c in self._flat[a_off[d]:a_off[d] + na])
+            if nb:
+                flat.extend(moved(c, b_map) for c in outer._flat[b_off[d]:b_off[d] + nb])
+            in_bits.append((d, na + nb))
+        return LinearLayout._raw(tuple(in_bits), out_sizes, tuple(flat))
 
     def compose(self, outer: "LinearLayout") -> "LinearLayout":
         """``outer ∘ self``: push every basis of ``self`` through ``outer``.
@@ -865,11 +911,11 @@ class LinearLayout:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, LinearLayout):
             return NotImplemented
-        return self._bases == other._bases and self._out == other._out
+        return self._flat == other._flat and self._in == other._in and self._out == other._out
 
     def __hash__(self) -> int:
         if self._hash is None:
-            self._hash = hash((self._bases, self._out))
+            self._hash = hash((self._in, self._out, self._flat))
         return self._hash
 
     def __str__(self) -> str:

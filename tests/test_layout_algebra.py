@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import itertools
 
 import numpy as np
@@ -204,8 +205,12 @@ def all_inputs_flat_order(L):
 @given(layouts())
 def test_str_round_trips_and_repr_describes_the_layout(L):
     assert LinearLayout.from_string(str(L)) == L
-    r = repr(L)
-    assert r.startswith("LinearLayout(") and all(d in r for d in L.in_dim_names)
+    # repr is constructor syntax: its arguments are literals that rebuild L
+    call = ast.parse(repr(L), mode="eval").body
+    assert isinstance(call, ast.Call) and call.func.id == "LinearLayout"
+    args = [ast.literal_eval(a) for a in call.args]
+    kwargs = {k.arg: ast.literal_eval(k.value) for k in call.keywords}
+    assert LinearLayout(*args, **kwargs) == L
 
 
 @given(layouts())

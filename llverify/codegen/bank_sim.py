@@ -1,0 +1,103 @@
+"""Brute-force simulator of the shared-memory bank rule (ground truth for lemma 9.4).
+
+No linear algebra: every element's byte address is computed (numpy), vectors
+are checked to be contiguous and aligned, and for every instruction (every
+warp, block and non-vector register index) the lanes are split into phases
+(``32 / n`` consecutive lanes when a vector is ``n >= 1`` words, else all 32),
+and each phase costs the largest number of distinct 4-byte words that one of
+the 32 banks must serve.  Lanes touching the same word share it.  The result
+is wavefronts per instruction; :func:`simulate_wavefronts` checks that every
+instruction costs the same and reports that number (and the maximum).
+
+Example: lane ``l`` writing f32 word ``32 l`` (one column): bank 0 serves 32
+distinct words, 32 wavefronts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from llverify.codegen.banks import NUM_BANKS, WARP_LANES, access_to_offsets
+from llverify.codegen.common import check_bitwidth, log2
+from llverify.codegen.vectorize import VectorPlan, largest_vectorisation, permuted
+from llverify.errors import LayoutError
+from llverify.evaluate import evaluate
+from llverify.layout import LinearLayout
+
+__all__ = ["SimResult", "simulate_wavefronts", "simulate_addresses"]
+
+
+@dataclass(frozen=True)
+class SimResult:
+    wavefronts: int          # per instruction (all instructions agree)
+    max_wavefronts: int
+    min_wavefronts: int
+    instructions: int
+    vector: VectorPlan
+
+    def to_json(self) -> dict:
+        return {"wavefronts": self.wavefronts, "max": self.max_wavefronts, "min": self.min_wavefronts,
+                "instructions": self.instructions, "vector_elems": self.vector.elems}
+
+
+def simulate_addresses(byte_addr: np.ndarray, vec_bytes: int) -> np.ndarray:
+    """Wavefronts of each instruction from byte addresses.
+
+    ``byte_addr[i, lane]`` is the first byte of lane ``lane``'s vector in
+    instruction ``i``; each vector spans ``vec_bytes`` bytes.  Returns one
+    count per instruction.
+    """
+    n_instr, n_lanes = byte_addr.shape
+    words_per_lane = max(1, vec_bytes // 4)
+    lanes_per_phase = max(1, WARP_LANES // words_per_lane)
+    first_word = (byte_addr // 4).astype(np.int64)
+    # every (instruction, lane, k) word touched
+    words = first_word[:, :, None] + np.arange(words_per_lane, dtype=np.int64)[None, None, :]
+    instr = np.broadcast_to(np.arange(n_instr, dtype=np.int64)[:, None, None], words.shape)
+    phase = np.broadcast_to((np.arange(n_lanes, dtype=np.int64) // lanes_per_phase)[None, :, None], words.shape)
+    bank = words % NUM_BANKS
+    n_phase = (n_lanes + lanes_per_phase - 1) // lanes_per_phase
+    group = (instr * n_phase + phase) * NUM_BANKS + bank
+    key = np.stack([group.ravel(), words.ravel()], axis=1)
+    uniq = np.unique(key, axis=0)
+    per_bank = np.bincount(uniq[:, 0], minlength=n_instr * n_phase * NUM_BANKS)
+    per_phase = per_bank.reshape(n_instr, n_phase, NUM_BANKS).max(axis=2)
+    return per_phase.sum(axis=1)
+
+
+def simulate_wavefronts(access: LinearLayout, shared: LinearLayout, bitwidth: int,
+                        vector: VectorPlan | None = None, limit: int | None = None) -> SimResult:
+    """Simulate every ld/st.shared instruction of ``access`` on ``shared``.
+
+    ``vector`` (default: the largest vectorisation) says which registers form
+    one vector; the simulator checks it is contiguous and aligned in memory
+    and raises ``LayoutError`` otherwise.
+    """
+    check_bitwidth(bitwidth)
+    cvt = access_to_offsets(access, shared)
+    if vector is None:
+        vector = largest_vectorisation(cvt, bitwidth)
+    cvt = permuted(cvt, vector)
+    sizes = cvt.in_dims
+    for d in ("register", "lane"):
+        if d not in sizes:
+            raise LayoutError(f"the access layout needs a '{d}' in dim")
+    offsets = evaluate(cvt, limit)["offset"]
+    n_reg, n_lane = sizes["register"], sizes["lane"]
+    rest = offsets.size // (n_reg * n_lane)
+    v = vector.elems
+    # flattened input = reg + n_reg * (lane + n_lane * rest)
+    a = offsets.reshape(rest, n_lane, n_reg // v, v)          # [rest, lane, instr-reg, vec]
+    bytes_per = bitwidth // 8
+    addr = a * bytes_per
+    start = addr[..., 0]
+    if not np.array_equal(addr, start[..., None] + np.arange(v, dtype=np.int64) * bytes_per):
+        raise LayoutError("the chosen vector registers are not contiguous in shared memory")
+    vec_bytes = v * bytes_per
+    if vec_bytes > 1 and np.any(start % min(vec_bytes, 16)):
+        raise LayoutError("the chosen vectors are not aligned to their size")
+    per_instr = np.transpose(start, (0, 2, 1)).reshape(-1, n_lane)   # [instructions, lane]
+    counts = simulate_addresses(per_instr, vec_bytes)
+    return SimResult(int(counts[0]), int(counts.max()), int(counts.min()), int(counts.size), vector)

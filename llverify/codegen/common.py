@@ -1,0 +1,90 @@
+"""Small helpers shared by the code-generation algorithms (seed 000, section 5).
+
+Everything in ``llverify.codegen`` works on *flattened* tensor coordinates:
+the out dims of a layout concatenated into one integer, ``dim0`` in the low
+bits (Triton's ``flattenOuts``).  A basis is then one int, and subspaces of
+the tensor space ``F2^d`` are lists of ints handled by :mod:`llverify.f2`.
+
+Example: for out dims ``dim0`` (size 4), ``dim1`` (size 2) the basis
+``(1, 1)`` flattens to ``0b101 == 5``.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from llverify import f2
+from llverify.errors import LayoutError
+from llverify.layout import LinearLayout
+
+__all__ = [
+    "flat_bases", "remove_broadcast_registers", "row_major_flat", "check_bitwidth",
+    "register_permutation_to_front", "log2",
+]
+
+
+def log2(n: int) -> int:
+    """Exact log2 of a power of two (``log2(8) == 3``)."""
+    if n <= 0 or n & (n - 1):
+        raise LayoutError(f"{n} is not a power of two")
+    return n.bit_length() - 1
+
+
+def flat_bases(layout: LinearLayout, in_dim: str) -> list[int]:
+    """The flattened images of ``in_dim``'s bases (``[]`` if the dim is absent)."""
+    if not layout.has_in_dim(in_dim):
+        return []
+    off = layout.flat_in_offsets()[in_dim]
+    n = layout.in_dim_size_log2(in_dim)
+    return list(layout.flat_columns[off:off + n])
+
+
+def remove_broadcast_registers(layout: LinearLayout) -> LinearLayout:
+    """Drop register bases that are zero or repeat an earlier register basis.
+
+    Those registers hold copies of other registers (section 5.1); code
+    generation reads/writes only one copy.  Other in dims are unchanged.
+    Example: registers ``[(0,1), (0,0), (0,1)]`` -> ``[(0,1)]``.
+    """
+    if not layout.has_in_dim("register"):
+        return layout
+    keep: list[tuple[int, ...]] = []
+    seen: set[tuple[int, ...]] = set()
+    for b in layout.bases["register"]:
+        if any(b) and b not in seen:
+            keep.append(b)
+            seen.add(b)
+    bases = [(d, keep if d == "register" else list(bs)) for d, bs in layout.bases.items()]
+    return LinearLayout(bases, list(layout.out_dims.items()), require_surjective=False)
+
+
+def row_major_flat(layout: LinearLayout, name: str = "offset") -> LinearLayout:
+    """The layout followed by the row-major flattening of the tensor (last dim fastest).
+
+    This is the element index of a contiguous row-major tensor in global
+    memory: ``offset = ((c0 * n1) + c1) * n2 + c2 ...``.
+    """
+    outs = list(layout.out_dim_names)
+    if not outs:
+        raise LayoutError("row_major_flat needs a layout with out dims")
+    flat = layout.transpose_outs(list(reversed(outs))).flatten_outs()
+    return flat.rename_out_dim(flat.out_dim_names[0], name)
+
+
+def check_bitwidth(bitwidth: int) -> int:
+    """Element bit width: a power of two from 8 to 128 (bytes are the address unit)."""
+    if not isinstance(bitwidth, int) or bitwidth < 8 or bitwidth > 128 or bitwidth & (bitwidth - 1):
+        raise LayoutError(f"element bitwidth {bitwidth!r} must be one of 8, 16, 32, 64, 128")
+    return bitwidth
+
+
+def register_permutation_to_front(n_regs: int, front: Sequence[int]) -> tuple[int, ...]:
+    """A column action moving register bases ``front`` (in that order) first, the rest after."""
+    rest = [i for i in range(n_regs) if i not in front]
+    return tuple(front) + tuple(rest)
+
+
+def span_dim_intersection_with_high_bits(vectors: Sequence[int], low_bits: int) -> int:
+    """``dim(span(vectors) ∩ {x : x mod 2^low_bits == 0})`` (rank minus rank of the low parts)."""
+    mask = (1 << low_bits) - 1
+    return f2.rank(vectors) - f2.rank([v & mask for v in vectors])

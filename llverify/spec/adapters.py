@@ -37,8 +37,11 @@ def _fn(module: str, name: str) -> Callable[..., Any]:
     return fn
 
 
-def _opts(method: str | None, timeout: float | None, rlimit: int | None) -> dict[str, Any]:
+def _opts(method: str | None, timeout: float | None, rlimit: int | None,
+          subject: str | None = None) -> dict[str, Any]:
     out: dict[str, Any] = {}
+    if subject is not None:
+        out["subject"] = subject
     if method is not None:
         out["method"] = method
     if timeout is not None:
@@ -106,7 +109,7 @@ def _prove(name: str) -> Callable[..., Verdict]:
 def _single(prop: str) -> Callable[..., Verdict]:
     def run(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
             timeout: float | None = None, rlimit: int | None = None) -> Verdict:
-        return _prove(prop)(layouts[check.args["layout"]], **_opts(method, timeout, rlimit))
+        return _prove(prop)(layouts[check.args["layout"]], **_opts(method, timeout, rlimit, check.subject))
 
     run.__name__ = f"check_{prop}"
     run.__doc__ = f"``llverify.prove.{prop}(layout)``"
@@ -123,25 +126,26 @@ check_memory = _single("memory")
 def check_equal(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
                 timeout: float | None = None, rlimit: int | None = None) -> Verdict:
     a, b = layouts[check.args["a"]], layouts[check.args["b"]]
-    return _prove("equal")(a, b, **_opts(method, timeout, rlimit))
+    return _prove("equal")(a, b, **_opts(method, timeout, rlimit, check.subject))
 
 
 def check_conversion(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
                      timeout: float | None = None, rlimit: int | None = None) -> Verdict:
     src, dst = layouts[check.args["from"]], layouts[check.args["to"]]
-    return _prove("conversion")(src, dst, **_opts(method, timeout, rlimit))
+    cvt = layouts[check.args["cvt"]] if "cvt" in check.args else None
+    return _prove("conversion")(src, dst, cvt, **_opts(method, timeout, rlimit, check.subject))
 
 
 def check_in_bounds(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
                     timeout: float | None = None, rlimit: int | None = None) -> Verdict:
     kw = {k: check.args[k] for k in ("size", "shape") if k in check.args}
-    return _prove("in_bounds")(layouts[check.args["layout"]], **kw, **_opts(method, timeout, rlimit))
+    return _prove("in_bounds")(layouts[check.args["layout"]], **kw, **_opts(method, timeout, rlimit, check.subject))
 
 
 def check_duplicates(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
                      timeout: float | None = None, rlimit: int | None = None) -> Verdict:
-    kw = {k: check.args[k] for k in ("dims", "max") if k in check.args}
-    return _prove("duplicates")(layouts[check.args["layout"]], **kw, **_opts(method, timeout, rlimit))
+    kw = {k: check.args[k] for k in ("dims", "max", "expected") if k in check.args}
+    return _prove("duplicates")(layouts[check.args["layout"]], **kw, **_opts(method, timeout, rlimit, check.subject))
 
 
 # -- checks: code generation plans -----------------------------------------------
@@ -209,5 +213,5 @@ def check_index_code(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, m
                      timeout: float | None = None, rlimit: int | None = None) -> Verdict:
     a = check.args
     fn = _fn("llverify.prove.code", "code_equals_layout")
-    return fn(a["code"], layouts[a["layout"]], a.get("inputs"), a.get("output"), a.get("lang", "python"),
+    return fn(a["code"], layouts[a["layout"]], a["inputs"], a["output"], a.get("lang", "c"),
               a.get("types"), **_opts(method, timeout, rlimit))

@@ -9,7 +9,7 @@ the value.
 Types: ``layout`` (the name of a layout of the spec), ``layouts`` (a list of
 names), ``int``, ``pow2`` (a positive power of two), ``number`` (int or
 float > 0), ``str``, ``bool``, ``ints`` (list of ints), ``pow2s`` (list of
-powers of two), ``map`` (any mapping), ``any``.
+powers of two), ``strs`` (a name or a list of names), ``map`` (any mapping), ``any``.
 """
 
 from __future__ import annotations
@@ -119,6 +119,12 @@ def check_value(arg: Arg, value: Any, where: Pos, path: str, what: str,
                 raise fail(f"{what}[{i}] must be an integer, not {type_name(v)}", p)
             if t == "pow2s" and not _is_pow2(v):
                 raise fail(f"{what}[{i}] is {v}, which is not a power of two", p)
+        out = list(value)
+    elif t == "strs":
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise fail(f"{what} must be a name or a list of names")
         out = list(value)
     elif t == "map":
         if not isinstance(value, Mapping):

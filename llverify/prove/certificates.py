@@ -222,6 +222,22 @@ def conversion(A: LinearLayout, B: LinearLayout, C: LinearLayout) -> Finding:
     return _columnwise(A, bc, {"A(x)": A.apply, "B(C(x))": bc}, {"C(x)": C.apply}, "A and B o C")
 
 
+def contained(A: LinearLayout, B: LinearLayout) -> Finding:
+    """Every ``A(x)`` lies in ``B``'s image (``B``'s out dims aligned with ``A``'s): column by column."""
+    e = f2.Echelon.of(B.flat_columns)
+    combos = []
+    for j, c in enumerate(A.flat_columns):
+        res, combo = e.reduce(c)
+        if res:
+            cx = witness.outside_image(A.apply, one_hot(A, j), B, label="A(x)",
+                                       note="no input of B holds the element A(x): no conversion exists")
+            return refuted(cx, "no conversion exists: A reaches an element that B never holds")
+        if _xor(B.flat_columns, combo) != c:
+            raise CertificateError("preimage failed its check")
+        combos.append(combo)
+    return proved({"kind": "preimages", "B_inputs": combos}, "every basis of A has a checked preimage under B")
+
+
 def top_basis(vectors: Sequence[int]) -> list[tuple[int, int]]:
     """Reduced basis ``(vector, combo)`` of span(vectors), distinct leading (highest) bits, descending."""
     basis: list[tuple[int, int]] = []

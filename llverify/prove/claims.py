@@ -116,12 +116,13 @@ class InBounds(Claim):
 @dataclass(frozen=True)
 class Duplicates(Claim):
     layout: LinearLayout
-    dims: Sequence[str] | str
+    dims: Sequence[str] | str | None = None
     expected: Mapping[str, int] | None = None
+    max: int | None = None
     property = "duplicates"
 
     def run(self, **kw: Any) -> Verdict:
-        return P.duplicates(self.layout, self.dims, expected=self.expected, **kw)
+        return P.duplicates(self.layout, self.dims, expected=self.expected, max=self.max, **kw)
 
 
 CLAIMS: dict[str, type[Claim]] = {c.property: c for c in (

@@ -163,6 +163,23 @@ def conversion(A: LinearLayout, B: LinearLayout, C: LinearLayout) -> Finding:
 
 
 @_guarded
+def contained(A: LinearLayout, B: LinearLayout) -> Finding:
+    """Every ``A(x)`` is some ``B(y)`` (out dims aligned)."""
+    TA, TB = _table(A), _table(B)
+    n_out = 1 << B.total_out_bits
+    if n_out > max_points():
+        raise _TooBig(f"out space has {n_out} points, above the size guard of {max_points()}")
+    seen = np.zeros(n_out, dtype=bool)
+    seen[TB] = True
+    bad = np.flatnonzero(~seen[TA])
+    if bad.size == 0:
+        return proved(_points(TA.size + TB.size), "every element A reaches is held by B")
+    cx = witness.outside_image(A.apply, unflatten_in(A, int(bad[0])), B, label="A(x)",
+                               note="no input of B holds the element A(x): no conversion exists")
+    return refuted(cx, f"no conversion exists: {bad.size} inputs of A reach elements B never holds")
+
+
+@_guarded
 def in_bounds(L: LinearLayout, bounds: Mapping[str, int]) -> Finding:
     try:
         vals = evaluate(L)

@@ -36,10 +36,10 @@ from typing import Any, Callable, Mapping, Sequence
 from llverify import f2
 from llverify.errors import LayoutError, LlverifyError
 from llverify.layout import LinearLayout
-from llverify.prove import certificates, exhaustive, smt, witness
+from llverify.prove import certificates, exhaustive, smt
 from llverify.prove.certificates import CertificateError
-from llverify.prove.finding import Finding, refuted
-from llverify.prove.points import describe, flatten_in, one_hot, unflatten_in
+from llverify.prove.finding import Finding
+from llverify.prove.points import describe, flatten_in, unflatten_in
 from llverify.prove.replay import ReplayFailure
 from llverify.prove.verdict import Verdict
 
@@ -169,8 +169,8 @@ def equal(A: LinearLayout, B: LinearLayout, *, method: str = "auto", rlimit: int
     return _run("equal", subj, method, lambda m: _dispatch("equal", m, (A, B2), rlimit, timeout), t0, rlimit=rlimit)
 
 
-def _solve_conversion(A: LinearLayout, B: LinearLayout) -> LinearLayout | Finding:
-    """``C`` with ``B(C(x)) == A(x)`` (``invert_and_compose``, else F2 solving); or a refutation."""
+def _solve_conversion(A: LinearLayout, B: LinearLayout) -> LinearLayout | None:
+    """``C`` with ``B(C(x)) == A(x)`` (``invert_and_compose``, else F2 solving), or None if none exists."""
     try:
         return A.invert_and_compose(B)
     except LayoutError:
@@ -178,12 +178,10 @@ def _solve_conversion(A: LinearLayout, B: LinearLayout) -> LinearLayout | Findin
     B2 = B.transpose_outs(list(A.out_dim_names))
     e = f2.Echelon.of(B2.flat_columns)
     sol = []
-    for j, c in enumerate(A.flat_columns):
+    for c in A.flat_columns:
         res, combo = e.reduce(c)
         if res:
-            cx = witness.outside_image(A.apply, one_hot(A, j), B2, label="A(x)",
-                                       note="no input of B holds the element A(x): no conversion exists")
-            return refuted(cx, "no conversion exists: A reaches an element that B never holds")
+            return None
         sol.append(combo)
     bases = {}
     j = 0
@@ -210,11 +208,16 @@ def conversion(A: LinearLayout, B: LinearLayout, C: LinearLayout | None = None, 
                       f"vs {dict(B.out_dims)}", t0)
     details: dict[str, Any] = {}
     if C is None:
-        _pick(method)
         sol = _solve_conversion(A, B)
-        if isinstance(sol, Finding):
-            return Verdict(sol.status, "conversion", subj, "f2", time.perf_counter() - t0,  # type: ignore[arg-type]
-                           sol.message, sol.counterexample, details={"requested": method})
+        if sol is None:  # no C: decide "A's image lies in B's" with the requested method (refutes)
+            B2 = B.transpose_outs(list(A.out_dim_names))
+
+            def run(m: str) -> Finding:
+                f = _dispatch("contained", m, (A, B2), rlimit, timeout)
+                if f.status == "proved":
+                    raise CertificateError("no C was found by F2 solving, yet the method proved containment")
+                return f
+            return _run("conversion", subj, method, run, t0, {"C": None}, rlimit=rlimit)
         C = sol
         details["C"] = {d: [list(b) for b in bs] for d, bs in C.bases.items()}
     C = _layout(C, "C")
@@ -240,7 +243,7 @@ def _bounds(L: LinearLayout, shape_or_size: Any) -> dict[str, int] | str:
         return "bounds must be integers"
     if isinstance(shape_or_size, int):
         if len(outs) != 1:
-            return f"a single size needs a layout with one out dim; this one has {outs}: give one bound per out dim"
+            return f"a single size needs a layout with one out dim; this one has {outs}"
         b = {outs[0]: shape_or_size}
     elif isinstance(shape_or_size, Mapping):
         unknown_dims = [k for k in shape_or_size if k not in outs]
@@ -259,28 +262,41 @@ def _bounds(L: LinearLayout, shape_or_size: Any) -> dict[str, int] | str:
     return b
 
 
-def in_bounds(L: LinearLayout, shape_or_size: int | Sequence[int] | Mapping[str, int], *, method: str = "auto",
-              rlimit: int | None = None, timeout: float | None = None, subject: str | None = None) -> Verdict:
+def in_bounds(L: LinearLayout, shape_or_size: int | Sequence[int] | Mapping[str, int] | None = None, *,
+              size: int | None = None, shape: Sequence[int] | Mapping[str, int] | None = None,
+              method: str = "auto", rlimit: int | None = None, timeout: float | None = None,
+              subject: str | None = None) -> Verdict:
     """Every output lies inside the allocation: ``L(x)[d] < bound[d]`` for all ``x``.
 
-    ``shape_or_size``: an int (layouts with one out dim, e.g. a shared-memory
-    offset), a shape (one bound per out dim, in out-dim order) or a mapping
-    out dim -> bound.  Bounds need not be powers of two.
+    ``shape_or_size`` (or the keywords ``shape=`` / ``size=``): a shape (one
+    bound per out dim, in out-dim order), a mapping out dim -> bound, or an
+    int.  An int bounds the *flattened* output (out dims concatenated, the
+    first lowest: ``dim0 + size0 * dim1 + ...``, a shared-memory offset); for a
+    layout with one out dim that is just its value.  Bounds need not be
+    powers of two.  Example: ``in_bounds(L, 96)`` refutes a layout whose
+    ``offset`` reaches 100 with the input that reaches the maximum.
     """
     t0 = time.perf_counter()
     L = _layout(L, "the layout")
     subj = subject or describe(L)
-    b = _bounds(L, shape_or_size)
+    given = [v for v in (shape_or_size, size, shape) if v is not None]
+    if len(given) != 1:
+        return _error("in_bounds", subj, "give exactly one of a size or a shape", t0)
+    bound = given[0]
+    if isinstance(bound, int) and not isinstance(bound, bool) and L.num_out_dims > 1:
+        L = L.flatten_outs()
+    b = _bounds(L, bound)
     if isinstance(b, str):
         return _error("in_bounds", subj, b, t0)
     return _run("in_bounds", subj, method, lambda m: _dispatch("in_bounds", m, (L, b), rlimit, timeout), t0,
                 {"bounds": b}, rlimit=rlimit)
 
 
-def duplicates(L: LinearLayout, dims: str | Sequence[str], *, expected: Mapping[str, int] | None = None,
+def duplicates(L: LinearLayout, dims: str | Sequence[str] | None = None, *,
+               expected: Mapping[str, int] | None = None, max: int | None = None,
                method: str = "auto", rlimit: int | None = None, timeout: float | None = None,
                subject: str | None = None) -> Verdict:
-    """Which inputs of ``dims`` hold the same data, as bit masks (free variables), proved.
+    """Which inputs of ``dims`` (default: all in dims) hold the same data, as bit masks, proved.
 
     The masks (``details["masks"]``, per dim of ``dims``) are Triton's free
     variable masks (``getFreeVariableMasks``) unless ``expected`` gives them.
@@ -292,26 +308,47 @@ def duplicates(L: LinearLayout, dims: str | Sequence[str], *, expected: Mapping[
     ``lane`` bases ``[(1,), (0,)]`` give mask ``lane: 0b10`` (lanes 0 and 2 hold
     the same data).  A wrong ``expected`` mask is refuted with a collision or
     an unreachable datum.
+
+    With ``max`` the claim is instead a bound on copies (:mod:`~llverify.prove.copies`):
+    every element is held by at most ``max + 1`` inputs of ``dims`` (the
+    other in dims fixed); ``details["copies"]`` gives the exact count.
+    ``dims`` may name dims or give their indices in the layout's in-dim order.
     """
     t0 = time.perf_counter()
     L = _layout(L, "the layout")
     subj = subject or describe(L)
-    names = [dims] if isinstance(dims, str) else list(dims)
+    if dims is None:
+        names = list(L.in_dim_names)
+    else:
+        raw = [dims] if isinstance(dims, (str, int)) else list(dims)
+        names = []
+        for d in raw:
+            if isinstance(d, int) and not isinstance(d, bool):
+                if not 0 <= d < L.num_in_dims:
+                    return _error("duplicates", subj, f"in-dim index {d} is out of range (in dims "
+                                  f"{list(L.in_dim_names)})", t0)
+                names.append(L.in_dim_names[d])
+            else:
+                names.append(str(d))
     missing = [d for d in names if not L.has_in_dim(d)]
     if missing:
         return _error("duplicates", subj, f"in dims {missing} are not in the layout (in dims {list(L.in_dim_names)})", t0)
+    if max is not None:
+        if not isinstance(max, int) or isinstance(max, bool) or max < 0:
+            return _error("duplicates", subj, f"max must be a non-negative integer, got {max!r}", t0)
+        from llverify.prove.copies import at_most
+        return _run("duplicates", subj, method, lambda m: at_most(L, names, max, m, rlimit, timeout), t0,
+                    {"dims": names, "max": max}, rlimit=rlimit)
     free = dict(L.free_variable_masks())
     masks = dict(free)
-    for d in names:
-        if expected is not None and d in expected:
-            v = expected[d]
-            if not isinstance(v, int) or not 0 <= v < L.in_dim_size(d):
-                return _error("duplicates", subj, f"mask {v!r} for in dim '{d}' is not in [0, {L.in_dim_size(d)})", t0)
-            masks[d] = v
     if expected is not None:
         extra = [d for d in expected if d not in names]
         if extra:
             return _error("duplicates", subj, f"expected masks for dims {extra} that are not in dims {names}", t0)
+        for d, v in expected.items():
+            if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v < L.in_dim_size(d):
+                return _error("duplicates", subj, f"mask {v!r} for in dim '{d}' is not in [0, {L.in_dim_size(d)})", t0)
+            masks[d] = v
     masked = flatten_in(L, masks)
     details = {"masks": {d: masks[d] for d in names}, "triton_masks": {d: free[d] for d in names}}
     return _run("duplicates", subj, method, lambda m: _dispatch("duplicates", m, (L, masked), rlimit, timeout),

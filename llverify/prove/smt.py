@@ -211,6 +211,20 @@ def conversion(A: LinearLayout, B: LinearLayout, C: LinearLayout, rlimit: int | 
     return _solve(d, rlimit, timeout, "conversion")
 
 
+def contained(A: LinearLayout, B: LinearLayout, rlimit: int | None = None, timeout: float | None = None) -> Finding:
+    """Every ``A(x)`` lies in ``B``'s image: no ``x`` and parity check ``w`` separating ``A(x)`` from it."""
+    if A.total_in_bits == 0 or A.total_out_bits == 0:
+        return _solve([], rlimit, timeout, "a conversion exists")
+    x = bv.input_vars(A)
+    y = bv.flat_output(A, bv.layout_terms(A, x))
+
+    def make(m: z3.ModelRef) -> Finding:
+        cx = witness.outside_image(A.apply, _point(m, A, x), B, label="A(x)",
+                                   note="no input of B holds the element A(x): no conversion exists")
+        return refuted(cx, "no conversion exists: A reaches an element that B never holds")
+    return _solve([("outside", _outside_span(B, y, None, "_cvt"), make)], rlimit, timeout, "a conversion exists")
+
+
 def in_bounds(L: LinearLayout, bounds: Mapping[str, int], rlimit: int | None = None,
               timeout: float | None = None) -> Finding:
     x = bv.input_vars(L)

@@ -112,6 +112,9 @@ def _pos(mark: Any) -> Pos:
     return Pos(mark.line + 1, mark.column + 1)
 
 
+_PLAIN_TAGS = ("tag:yaml.org,2002:map", "tag:yaml.org,2002:seq")
+
+
 class _Composer(yaml.SafeLoader):
     """SafeLoader used only for composing nodes and constructing scalars."""
 
@@ -123,6 +126,8 @@ def _convert(loader: _Composer, node: yaml.Node, path: str, stack: tuple[int, ..
     if len(stack) > MAX_DEPTH:
         raise SpecError(path, here, f"document nested deeper than {MAX_DEPTH} levels")
     inner = stack + (id(node),)
+    if isinstance(node, (yaml.MappingNode, yaml.SequenceNode)) and node.tag not in _PLAIN_TAGS:
+        raise SpecError(path, here, f"invalid YAML: unsupported tag {node.tag!r} (specs are plain data)")
     if isinstance(node, yaml.MappingNode):
         loader.flatten_mapping(node)  # resolve `<<` merge keys
         out = LMap(here)
@@ -151,8 +156,26 @@ def _convert(loader: _Composer, node: yaml.Node, path: str, stack: tuple[int, ..
     return value
 
 
+def _reader_pos(text: str, exc: Exception) -> Pos:
+    offset = getattr(exc, "position", None)
+    if not isinstance(offset, int):
+        return Pos()
+    before = text[:offset]
+    return Pos(before.count("\n") + 1, offset - (before.rfind("\n") + 1) + 1)
+
+
+def _reader_msg(exc: Exception) -> str:
+    ch = getattr(exc, "character", None)
+    if isinstance(ch, int):
+        return f"unacceptable character #x{ch:04x} (control characters are not allowed)"
+    return str(exc).splitlines()[0]
+
+
 def _load_yaml(text: str, path: str) -> Any:
-    loader = _Composer(text)
+    try:
+        loader = _Composer(text)
+    except yaml.YAMLError as exc:  # the reader rejects control characters up front
+        raise SpecError(path, _reader_pos(text, exc), f"invalid YAML: {_reader_msg(exc)}") from None
     try:
         node = loader.get_single_node()
         if node is None:
@@ -164,8 +187,8 @@ def _load_yaml(text: str, path: str) -> Any:
         if exc.context and exc.problem:
             what = f"{exc.context}; {exc.problem}"
         raise SpecError(path, _pos(mark), f"invalid YAML: {what}") from None
-    except yaml.YAMLError as exc:  # pragma: no cover - reader errors without marks
-        raise SpecError(path, Pos(), f"invalid YAML: {exc}") from None
+    except yaml.YAMLError as exc:  # reader errors (control characters) carry an offset, not a mark
+        raise SpecError(path, _reader_pos(text, exc), f"invalid YAML: {_reader_msg(exc)}") from None
     except RecursionError:
         raise SpecError(path, Pos(), f"document nested too deeply") from None
     finally:

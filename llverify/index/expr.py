@@ -181,6 +181,13 @@ def to_code(e: sp.Basic, lang: str = "python") -> str:
         if isinstance(e, (sp.And, sp.Or)):
             op = ("&&" if isinstance(e, sp.And) else "||") if c else ("and" if isinstance(e, sp.And) else "or")
             return f" {op} ".join(f"({go(a)[0]})" for a in e.args), -1
+        if isinstance(e, sp.ITE):
+            e = sp.Piecewise((e.args[1], e.args[0]), (e.args[2], True), evaluate=False)
+        if e is sp.true or e is sp.false:
+            return ("1" if e is sp.true else "0"), 9
+        if isinstance(e, sp.Not):
+            s, _ = go(e.args[0])
+            return (f"!({s})" if c else f"not ({s})"), 7
         if isinstance(e, sp.Piecewise):
             pieces = list(e.args)
             if pieces[-1][1] is not sp.true:

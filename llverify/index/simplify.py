@@ -174,6 +174,10 @@ class _Simplifier:
                 if self.p.in_range(R, 0, a):
                     return self.note("(d*q + r) // d -> q", e, Q, f"0 <= {to_code(R)} < {a}")
                 return self.note("(d*q + r) // d -> q + r // d", e, Q + FloorDiv(R, a))
+            split = self.common_factor(x, a)
+            if split is not None:
+                g, Y, R = split
+                return self.note("(g*y + r) // (g*k) -> y // k", e, FloorDiv(Y, a // g), f"0 <= {to_code(R)} < {g}")
         c, rest = x.as_coeff_Mul()
         if c.is_Integer and int(c) > 1 and rest != 1:
             c = int(c)
@@ -185,6 +189,21 @@ class _Simplifier:
             return self.note("x // a -> 0", e, sp.Integer(0), f"0 <= {to_code(x)} < {a}")
         return None
 
+    def common_factor(self, x: sp.Add, a: int) -> tuple[int, sp.Expr, sp.Expr] | None:
+        """Split ``x = g*Y + R`` with ``g | a``, ``g > 1`` and ``0 <= R < g`` proved."""
+        g = 0
+        for t in x.args:
+            c = t.as_coeff_Mul()[0]
+            if c.is_Integer and int(c) > 1 and a % int(c) != a:
+                g = sp.igcd(g, sp.igcd(int(c), a))
+        if g <= 1 or g == a:
+            return None
+        big = [t for t in x.args if t.as_coeff_Mul()[0].is_Integer and int(t.as_coeff_Mul()[0]) % g == 0]
+        R = sp.Add(*[t for t in x.args if t not in big])
+        if not big or R == 0 or not self.p.in_range(R, 0, g):
+            return None
+        return g, sp.Add(*[t / g for t in big]), R
+
     def modulo(self, e: Modulo) -> sp.Expr | None:
         x, a_ = e.args
         a = _pos_int(a_)
@@ -194,6 +213,11 @@ class _Simplifier:
             keep = [t for t in x.args if not (t.as_coeff_Mul()[0].is_Integer and int(t.as_coeff_Mul()[0]) % a == 0)]
             if len(keep) < len(x.args):
                 return self.note("(d*q + r) % d -> r % d", e, Modulo(sp.Add(*keep), a))
+            split = self.common_factor(x, a)
+            if split is not None:
+                g, Y, R = split
+                return self.note("(g*y + r) % (g*k) -> g*(y % k) + r", e, g * Modulo(Y, a // g) + R,
+                                 f"0 <= {to_code(R)} < {g}")
         c, rest = x.as_coeff_Mul()
         if c.is_Integer and int(c) > 1 and rest != 1:
             c = int(c)

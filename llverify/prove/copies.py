@@ -129,6 +129,10 @@ def at_most(L: LinearLayout, dims: list[str], max_dup: int, method: str, rlimit:
     """Decide "each element is held by at most ``max_dup + 1`` inputs of ``dims``" with ``method``."""
     if method == "f2":
         return _f2(L, dims, max_dup)
-    if method == "exhaustive":
-        return _exhaustive(L, dims, max_dup)
-    return _smt(L, dims, max_dup, rlimit, timeout)
+    f = _exhaustive(L, dims, max_dup) if method == "exhaustive" else _smt(L, dims, max_dup, rlimit, timeout)
+    if "copies" in f.details:
+        return f
+    mask = _dims_mask(L, dims)  # informational: the exact count, by rank
+    cols = [c for j, c in enumerate(L.flat_columns) if (mask >> j) & 1]
+    return Finding(f.status, f.counterexample, f.certificate, f.message,
+                   {**f.details, "copies": 1 << (len(cols) - f2.rank(cols))})

@@ -34,7 +34,7 @@ import z3
 from llverify.layout import LinearLayout
 from llverify.prove import bv, witness
 from llverify.prove.finding import Finding, proved, refuted, unknown
-from llverify.prove.points import one_hot, unflatten_out
+from llverify.prove.points import in_bit_names, one_hot, unflatten_out
 from llverify.prove.replay import replayed_counterexample
 
 __all__ = ["bijective", "conversion", "distributed", "duplicates", "equal", "in_bounds", "injective",
@@ -54,11 +54,18 @@ def _solve(disjuncts: list[Disjunct], rlimit: int | None, timeout: float | None,
         return proved(r.certificate(), f"{what}: the negated claim is unsat")
     if r.status == "unknown":
         return unknown(f"Z3 gave up: {r.reason} (rlimit {r.rlimit})", smt2=r.smt2, reason=r.reason)
+    # sat: report the first failure in the claim's own order (e.g. the offending column before surjectivity)
+    model = r.model
+    chosen = next(((d, make) for _, d, make in disjuncts if z3.is_true(model.eval(d, model_completion=True))))
     for _, d, make in disjuncts:
-        if z3.is_true(r.model.eval(d, model_completion=True)):
-            f = make(r.model)
-            return Finding(f.status, f.counterexample, f.certificate, f.message, {**f.details, "smt2": r.smt2})
-    raise AssertionError("sat model satisfies no disjunct")
+        if d is chosen[0]:
+            break
+        alone = bv.check(d, rlimit=rlimit, timeout=timeout)
+        if alone.status == "sat":
+            model, chosen = alone.model, (d, make)
+            break
+    f = chosen[1](model)
+    return Finding(f.status, f.counterexample, f.certificate, f.message, {**f.details, "smt2": r.smt2})
 
 
 def _eq_all(a: Mapping[str, z3.BitVecRef], b: Mapping[str, z3.BitVecRef]) -> z3.BoolRef:
@@ -135,6 +142,11 @@ def bijective(L: LinearLayout, rlimit: int | None = None, timeout: float | None 
     return _solve(_not_surjective(L) + _not_injective(L), rlimit, timeout, "bijective")
 
 
+def _bit(L: LinearLayout, j: int) -> str:
+    d, i = in_bit_names(L)[j]
+    return f"{d}={1 << i}"
+
+
 def _onehot(v: z3.BitVecRef) -> z3.BoolRef:
     return z3.And(v != 0, v & (v - 1) == 0)
 
@@ -150,7 +162,8 @@ def _column_disjuncts(L: LinearLayout, bad: Callable[[z3.BitVecRef], z3.BoolRef]
 
     def make_bad(m: z3.ModelRef) -> Finding:
         j = m.eval(fx, model_completion=True).as_long().bit_length() - 1
-        return refuted(witness.bad_column(L, j, bad_py), "a column has a forbidden number of non-zero bits")
+        return refuted(witness.bad_column(L, j, bad_py), f"column {_bit(L, j)} has a forbidden number of "
+                       "non-zero bits", column=_bit(L, j))
     out: list[Disjunct] = [("column", z3.And(_onehot(fx), bad(t)), make_bad)]
     if repeats:
         x2 = bv.input_vars(L, prefix="c_", suffix="'")
@@ -161,7 +174,9 @@ def _column_disjuncts(L: LinearLayout, bad: Callable[[z3.BitVecRef], z3.BoolRef]
         def make_rep(m: z3.ModelRef) -> Finding:
             j = m.eval(fx, model_completion=True).as_long().bit_length() - 1
             k = m.eval(fx2, model_completion=True).as_long().bit_length() - 1
-            return refuted(witness.repeated_column(L, j, k), "two columns are the same non-zero column")
+            j, k = min(j, k), max(j, k)
+            return refuted(witness.repeated_column(L, j, k),
+                           f"columns {_bit(L, j)} and {_bit(L, k)} are the same non-zero column", column=_bit(L, k))
         out.append(("repeat", z3.And(_onehot(fx), _onehot(fx2), fx != fx2, t == t2, t != 0), make_rep))
     return out
 

@@ -19,7 +19,7 @@ from llverify.layout import LinearLayout
 from llverify.prove.verdict import Verdict
 from llverify.spec.model import CheckDecl, LayoutDecl
 
-__all__ = ["NotAvailable", "build_kind", "build_triton", "build_lego"]
+__all__ = ["NotAvailable", "build_kind", "build_triton"]
 
 
 class NotAvailable(Exception):
@@ -90,14 +90,6 @@ def _to_layout(mod: Any, obj: Any, shape: list[int] | None) -> LinearLayout:
     if callable(meth):
         return meth(shape) if shape is not None else meth()
     raise NotAvailable("llverify.triton has no to_linear_layout")
-
-
-def build_lego(mod: Any, params: dict[str, Any]) -> LinearLayout:
-    fn = getattr(mod, "to_linear_layout", None) or getattr(mod, "lego_layout", None)
-    if fn is None:
-        raise NotAvailable("llverify.index.lego has no to_linear_layout")
-    expr = params.pop("lego")
-    return fn(expr, **params)
 
 
 # -- checks: the prover's properties ----------------------------------------------

@@ -36,7 +36,7 @@ _EXTRA_KEYS = {
     "kind": None,  # any Gluon parameter
     "triton": ("shape",),
     "bases": ("out",),
-    "lego": ("shape", "in_dims", "out", "params"),
+    "lego": (),
     "cute": (),
 }
 
@@ -212,8 +212,10 @@ def build_layout(path: str, decl: LayoutDecl, body: LMap, decls: Mapping[str, La
             mod = _import(path, body.where("triton"), "llverify.triton", "Triton attribute")
             layout = adapters.build_triton(mod, body["triton"], decl.params.get("shape"))
         elif decl.source == "lego":
-            mod = _import(path, body.where("lego"), "llverify.index.lego", "LEGO")
-            layout = adapters.build_lego(mod, dict(decl.params))
+            _import(path, body.where("lego"), "llverify.index.lego", "LEGO")
+            from llverify.spec.lego_expr import lego_to_layout
+
+            layout = lego_to_layout(body["lego"])
         else:
             from llverify.spec.cute import cute_to_layout
 

@@ -79,6 +79,12 @@ class CheckDecl:
     def __post_init__(self) -> None:
         object.__setattr__(self, "args", MappingProxyType(_plain(self.args)))
 
+    def __reduce__(self) -> tuple:
+        """Pickle through plain data (read-only mappings do not pickle): checks go to worker processes."""
+        state = {k: getattr(self, k) for k in self.__dataclass_fields__}
+        state["args"] = _plain(self.args)
+        return (_rebuild_check, (state,))
+
     def layout_names(self) -> list[str]:
         """Names of the layouts this check refers to (in argument order)."""
         from llverify.spec.kinds import KINDS
@@ -93,6 +99,10 @@ class CheckDecl:
             elif arg.type == "layouts":
                 names.extend(self.args[key])
         return names
+
+
+def _rebuild_check(state: dict) -> "CheckDecl":
+    return CheckDecl(**state)
 
 
 @dataclass(frozen=True)

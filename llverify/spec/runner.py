@@ -15,14 +15,16 @@ exactly what ``-j 1`` prints, times aside).  Command-line budgets
 from __future__ import annotations
 
 import multiprocessing
+import pickle
 import time
 import traceback
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
-from typing import Callable, Mapping, Sequence
+from types import MappingProxyType
+from typing import Any, Callable, Mapping, Sequence
 
 from llverify.layout import LinearLayout
-from llverify.prove.verdict import Verdict
+from llverify.prove.verdict import Counterexample, Verdict, to_jsonable
 from llverify.spec.kinds import KINDS
 from llverify.spec.model import CheckDecl, CheckResult, Spec
 
@@ -92,6 +94,48 @@ def run_check(task: Task) -> CheckResult:
     return CheckResult(check, verdict)
 
 
+def _thaw(value: Any) -> Any:
+    """Read-only mappings -> dicts, recursively (they do not pickle)."""
+    if isinstance(value, MappingProxyType) or (isinstance(value, Mapping) and not isinstance(value, dict)):
+        return {k: _thaw(v) for k, v in value.items()}
+    if isinstance(value, dict):
+        return {k: _thaw(v) for k, v in value.items()}
+    if isinstance(value, tuple):
+        return tuple(_thaw(v) for v in value)
+    if isinstance(value, list):
+        return [_thaw(v) for v in value]
+    return value
+
+
+def _to_wire(result: CheckResult) -> tuple[CheckDecl, dict[str, Any]]:
+    v = result.verdict
+    cx = v.counterexample
+    state = {
+        "status": v.status, "property": v.property, "subject": v.subject, "method": v.method,
+        "seconds": v.seconds, "message": v.message, "details": _thaw(v.details),
+        "certificate": _thaw(v.certificate),
+        "counterexample": None if cx is None else (_thaw(cx.inputs), _thaw(cx.sides), cx.note),
+    }
+    try:
+        pickle.dumps(state)
+    except Exception:  # noqa: BLE001 - exotic objects in details: keep their JSON form
+        state["details"] = to_jsonable(state["details"])
+        state["certificate"] = to_jsonable(state["certificate"])
+    return result.check, state
+
+
+def _from_wire(wire: tuple[CheckDecl, dict[str, Any]]) -> CheckResult:
+    check, state = wire
+    cx = state.pop("counterexample")
+    if cx is not None:
+        state["counterexample"] = Counterexample(inputs=cx[0], sides=cx[1], note=cx[2])
+    return CheckResult(check, Verdict(**state))
+
+
+def _run_wire(task: Task) -> tuple[CheckDecl, dict[str, Any]]:
+    return _to_wire(run_check(task))
+
+
 def _tasks(specs: Sequence[Spec], budget: Budget) -> list[Task]:
     tasks = []
     for spec in specs:
@@ -116,11 +160,11 @@ def run_specs(specs: Sequence[Spec], budget: Budget = Budget(), jobs: int = 1,
     done = 0
     with ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=ctx) as pool:
         # longest-first would reorder work, not results: submit in order, collect by index
-        futures = {pool.submit(run_check, task): i for i, task in enumerate(tasks)}
+        futures = {pool.submit(_run_wire, task): i for i, task in enumerate(tasks)}
         for fut in as_completed(futures):
             i = futures[fut]
             try:
-                results[i] = fut.result()
+                results[i] = _from_wire(fut.result())
             except Exception as exc:  # noqa: BLE001 - a worker died (e.g. killed for memory)
                 results[i] = CheckResult(tasks[i].check, _error(tasks[i].check, f"worker failed: {exc}"))
             done += 1

@@ -1,0 +1,150 @@
+"""``llverify gpu``: run generated kernels on a GPU (``run SPEC``, ``bench``) or just emit them (``emit``).
+
+Without CuPy or a CUDA device, ``run`` and ``bench`` print one line saying
+so and exit 2.  ``emit`` needs no GPU: it writes the generated CUDA C of
+every case (and, with ``--compile``, checks that ``nvcc -arch=sm_90``
+accepts it).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Sequence
+
+import click
+
+from llverify.errors import LlverifyError
+
+__all__ = ["gpu"]
+
+_VARIANTS = ("unswizzled", "triton", "optimal", "shuffle")
+
+
+def _select(cases: list, only: Sequence[str]) -> list:
+    if not only:
+        return cases
+    return [c for c in cases if any(s in c.name for s in only)]
+
+
+def _need_gpu() -> None:
+    from llverify.gpu.runner import gpu_unavailable  # noqa: PLC0415
+    why = gpu_unavailable()
+    if why is not None:
+        click.echo(f"llverify gpu: no GPU run possible: {why}", err=True)
+        sys.exit(2)
+
+
+@click.group("gpu")
+def gpu() -> None:
+    """Generate CUDA kernels from verified plans, run them, check them bit for bit, measure bank conflicts."""
+
+
+def _echo(msg: str) -> None:
+    click.echo(msg, err=True)
+
+
+@gpu.command("bench")
+@click.option("--out", "out_dir", default="reports/gpu", show_default=True, type=click.Path(file_okay=False),
+              help="Folder for the Markdown + JSON report.")
+@click.option("--quick", is_flag=True, help="64x64 tiles only.")
+@click.option("--only", multiple=True, help="Keep cases whose name contains this text (repeatable).")
+@click.option("--variant", "variants", multiple=True, type=click.Choice(_VARIANTS),
+              help="Variants to run (default: all).")
+@click.option("--no-ncu", is_flag=True, help="Skip the Nsight Compute pass.")
+@click.option("--title", default="H200 conversion suite", show_default=True)
+def bench(out_dir: str, quick: bool, only: tuple[str, ...], variants: tuple[str, ...], no_ncu: bool,
+          title: str) -> None:
+    """Run the fixed suite of conversions (blocked/mma/dot operands/transposes/slices, f32/f16/f8)."""
+    _need_gpu()
+    from llverify.gpu.bench import run_cases  # noqa: PLC0415
+    from llverify.gpu.cases import suite  # noqa: PLC0415
+    cases = _select(suite(quick=quick, variants=variants or _VARIANTS), only)
+    rep = run_cases(cases, Path(out_dir), title, use_ncu=not no_ncu, log=_echo)
+    s = rep["summary"]
+    click.echo(f"{s['bit_exact']}/{s['cases']} bit-exact; wavefronts as predicted in "
+               f"{s['predictions_match']}/{s['predictions_checked']}; report in {out_dir}")
+    sys.exit(0 if s["bit_exact"] == s["cases"] else 1)
+
+
+def _spec_cases(path: str, dtype: str, variants: Sequence[str]) -> list:
+    from llverify.gpu.cases import make_case  # noqa: PLC0415
+    from llverify.spec.parse import load_spec  # noqa: PLC0415
+    spec = load_spec(path)
+    cases = []
+    for chk in spec.checks:
+        args = dict(chk.args)
+        if chk.property == "conversion":
+            src, dst = spec.layouts[args["from"]], spec.layouts[args["to"]]
+            pair = f"{chk.name}"
+        elif chk.property == "bank_conflicts" and "shared" in args:
+            src = dst = spec.layouts[args["access"]]
+            pair = f"{chk.name}"
+        else:
+            continue
+        bits = args.get("bitwidth")
+        dt = {8: "f8", 16: "f16", 32: "f32"}.get(bits, dtype) if bits else dtype
+        if chk.property == "bank_conflicts":
+            from llverify.gpu.cases import Case  # noqa: PLC0415
+            cases.append(Case(f"{pair}.{dt}.given", pair, dt, "given", src, dst, shared=spec.layouts[args["shared"]]))
+            continue
+        for v in variants:
+            c = make_case(pair, dt, v, src, dst)
+            if c is not None:
+                cases.append(c)
+    return cases
+
+
+@gpu.command("run")
+@click.argument("spec", type=click.Path(exists=True, dir_okay=False))
+@click.option("--out", "out_dir", default="reports/gpu", show_default=True, type=click.Path(file_okay=False))
+@click.option("--dtype", default="f16", type=click.Choice(["f32", "f16", "f8"]), show_default=True,
+              help="Element type where a check gives no bitwidth.")
+@click.option("--variant", "variants", multiple=True, type=click.Choice(_VARIANTS))
+@click.option("--no-ncu", is_flag=True, help="Skip the Nsight Compute pass.")
+def run(spec: str, out_dir: str, dtype: str, variants: tuple[str, ...], no_ncu: bool) -> None:
+    """Run the conversions and shared-memory accesses of SPEC on the GPU."""
+    _need_gpu()
+    from llverify.gpu.bench import run_cases  # noqa: PLC0415
+    try:
+        cases = _spec_cases(spec, dtype, variants or _VARIANTS)
+    except LlverifyError as exc:
+        click.echo(f"llverify gpu run: {exc}", err=True)
+        sys.exit(2)
+    if not cases:
+        click.echo(f"llverify gpu run: {spec} has no conversion or bank_conflicts (with shared) check", err=True)
+        sys.exit(2)
+    rep = run_cases(cases, Path(out_dir), Path(spec).stem, use_ncu=not no_ncu, log=_echo)
+    s = rep["summary"]
+    click.echo(f"{s['bit_exact']}/{s['cases']} bit-exact; wavefronts as predicted in "
+               f"{s['predictions_match']}/{s['predictions_checked']}; report in {out_dir}")
+    sys.exit(0 if s["bit_exact"] == s["cases"] else 1)
+
+
+@gpu.command("emit")
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False), help="Folder for the .cu files.")
+@click.option("--quick", is_flag=True, help="64x64 tiles only.")
+@click.option("--only", multiple=True, help="Keep cases whose name contains this text.")
+@click.option("--compile", "do_compile", is_flag=True, help="Also compile each with nvcc -arch=sm_90 -cubin.")
+def emit(out_dir: str, quick: bool, only: tuple[str, ...], do_compile: bool) -> None:
+    """Write the generated CUDA C of the suite (no GPU needed)."""
+    from llverify.gpu.cases import suite  # noqa: PLC0415
+    cases = _select(suite(quick=quick), only)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    kernels = [c.kernel() for c in cases]
+    for k in kernels:
+        (out / f"{k.name}.cu").write_text(k.code)
+    click.echo(f"wrote {len(kernels)} kernels to {out}")
+    if do_compile:
+        import shutil  # noqa: PLC0415
+        if shutil.which("nvcc") is None:
+            click.echo("llverify gpu emit: nvcc is not on PATH", err=True)
+            sys.exit(2)
+        from llverify.gpu.runner import build_cubins  # noqa: PLC0415
+        try:
+            build_cubins(kernels, out / "cubin")
+        except RuntimeError as exc:
+            click.echo(str(exc), err=True)
+            sys.exit(1)
+        click.echo(f"compiled {len(kernels)} kernels with nvcc -arch=sm_90")

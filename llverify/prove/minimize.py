@@ -6,7 +6,9 @@ holds, in three passes repeated to a fixpoint:
 
 1. pin each variable to 0;
 2. clear each set bit of each variable, highest bit first;
-3. try each small value ``0 .. small-1`` below the current one.
+3. try each small value ``0 .. small-1`` below the current one;
+4. bisect ``[0, current)`` for a smaller value (a heuristic for predicates
+   that are monotone; each candidate is still checked).
 
 The predicate is re-evaluated concretely at every candidate, so the result is
 always a point where ``holds`` is true (it starts from one).  Example: with
@@ -69,4 +71,15 @@ def minimize(point: Mapping[str, int], holds: Callable[[dict[str, int]], bool], 
                     cur[k] = v
                     changed = True
                     break
+        for k in cur:  # pass 4: bisect [0, current) (every candidate is re-checked)
+            lo, hi = 0, cur[k]
+            while lo < hi and evals < max_evals:
+                mid = (lo + hi) // 2
+                if ok({**cur, k: mid}):
+                    hi = mid
+                else:
+                    lo = mid + 1
+            if hi != cur[k]:
+                cur[k] = hi
+                changed = True
     return cur

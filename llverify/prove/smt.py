@@ -115,7 +115,7 @@ def _not_surjective(L: LinearLayout) -> list[Disjunct]:
 def _not_injective(L: LinearLayout, masked: int = 0) -> list[Disjunct]:
     if L.total_in_bits == 0:
         return []
-    x, x2 = bv.input_vars(L), bv.input_vars(L, suffix="'")
+    x, x2 = bv.input_vars(L), bv.input_vars(L, suffix="_2")
     cond = z3.And(_ne_input(L, x, x2), _eq_all(bv.layout_terms(L, x), bv.layout_terms(L, x2)))
     allowed = None
     if masked:
@@ -166,7 +166,7 @@ def _column_disjuncts(L: LinearLayout, bad: Callable[[z3.BitVecRef], z3.BoolRef]
                        "non-zero bits", column=_bit(L, j))
     out: list[Disjunct] = [("column", z3.And(_onehot(fx), bad(t)), make_bad)]
     if repeats:
-        x2 = bv.input_vars(L, prefix="c_", suffix="'")
+        x2 = bv.input_vars(L, prefix="c_", suffix="_2")
         fx2 = bv.flat_input(L, x2)
         t2 = bv.flat_output(L, bv.layout_terms(L, x2))
         t2 = t2 if t2 is not None else z3.BitVecVal(0, 1)

@@ -58,7 +58,7 @@ def test_good_spec_builds_layouts_and_checks() -> None:
     assert spec.checks[1].args == {"a": "raw", "b": "raw"}
     assert spec.checks[2].timeout == 5.0 and spec.checks[2].expect == "proved"
     # the CuTe swizzle: offset 128 holds (2, 16) since Sw<3,4,3> maps 2*64+16 = 144 to 128
-    assert dict(spec.layouts["sw"].apply(offset=128)) == {"dim0": 2, "dim1": 16}
+    assert dict(spec.layouts["sw"].apply(offset=128, block=0)) == {"dim0": 2, "dim1": 16}
 
 
 def test_json_spec_is_the_same_structure() -> None:

@@ -73,12 +73,16 @@ def build_triton(mod: Any, text: str, shape: list[int] | None) -> LinearLayout:
     """A ``#ttg.*`` attribute with a shape, or a ``tensor<...>`` type (which carries its shape)."""
     text = text.strip()
     if text.startswith("tensor<"):
-        ttype = mod.parse_type(text)
-        return _to_layout(mod, ttype, shape)
+        parse_type = getattr(mod, "parse_type", None)
+        if parse_type is None:
+            raise NotAvailable("llverify.triton.parse_type does not exist yet")
+        return _to_layout(mod, parse_type(text), shape)
     if shape is None:
         raise ValueError("a Triton attribute needs a `shape:` (or write the whole tensor<...> type)")
-    attr = mod.parse_attr(text)
-    return _to_layout(mod, attr, shape)
+    parse_attr = getattr(mod, "parse_attr", None)
+    if parse_attr is None:
+        raise NotAvailable("llverify.triton.parse_attr does not exist yet")
+    return _to_layout(mod, parse_attr(text), shape)
 
 
 def _to_layout(mod: Any, obj: Any, shape: list[int] | None) -> LinearLayout:
@@ -123,9 +127,19 @@ def check_equal(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method
 
 def check_conversion(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
                      timeout: float | None = None, rlimit: int | None = None) -> Verdict:
+    """``prove.conversion(from, to, cvt)``; with no ``cvt``, the plan's classification is added to details."""
     src, dst = layouts[check.args["from"]], layouts[check.args["to"]]
     cvt = layouts[check.args["cvt"]] if "cvt" in check.args else None
-    return _prove("conversion")(src, dst, cvt, **_opts(method, timeout, rlimit, check.subject))
+    v = _prove("conversion")(src, dst, cvt, **_opts(method, timeout, rlimit, check.subject))
+    if cvt is None and v.status == "proved":
+        convert = _optional("llverify.codegen.conversion", "convert")
+        if convert is not None:
+            try:
+                plan = convert(src, dst)
+                v = v.with_(details={**dict(v.details), "plan": plan.to_json()})
+            except Exception:  # noqa: BLE001 - the plan is extra information only
+                pass
+    return v
 
 
 def check_in_bounds(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
@@ -146,57 +160,91 @@ def _plans(name: str) -> Callable[..., Verdict]:
     return _fn("llverify.prove.plans", name)
 
 
+def _codegen(module: str, name: str) -> Callable[..., Any]:
+    return _fn(f"llverify.codegen.{module}", name)
+
+
+def _named(v: Verdict, check: CheckDecl) -> Verdict:
+    return v.with_(subject=check.subject)
+
+
 def check_bank_conflicts(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
                          timeout: float | None = None, rlimit: int | None = None) -> Verdict:
     a = check.args
-    kw = {k: a[k] for k in ("max_wavefronts", "vec") if k in a}
-    return _plans("prove_bank_conflicts")(layouts[a["access"]], layouts[a["shared"]], a["bitwidth"], **kw,
-                                          **_opts(method, timeout, rlimit))
+    kw = {"max_wavefronts": a.get("max_wavefronts"), "max_vector_elems": a.get("max_vector")}
+    return _named(_plans("prove_bank_count")(layouts[a["access"]], layouts[a["shared"]], a["bitwidth"], **kw), check)
 
 
 def check_optimal_swizzle(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
                           timeout: float | None = None, rlimit: int | None = None) -> Verdict:
     a = check.args
-    return _plans("prove_optimal_swizzle")(layouts[a["from"]], layouts[a["to"]], a["bitwidth"],
-                                           **_opts(method, timeout, rlimit))
+    return _named(_plans("prove_optimal_swizzle")(layouts[a["from"]], layouts[a["to"]], a["bitwidth"]), check)
 
 
 def check_vectorization(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
                         timeout: float | None = None, rlimit: int | None = None) -> Verdict:
     a = check.args
-    kw = {k: a[k] for k in ("width",) if k in a}
-    return _plans("prove_vectorization")(layouts[a["layout"]], layouts[a["shared"]], a["bitwidth"], **kw,
-                                         **_opts(method, timeout, rlimit))
+    fn = _optional("llverify.prove.plans", "prove_vectorization")
+    if fn is not None:
+        return _named(fn(layouts[a["layout"]], layouts[a["shared"]], a["bitwidth"], a["width"]), check)
+    from llverify.spec.vector_claim import prove_vector_width
+
+    return prove_vector_width(layouts[a["layout"]], layouts[a["shared"]], a["bitwidth"], a["width"],
+                              subject=check.subject, **_opts(method, timeout, rlimit))
 
 
 def check_shuffle_plan(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
                        timeout: float | None = None, rlimit: int | None = None) -> Verdict:
     a = check.args
-    kw = {k: a[k] for k in ("bitwidth",) if k in a}
-    return _plans("prove_shuffle_plan")(layouts[a["from"]], layouts[a["to"]], **kw,
-                                        **_opts(method, timeout, rlimit))
+    plan = _codegen("shuffle", "shuffle_plan")(layouts[a["from"]], layouts[a["to"]], a.get("bitwidth", 32))
+    return _named(_plans("prove_shuffle_plan")(plan), check)
 
 
 def check_broadcast_store(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
                           timeout: float | None = None, rlimit: int | None = None) -> Verdict:
-    return _plans("prove_broadcast_store")(layouts[check.args["layout"]], **_opts(method, timeout, rlimit))
+    a = check.args
+    plan = _codegen("broadcast", "broadcast_predicate")(layouts[a["layout"]])
+    if "predicate" in a:
+        masks = a["predicate"]
+        bad = [k for k in masks if not isinstance(masks[k], int) or isinstance(masks[k], bool)]
+        if bad:
+            raise ValueError(f"predicate masks must be integers (bit masks per in dim), not {bad}")
+        for d in list(plan.predicate_masks):
+            plan = plan.with_mask(d, int(masks.get(d, 0)))
+    return _named(_plans("prove_broadcast_store")(plan), check)
 
 
 def check_gather(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
                  timeout: float | None = None, rlimit: int | None = None) -> Verdict:
     a = check.args
-    return _plans("prove_gather")(layouts[a["src"]], layouts[a["index"]], a["axis"],
-                                  **_opts(method, timeout, rlimit))
+    plan = _codegen("gather", "gather_plan")(layouts[a["layout"]], a["axis"])
+    return _named(_plans("prove_gather")(plan), check)
 
 
 def check_shape_op(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
                    timeout: float | None = None, rlimit: int | None = None) -> Verdict:
+    import dataclasses
+
     a = dict(check.args)
     op = a.pop("op")
     layout = layouts[a.pop("layout")]
-    if "result" in a:
-        a["result"] = layouts[a["result"]]
-    return _plans("prove_shape_op")(op, layout, **a, **_opts(method, timeout, rlimit))
+    direction = a.pop("direction", "forward")
+    result = a.pop("result", None)
+    plan = _codegen("shape_ops", "infer_shape_op")(op, layout, direction, **a)
+    if result is not None:
+        given = layouts[result]
+        if direction == "forward":
+            plan = dataclasses.replace(plan, outputs=tuple(given for _ in plan.outputs))
+        else:
+            plan = dataclasses.replace(plan, inputs=tuple(given for _ in plan.inputs))
+    return _named(_plans("prove_shape_op")(plan), check)
+
+
+def _optional(module: str, name: str) -> Callable[..., Any] | None:
+    try:
+        return _fn(module, name)
+    except NotAvailable:
+        return None
 
 
 # -- checks: index code ----------------------------------------------------------

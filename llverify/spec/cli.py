@@ -72,6 +72,8 @@ def _load_all(files: Sequence[str]) -> tuple[list, list[Diagnostic]]:
             diags.extend(exc.diagnostics)
         except RecursionError:
             diags.append(Diagnostic(f, Pos(), "spec nested too deeply"))
+        except Exception as exc:  # noqa: BLE001 - never a traceback for a spec, whatever breaks below
+            diags.append(Diagnostic(f, Pos(), f"internal error while loading: {type(exc).__name__}: {exc}"))
     return specs, diags
 
 

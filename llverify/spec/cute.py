@@ -13,7 +13,8 @@ coordinate bits are distinct powers of two; we accept any layout whose bit
 images XOR to the true offset on the whole domain (checked: structurally when
 the images are distinct powers of two, else by enumeration up to 2^20 points).
 
-The result is the *memory layout* in llverify's direction: in dim ``offset``,
+The result is the *memory layout* in llverify's direction: in dims ``offset``
+and ``block`` (size 1, as Triton's shared layouts),
 out dims ``dim0..dim{r-1}`` (one per top-level mode), i.e. the inverse of the
 CuTe function, which must therefore be a bijection onto ``[0, 2^n)``.
 
@@ -185,4 +186,8 @@ def cute_to_layout(text: str) -> LinearLayout:
     if not forward.is_invertible():
         raise LayoutError("CuTe layout is not a bijection between coordinates and offsets")
     memory = forward.invert()
-    return memory.transpose_outs(coords) if memory.out_dim_names != tuple(coords) else memory
+    if memory.out_dim_names != tuple(coords):
+        memory = memory.transpose_outs(coords)
+    # one CTA: a size-1 `block` in dim, as Triton's shared layouts have (offset, block)
+    return LinearLayout([("offset", [list(b) for b in memory.bases["offset"]]), ("block", [])],
+                        list(memory.out_dims.items()))

@@ -49,7 +49,7 @@ def _k(name: str, args: dict[str, Arg], positional: tuple[str, ...], claim: str,
     return CheckKind(name, args, positional, claim, f"check_{name}", doc, needs)
 
 
-_SHAPE_OPS = ("trans", "reshape", "join", "split", "expand_dims", "broadcast", "reduce", "slice")
+_SHAPE_OPS = ("trans", "reshape", "join", "split", "expand_dims", "broadcast")
 
 KINDS: Mapping[str, CheckKind] = MappingProxyType({k.name: k for k in [
     _k("surjective", {"layout": _L}, ("layout",),
@@ -85,40 +85,45 @@ KINDS: Mapping[str, CheckKind] = MappingProxyType({k.name: k for k in [
        "free-variable masks of the layout matrix (getFreeVariableMasks), proved; `expected` claims "
        "the masks per in dim, `max` bounds the copies"),
     _k("bank_conflicts", {"access": _L, "shared": _L, "bitwidth": Arg("pow2", required=True),
-                          "max_wavefronts": Arg("int"), "vec": Arg("pow2")},
+                          "max_wavefronts": Arg("int"), "max_vector": Arg("pow2")},
        ("access", "shared"),
-       "accessing {shared} from {access} needs at most {max_wavefronts} wavefront(s) per instruction "
-       "(lemma 9.4)", "lemma 9.4: wavefronts = n * |span(S_vec u S_idx) n span(L_thr)|",
-       ("llverify.prove.plans", "llverify.codegen")),
+       "accessing {shared} from {access} with {bitwidth}-bit elements takes the predicted number of wavefronts "
+       "per instruction, at most {max_wavefronts} (lemma 9.4)",
+       "lemma 9.4: wavefronts = n * |span(S_vec u S_idx) n span(L_thr)|, proved exact with Z3; "
+       "`max_wavefronts` bounds it", ("llverify.prove.plans", "llverify.codegen")),
     _k("optimal_swizzle", {"from": _L, "to": _L, "bitwidth": Arg("pow2", required=True)},
        ("from", "to"),
-       "the swizzle built for {from} -> {to} meets the optimality bound of lemma 9.5/9.6",
-       "section 5.4 / 9.2: constructed shared layout is a memory layout with minimal conflicts",
+       "the swizzled shared layout built for {from} -> {to} ({bitwidth}-bit) is a memory layout, maximally "
+       "vectorised, and meets the bank-conflict bound of lemmas 9.5/9.6",
+       "section 5.4 / 9.2: the constructed swizzle is compared with the optimum",
        ("llverify.prove.plans", "llverify.codegen")),
     _k("vectorization", {"layout": _L, "shared": _L, "bitwidth": Arg("pow2", required=True),
-                         "width": Arg("pow2")},
+                         "width": Arg("pow2", required=True)},
        ("layout", "shared"),
-       "{layout} can access {shared} with vectors of {width} elements (theorem 5.1)",
-       "theorem 5.1: the layout divides on the left by the vector tile",
+       "registers 0..{width}-1 of every thread of {layout} hold {width} consecutive, aligned offsets of "
+       "{shared} (one vectorised access, theorem 5.1)",
+       "theorem 5.1: shared^-1 o layout divides on the left by identity({width}, register -> offset)",
        ("llverify.prove.plans", "llverify.codegen")),
     _k("shuffle_plan", {"from": _L, "to": _L, "bitwidth": Arg("pow2")}, ("from", "to"),
-       "the warp-shuffle plan for {from} -> {to} delivers every element (section 5.4)",
-       "replays the rounds of shuffles symbolically and proves the result equals the destination",
+       "the warp-shuffle plan for {from} -> {to} delivers every element to its destination (section 5.4)",
+       "simulates the rounds of shuffles on every slot and proves each ends with the destination's element",
        ("llverify.prove.plans", "llverify.codegen")),
-    _k("broadcast_store", {"layout": _L, "shape": Arg("pow2s")}, ("layout",),
-       "storing {layout} with the broadcast mask writes every element exactly once",
-       "free variables of the layout predicate the replicas off",
-       ("llverify.prove.plans", "llverify.codegen")),
-    _k("gather", {"src": _L, "index": _L, "axis": Arg("int", required=True)}, ("src", "index"),
-       "gather along axis {axis} of {src} can be done with warp shuffles (section 5.5)",
-       "all warp bases of the layout along the axis are zero",
+    _k("broadcast_store", {"layout": _L, "predicate": Arg("map")}, ("layout",),
+       "storing {layout} with the broadcast predicate writes every element exactly once",
+       "the free variables of the layout predicate the replicas off; `predicate` gives the masks "
+       "per in dim instead of the computed ones", ("llverify.prove.plans", "llverify.codegen")),
+    _k("gather", {"layout": _L, "axis": Arg("int", required=True)}, ("layout",),
+       "gather along axis {axis} of {layout} stays inside a warp as the plan claims (section 5.5)",
+       "the warp bases of the layout along the axis are zero, or the plan says shared memory is needed",
        ("llverify.prove.plans", "llverify.codegen")),
     _k("shape_op", {"op": Arg("str", required=True, choices=_SHAPE_OPS), "layout": _L,
-                    "result": Arg("layout"), "order": Arg("ints"), "shape": Arg("pow2s"),
-                    "axis": Arg("int"), "dim": Arg("int")},
+                    "direction": Arg("str", choices=("forward", "backward")),
+                    "result": Arg("layout"), "perm": Arg("ints"), "shape": Arg("pow2s"),
+                    "reg_bit": Arg("int"), "axis": Arg("int"), "dim": Arg("int"), "size": Arg("pow2")},
        ("layout",),
-       "{op} of {layout} is a no-op on a distributed layout (theorem 9.3)",
-       "theorem 9.3: the result layout of the shape op is distributed and the op moves no data",
+       "{op} of a tensor in layout {layout} is a no-op with the inferred layout on the other side (theorem 9.3)",
+       "theorem 9.3: every slot of the result holds the element the op's semantics puts there; "
+       "`result` checks a given layout instead of the inferred one",
        ("llverify.prove.plans", "llverify.codegen")),
     _k("index_code", {"layout": _L, "code": Arg("str", required=True),
                       "lang": Arg("str", choices=("python", "c", "cuda", "triton")),

@@ -222,8 +222,14 @@ def build_layout(path: str, decl: LayoutDecl, body: LMap, decls: Mapping[str, La
             layout = cute_to_layout(body["cute"])
     except SpecError:
         raise
+    except adapters.NotAvailable as exc:
+        raise SpecError(path, body.where(decl.source), f"layout '{decl.name}' cannot be built: "
+                        f"'{decl.source}' layouts are not available in this build ({exc})") from None
     except (LlverifyError, ValueError, TypeError, KeyError) as exc:
         where = body.where(decl.source)
         msg = str(exc).strip() or type(exc).__name__
         raise SpecError(path, where, f"invalid layout '{decl.name}': {msg}") from None
+    except Exception as exc:  # noqa: BLE001 - a bug below us must still not print a traceback
+        raise SpecError(path, body.where(decl.source), f"layout '{decl.name}' could not be built "
+                        f"(internal error: {type(exc).__name__}: {exc})") from None
     return _guard(path, decl.pos, decl.name, layout)

@@ -196,13 +196,12 @@ def memory(L: LinearLayout) -> Finding:
                   "memory layout: column rules hold and the inverse was checked")
 
 
-def _columnwise(A: LinearLayout, image_of: Any, sides: Mapping[str, Any], extra: Mapping[str, Any] | None,
-                what: str) -> Finding:
-    """Compare ``A(e_j)`` with ``image_of(e_j)`` for every in bit ``e_j``."""
-    for j in range(A.total_in_bits):
-        p = one_hot(A, j)
-        if dict(A.apply(p)) != dict(image_of(p)):
-            cx = replayed_counterexample(sides, p, extra=extra)
+def _columnwise(A: LinearLayout, image_cols: Sequence[int], sides: Mapping[str, Any],
+                extra: Mapping[str, Any] | None, what: str) -> Finding:
+    """Compare ``A(e_j)`` with the other side's flat image of ``e_j`` for every in bit ``e_j``."""
+    for j, (a, b) in enumerate(zip(A.flat_columns, image_cols)):
+        if a != b:
+            cx = replayed_counterexample(sides, one_hot(A, j), extra=extra)
             d, i = in_bit_names(A)[j]
             return refuted(cx, f"{what} differ on basis {d}={1 << i}")
     return proved({"kind": "columns_equal", "columns": A.total_in_bits,
@@ -212,14 +211,17 @@ def _columnwise(A: LinearLayout, image_of: Any, sides: Mapping[str, Any], extra:
 
 def equal(A: LinearLayout, B: LinearLayout) -> Finding:
     """``B`` already aligned with ``A`` (same dim names, sizes and orders)."""
-    return _columnwise(A, B.apply, {"A(x)": A.apply, "B(x)": B.apply}, None, "the layouts")
+    return _columnwise(A, B.flat_columns, {"A(x)": A.apply, "B(x)": B.apply}, None, "the layouts")
 
 
 def conversion(A: LinearLayout, B: LinearLayout, C: LinearLayout) -> Finding:
-    """``C``'s in dims aligned with ``A``'s, ``C``'s out dims with ``B``'s in dims."""
+    """``C``'s in dims aligned with ``A``'s, ``C``'s out dims equal to ``B``'s in dims (names, sizes, order),
+    ``B``'s out dims aligned with ``A``'s; so flat encodings line up and ``B(C(e_j))`` is
+    ``B.apply_flat(C.flat_columns[j])``."""
     def bc(p: dict[str, int]) -> Any:
         return B.apply(C.apply(p))
-    return _columnwise(A, bc, {"A(x)": A.apply, "B(C(x))": bc}, {"C(x)": C.apply}, "A and B o C")
+    images = [B.apply_flat(c) for c in C.flat_columns]
+    return _columnwise(A, images, {"A(x)": A.apply, "B(C(x))": bc}, {"C(x)": C.apply}, "A and B o C")
 
 
 def contained(A: LinearLayout, B: LinearLayout) -> Finding:

@@ -1,0 +1,83 @@
+"""Blocked layouts (``#ttg.blocked``, Gluon ``BlockedLayout``).
+
+A blocked layout gives each thread a ``size_per_thread`` block, each warp a
+``threads_per_warp`` grid of threads, each CTA a ``warps_per_cta`` grid of
+warps, all walked with ``order[0]`` fastest (seed 000, section 4.2; Figure 1
+layout A is the blocked layout ``spt=[2,2], tpw=[4,8]... ``):
+
+    L = identityND(register, spt, order) * identityND(lane, tpw, order)
+        * identityND(warp, wpc, order)
+
+then fitted to the shape (:func:`~llverify.hw.cga.combine_with_shape`; in
+Triton 3.9.0 register bases that fall outside a small shape are deleted).
+
+>>> from llverify.hw import blocked
+>>> L = blocked([1, 4], [8, 4], [4, 1], [1, 0], shape=[32, 16])
+>>> [list(b) for b in L.bases["register"]]
+[[0, 1], [0, 2]]
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from llverify.errors import LayoutError
+from llverify.hw.cga import Tile, as_int_list, cga_bases, check_order, check_pow2, check_rank, combine_with_shape
+from llverify.layout import LinearLayout
+
+__all__ = ["blocked", "check_shape"]
+
+
+def check_shape(shape: Sequence[int], rank: int | None, kind: str) -> list[int]:
+    """Shape entries are positive powers of two and (if given) the rank agrees."""
+    s = as_int_list(shape, "shape", kind)
+    if not s:
+        raise LayoutError(f"{kind}: shape must have at least one dim")
+    if rank is not None and len(s) != rank:
+        raise LayoutError(f"{kind}: shape {s} has rank {len(s)}, but the layout has rank {rank}")
+    check_pow2(s, "shape", kind)
+    return s
+
+
+def blocked(size_per_thread: Sequence[int], threads_per_warp: Sequence[int], warps_per_cta: Sequence[int],
+            order: Sequence[int], shape: Sequence[int], cga_layout: Sequence[Sequence[int]] | None = None,
+            ctas_per_cga: Sequence[int] | None = None, cta_split_num: Sequence[int] | None = None,
+            cta_order: Sequence[int] | None = None, warp_size: int | None = None,
+            num_warps: int | None = None) -> LinearLayout:
+    """The blocked layout on ``shape`` (see the module docstring).
+
+    ``warp_size``/``num_warps``, when given, must equal the products of
+    ``threads_per_warp``/``warps_per_cta`` (Triton checks this against the
+    module's ``ttg.threads-per-warp``/``ttg.num-warps``, not in the attribute).
+    """
+    kind = "blocked"
+    spt = as_int_list(size_per_thread, "size_per_thread", kind)
+    tpw = as_int_list(threads_per_warp, "threads_per_warp", kind)
+    wpc = as_int_list(warps_per_cta, "warps_per_cta", kind)
+    order_l = as_int_list(order, "order", kind)
+    rank = len(spt)
+    if rank == 0:
+        raise LayoutError(f"{kind}: size_per_thread must not be empty")
+    check_rank(tpw, "threads_per_warp", rank, kind)
+    check_rank(wpc, "warps_per_cta", rank, kind)
+    check_rank(order_l, "order", rank, kind)
+    check_pow2(spt, "size_per_thread", kind)
+    check_pow2(tpw, "threads_per_warp", kind)
+    check_pow2(wpc, "warps_per_cta", kind)
+    check_order(order_l, rank, kind)
+    if warp_size is not None and _prod(tpw) != warp_size:
+        raise LayoutError(f"{kind}: threads_per_warp = {tpw} has product {_prod(tpw)}, expected warp_size {warp_size}")
+    if num_warps is not None and _prod(wpc) != num_warps:
+        raise LayoutError(f"{kind}: warps_per_cta = {wpc} has product {_prod(wpc)}, expected num_warps {num_warps}")
+    shp = check_shape(shape, rank, kind)
+    cga = cga_bases(rank, kind, cga_layout, ctas_per_cga, cta_split_num, cta_order)
+    t = Tile(rank)
+    t.identity_nd("register", spt, order_l).identity_nd("lane", tpw, order_l).identity_nd("warp", wpc, order_l)
+    return combine_with_shape(t, cga, shp, kind, broadcast_registers=False)
+
+
+def _prod(xs: Sequence[int]) -> int:
+    p = 1
+    for x in xs:
+        p *= x
+    return p

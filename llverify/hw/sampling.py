@@ -1,0 +1,179 @@
+"""Random layout parameters for differential tests and benchmarks.
+
+:func:`random_case` draws one ``{"kind", "shape", "params"}`` case for a kind:
+ranks 1-3 where the kind allows, CGAs (as ``cga_layout`` bases or the legacy
+triple), transposed / 64-bit / fp4-padded variants, shapes smaller than the
+tile (broadcast) and larger (repetition).  With ``invalid`` > 0 a fraction of
+cases has one parameter deliberately broken (non-power-of-two, wrong rank,
+bad instruction shape ...), so tests see that Triton and llverify reject the
+same inputs.  Pure function of the ``random.Random`` passed in.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Callable
+
+__all__ = ["random_case", "SAMPLED_KINDS"]
+
+
+def _p2(rng: random.Random, lo: int, hi: int) -> int:
+    """A power of two 2^k with lo <= k <= hi."""
+    return 1 << rng.randint(lo, hi)
+
+
+def _split(rng: random.Random, total_log: int, rank: int) -> list[int]:
+    """Powers of two over ``rank`` dims whose product is 2^total_log."""
+    out = [1] * rank
+    for _ in range(total_log):
+        out[rng.randrange(rank)] *= 2
+    return out
+
+
+def _perm(rng: random.Random, rank: int) -> list[int]:
+    p = list(range(rank))
+    rng.shuffle(p)
+    return p
+
+
+def _cga(rng: random.Random, rank: int, params: dict[str, Any], max_log: int = 2) -> None:
+    r = rng.random()
+    if r < 0.55:
+        return
+    if r < 0.8:
+        ctas = _split(rng, rng.randint(0, max_log), rank)
+        split = [_p2(rng, 0, c.bit_length() - 1) for c in ctas]
+        params.update(ctas_per_cga=ctas, cta_split_num=split, cta_order=_perm(rng, rank))
+    else:
+        bases = []
+        used = [0] * rank
+        for _ in range(rng.randint(1, max_log)):
+            if rng.random() < 0.2:
+                bases.append([0] * rank)
+                continue
+            d = rng.randrange(rank)
+            v = [0] * rank
+            v[d] = 1 << used[d]
+            used[d] += 1
+            bases.append(v)
+        params["cga_layout"] = bases
+
+
+def _shape(rng: random.Random, rank: int, lo: int = 0, hi: int = 8) -> list[int]:
+    return [_p2(rng, lo, hi) for _ in range(rank)]
+
+
+def _blocked_params(rng: random.Random, rank: int) -> dict[str, Any]:
+    p = {"size_per_thread": [_p2(rng, 0, 2) for _ in range(rank)],
+         "threads_per_warp": _split(rng, 5, rank),
+         "warps_per_cta": _split(rng, rng.randint(0, 3), rank),
+         "order": _perm(rng, rank)}
+    _cga(rng, rank, p)
+    return p
+
+
+def _mma_params(rng: random.Random, rank: int, version: int | None = None) -> dict[str, Any]:
+    v = version or (3 if rank == 2 and rng.random() < 0.4 else 2)
+    if v == 2:
+        instr = [1] * (rank - 2) + [16 if rng.random() < 0.8 else 8, 8]
+    else:
+        instr = [16, 8 * rng.choice([1, 2, 4, 8, 16, 32]), rng.choice([8, 16, 32])]
+    wl = rng.randint(0, 3)
+    wpc = _split(rng, wl, rank)
+    if v == 3:
+        wpc = [4 * _p2(rng, 0, 1), _p2(rng, 0, 1)]
+    p = {"version": [v, 0], "warps_per_cta": wpc, "instr_shape": instr}
+    _cga(rng, rank, p)
+    return p
+
+
+def _blocked(rng: random.Random) -> dict[str, Any]:
+    rank = rng.randint(1, 3)
+    return {"kind": "blocked", "shape": _shape(rng, rank, 0, 8 - rank), "params": _blocked_params(rng, rank)}
+
+
+def _slice(rng: random.Random) -> dict[str, Any]:
+    prank = rng.randint(2, 3)
+    if rng.random() < 0.6:
+        parent = {"kind": "blocked", **_blocked_params(rng, prank)}
+    else:
+        parent = {"kind": "nvidia_mma", **_mma_params(rng, prank)}
+    dim = rng.randrange(prank)
+    return {"kind": "slice", "shape": _shape(rng, prank - 1, 0, 8), "params": {"dim": dim, "parent": parent}}
+
+
+def _nvidia_mma(rng: random.Random) -> dict[str, Any]:
+    rank = rng.randint(2, 3)
+    return {"kind": "nvidia_mma", "shape": _shape(rng, rank, 0, 8 - rank + 1), "params": _mma_params(rng, rank)}
+
+
+def _dot_operand(rng: random.Random) -> dict[str, Any]:
+    rank = rng.randint(2, 3)
+    parent = {"kind": "nvidia_mma", **_mma_params(rng, rank)}
+    op = 0 if parent["version"][0] == 3 else rng.randint(0, 1)
+    return {"kind": "dot_operand", "shape": _shape(rng, rank, 0, 8 - rank + 1),
+            "params": {"operand_index": op, "parent": parent, "k_width": _p2(rng, 0, 3)}}
+
+
+def _swizzled_shared(rng: random.Random) -> dict[str, Any]:
+    rank = rng.randint(1, 3)
+    p = {"vec": _p2(rng, 0, 3), "per_phase": _p2(rng, 0, 3), "max_phase": _p2(rng, 0, 3), "order": _perm(rng, rank)}
+    _cga(rng, rank, p)
+    return {"kind": "swizzled_shared", "shape": _shape(rng, rank, 0, 8 - rank), "params": p}
+
+
+def _nvmma_shared(rng: random.Random) -> dict[str, Any]:
+    rank = rng.randint(2, 3) if rng.random() < 0.9 else 1
+    bits = rng.choice([8, 16, 32, 64])
+    sw = rng.choice([0, 32, 64, 128])
+    fp4 = sw == 128 and bits == 8 and rng.random() < 0.4
+    p: dict[str, Any] = {"swizzle_byte_width": sw, "element_bitwidth": bits, "rank": rank,
+                         "transposed": rng.random() < 0.3, "fp4_padded": fp4}
+    _cga(rng, rank, p)
+    shape = _shape(rng, rank, 2, 9 - rank)
+    return {"kind": "nvmma_shared", "shape": shape, "params": p}
+
+
+_GEN: dict[str, Callable[[random.Random], dict[str, Any]]] = {
+    "blocked": _blocked,
+    "slice": _slice,
+    "nvidia_mma": _nvidia_mma,
+    "dot_operand": _dot_operand,
+    "swizzled_shared": _swizzled_shared,
+    "nvmma_shared": _nvmma_shared,
+}
+
+SAMPLED_KINDS: tuple[str, ...] = tuple(_GEN)
+
+
+def _break(rng: random.Random, case: dict[str, Any]) -> None:
+    """Corrupt one integer list parameter (non-power-of-two, zero, or a wrong rank)."""
+    p = case["params"]
+    if case["kind"] in ("slice", "dot_operand") and rng.random() < 0.5:
+        p = p["parent"]
+    keys = [k for k, v in p.items() if isinstance(v, list) and v and all(isinstance(x, int) for x in v)]
+    ikeys = [k for k, v in p.items() if isinstance(v, int) and not isinstance(v, bool)]
+    if keys and (not ikeys or rng.random() < 0.7):
+        k = rng.choice(keys)
+        v = list(p[k])
+        how = rng.randrange(3)
+        if how == 0:
+            v[rng.randrange(len(v))] = rng.choice([3, 6, 12, 0])
+        elif how == 1:
+            v.append(1)
+        else:
+            v = v[:-1] if len(v) > 1 else v + [2]
+        p[k] = v
+    elif ikeys:
+        k = rng.choice(ikeys)
+        p[k] = rng.choice([3, 0, 5, 24, 256])
+    else:
+        case["shape"] = case["shape"] + [rng.choice([3, 4])]
+
+
+def random_case(kind: str, rng: random.Random, invalid: float = 0.0) -> dict[str, Any]:
+    """One random ``{"kind", "shape", "params"}`` case of ``kind`` (see the module docstring)."""
+    case = _GEN[kind](rng)
+    if invalid and rng.random() < invalid:
+        _break(rng, case)
+    return case

@@ -1,0 +1,48 @@
+"""Slice layouts (``#ttg.slice<{dim, parent}>``, Gluon ``SliceLayout``).
+
+``slice(dim, parent)`` on a rank-r shape is the parent layout on the rank-(r+1)
+shape with a 1 inserted at ``dim``, with out dim ``dim`` dropped (composition
+with the projection), the remaining out dims renamed ``dim0..`` and the
+register bases that became zero removed.  Lanes/warps that pointed along the
+dropped dim become broadcast (zero) bases.
+
+>>> from llverify.hw import slice_layout
+>>> par = {"kind": "blocked", "size_per_thread": [1, 1], "threads_per_warp": [4, 8],
+...        "warps_per_cta": [1, 1], "order": [1, 0]}
+>>> [list(b) for b in slice_layout(1, par, [4]).bases["lane"]]
+[[0], [0], [0], [1], [2]]
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from llverify.errors import LayoutError
+from llverify.hw.blocked import check_shape
+from llverify.layout import LinearLayout
+
+__all__ = ["slice_layout"]
+
+
+def slice_layout(dim: int, parent: Mapping[str, Any], shape: Sequence[int]) -> LinearLayout:
+    """The slice of ``parent`` (a ``{"kind": ..., **params}`` spec) along ``dim`` on ``shape``."""
+    from llverify.hw.registry import build_spec  # local: the registry imports this module
+
+    kind = "slice"
+    shp = check_shape(shape, None, kind)
+    if isinstance(dim, bool) or not isinstance(dim, int):
+        raise LayoutError(f"{kind}: dim must be an integer, got {dim!r}")
+    if not 0 <= dim <= len(shp):
+        raise LayoutError(f"{kind}: dim = {dim} is out of range for a parent of rank {len(shp) + 1}")
+    pshape = shp[:dim] + [1] + shp[dim:]
+    par = build_spec(parent, pshape, what=f"{kind}: parent")
+    if "register" not in par.in_dims:
+        raise LayoutError(f"{kind}: parent must be a distributed layout (register/lane/warp/block), "
+                          f"got in dims {list(par.in_dim_names)}")
+    bases = []
+    for d, bs in par.bases.items():
+        nb = [b[:dim] + b[dim + 1:] for b in bs]
+        if d == "register":
+            nb = [b for b in nb if any(b)]
+        bases.append((d, nb))
+    return LinearLayout._make(bases, [(f"dim{i}", s) for i, s in enumerate(shp)])

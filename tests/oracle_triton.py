@@ -1,0 +1,174 @@
+"""Run Triton 3.9.0's own layout conversion on llverify-style cases, in child processes.
+
+The oracle is ``triton._C.libtriton.gluon_ir.GluonOpBuilder``: its
+``get_*_layout`` methods build the real MLIR attributes and
+``to_linear_layout(attr, shape)`` runs Triton's C++ ``toLinearLayout``.  Some
+invalid inputs make LLVM abort the whole process, so cases never run in the
+test process: a child ``python3 oracle_triton.py`` reads a JSON list of cases
+on stdin and prints one JSON line per case, flushing after each; when the child
+dies, the case it was on is recorded as ``{"ok": False, "abort": True}`` and a
+new child resumes with the next case.
+
+A *case* is what :func:`llverify.hw.build` takes::
+
+    {"kind": "blocked", "shape": [64, 64],
+     "params": {"size_per_thread": [1, 4], "threads_per_warp": [8, 4],
+                "warps_per_cta": [4, 1], "order": [1, 0]}}
+
+Nested parents (``slice``, ``dot_operand``) are ``{"kind": ..., **params}``
+dicts.  The legacy CGA triple ``ctas_per_cga/cta_split_num/cta_order`` is
+turned into ``cga_layout`` bases by Triton's own ``make_cga_layout``.
+
+Public API (other test modules may import it)::
+
+    available() -> bool                  # is triton importable here?
+    triton_version() -> str | None
+    run_cases(cases, batch_size=400, timeout=600.0) -> list[dict]
+
+Each result is ``{"ok": True, "bases": {in_dim: [[...], ...]}}`` (in dims
+``register/lane/warp/block``, ``offset/block`` or ``row/col``), or
+``{"ok": False, "error": message}`` when Triton raised, or
+``{"ok": False, "abort": True, "error": stderr tail}`` when it aborted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from functools import lru_cache
+from typing import Any, Sequence
+
+_SELF = os.path.abspath(__file__)
+
+
+@lru_cache(maxsize=1)
+def triton_version() -> str | None:
+    """The installed triton's version (probed in a child process), or None."""
+    try:
+        out = subprocess.run([sys.executable, "-c", "import triton; print(triton.__version__)"],
+                             capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None
+
+
+def available() -> bool:
+    """True when triton (with its Gluon builder) can be imported in a child process."""
+    return triton_version() is not None
+
+
+def run_cases(cases: Sequence[dict[str, Any]], batch_size: int = 400,
+              timeout: float = 600.0) -> list[dict[str, Any]]:
+    """Run every case through Triton; one result per case, in order (see module doc)."""
+    results: list[dict[str, Any]] = []
+    todo = list(cases)
+    while todo:
+        batch = todo[:batch_size]
+        got = _run_child(batch, timeout)
+        results.extend(got)
+        todo = todo[len(got):]
+    return results
+
+
+def _run_child(batch: list[dict[str, Any]], timeout: float) -> list[dict[str, Any]]:
+    """Run a batch in one child; stop at the first abort (which is recorded)."""
+    env = dict(os.environ)
+    env.setdefault("TRITON_CACHE_DIR", "/tmp/llverify-oracle-cache")
+    proc = subprocess.run([sys.executable, _SELF], input=json.dumps(batch), capture_output=True,
+                          text=True, timeout=timeout, env=env)
+    out: list[dict[str, Any]] = []
+    for line in proc.stdout.splitlines():
+        if line.startswith("{"):
+            out.append(json.loads(line))
+    if len(out) < len(batch):
+        tail = "\n".join(l for l in proc.stderr.splitlines()
+                         if "leaked" not in l and "nanobind" not in l and "skipped remainder" not in l)
+        out.append({"ok": False, "abort": True, "error": tail[-2000:]})
+    return out
+
+
+# --------------------------------------------------------------------------- child side
+def _cga(g: Any, p: dict[str, Any]) -> list[list[int]]:
+    if p.get("cga_layout") is not None:
+        return [list(b) for b in p["cga_layout"]]
+    if p.get("ctas_per_cga") is not None:
+        return [list(b) for b in g.make_cga_layout(list(p["ctas_per_cga"]), list(p["cta_split_num"]),
+                                                   list(p["cta_order"]))]
+    return []
+
+
+def _attr(b: Any, g: Any, kind: str, p: dict[str, Any]) -> Any:
+    if kind == "blocked":
+        return b.get_blocked_layout(p["size_per_thread"], p["threads_per_warp"], p["warps_per_cta"],
+                                    p["order"], _cga(g, p))
+    if kind == "slice":
+        par = dict(p["parent"])
+        return b.get_slice_layout(p["dim"], _attr(b, g, par.pop("kind"), par))
+    if kind == "nvidia_mma":
+        v = p["version"]
+        v = list(v) if isinstance(v, (list, tuple)) else [v, 0]
+        return b.get_mma_layout(v, p["warps_per_cta"], _cga(g, p), p["instr_shape"])
+    if kind == "dot_operand":
+        par = dict(p["parent"])
+        return b.get_dot_operand_layout(p["operand_index"], _attr(b, g, par.pop("kind"), par), p["k_width"])
+    if kind == "amd_mfma":
+        rank = len(p["warps_per_cta"])
+        return b.get_amd_mfma_layout(p["version"], p["warps_per_cta"], p["instr_shape"], p["transposed"],
+                                     _cga(g, p), p.get("tiles_per_warp") or [1] * rank,
+                                     p.get("element_bitwidth") or 32)
+    if kind == "amd_wmma":
+        return b.get_amd_wmma_layout(p["version"], p["transposed"], p["warp_bases"], p.get("reg_bases") or [],
+                                     _cga(g, p), p.get("instr_shape") or [16, 16, 16], p.get("rank") or 2)
+    if kind == "swizzled_shared":
+        return b.get_swizzled_shared_layout(p["vec"], p["per_phase"], p["max_phase"], p["order"], _cga(g, p))
+    if kind == "nvmma_shared":
+        return b.get_nvmma_shared_layout(p["swizzle_byte_width"], p["element_bitwidth"],
+                                         bool(p.get("transposed", False)), bool(p.get("fp4_padded", False)),
+                                         _cga(g, p), p.get("rank", 2))
+    if kind == "linear":
+        return b.get_distributed_linear_layout(p.get("reg_bases", []), p.get("lane_bases", []),
+                                               p.get("warp_bases", []), p.get("block_bases", []), p["shape"])
+    if kind == "shared_linear":
+        return b.get_shared_linear_layout(p["offset_bases"], p.get("block_bases", []), p.get("alignment", 16))
+    if kind == "tensor_memory":
+        return b.get_tensor_memory_layout(p["block"], p["col_stride"], _cga(g, p), bool(p.get("two_ctas", False)),
+                                          bool(p.get("fp4_padded", False)))
+    raise ValueError(f"oracle: unknown kind {kind!r}")
+
+
+def _convert(obj: Any) -> dict[str, Any]:
+    name = type(obj).__name__
+    if name == "DistributedLinearLayout":
+        return {"register": obj.reg_bases, "lane": obj.lane_bases, "warp": obj.warp_bases, "block": obj.block_bases}
+    if name == "SharedLinearLayout":
+        return {"offset": obj.offset_bases, "block": obj.block_bases}
+    if hasattr(obj, "rows") and hasattr(obj, "cols"):
+        return {"row": obj.rows, "col": obj.cols}
+    raise ValueError(f"oracle: unexpected result type {name}")
+
+
+def _child_main() -> None:
+    from triton._C.libtriton import gluon_ir, ir  # noqa: PLC0415
+
+    ctx = ir.context()
+    ir.load_dialects(ctx)
+    builder = gluon_ir.GluonOpBuilder(ctx)
+    cases = json.loads(sys.stdin.read())
+    for case in cases:
+        try:
+            attr = _attr(builder, gluon_ir, case["kind"], dict(case.get("params", {})))
+            ll = builder.to_linear_layout(attr, list(case["shape"]))
+            res: dict[str, Any] = {"ok": True, "bases": {k: [list(map(int, b)) for b in v]
+                                                         for k, v in _convert(ll).items()}}
+        except Exception as exc:  # noqa: BLE001 - the oracle's verdict is the message
+            res = {"ok": False, "error": f"{type(exc).__name__}: {exc}".strip()}
+        sys.stdout.write(json.dumps(res) + "\n")
+        sys.stdout.flush()
+    sys.stdout.flush()
+    os._exit(0)  # skip nanobind's leak report at interpreter exit
+
+
+if __name__ == "__main__":
+    _child_main()

@@ -156,7 +156,7 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, report_dir: str 
         progress.stop()
     color = fmt == "text" and output is None and sys.stdout.isatty()
     text = FORMATS[fmt](results, quiet=quiet, verbose=verbose, color=color, fail_on_unknown=fail_on_unknown,
-                        width=max(100, _term_width()) if color else 120)
+                        width=max(100, _term_width()) if color else 240)
     if output:
         try:
             Path(output).write_text(text, encoding="utf-8")

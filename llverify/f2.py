@@ -50,7 +50,7 @@ __all__ = [
 
 def bit_count(v: int) -> int:
     """Number of set bits (the Hamming weight) of ``v >= 0``."""
-    return bin(v).count("1")
+    return v.bit_count()
 
 
 @dataclass(frozen=True)

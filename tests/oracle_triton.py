@@ -129,13 +129,21 @@ def _attr(b: Any, g: Any, kind: str, p: dict[str, Any]) -> Any:
                                          _cga(g, p), p.get("rank", 2))
     if kind == "linear":
         return b.get_distributed_linear_layout(p.get("reg_bases", []), p.get("lane_bases", []),
-                                               p.get("warp_bases", []), p.get("block_bases", []), p["shape"])
+                                               p.get("warp_bases", []), p.get("block_bases", []),
+                                               p.get("layout_shape") or _extent(p))
     if kind == "shared_linear":
         return b.get_shared_linear_layout(p["offset_bases"], p.get("block_bases", []), p.get("alignment", 16))
     if kind == "tensor_memory":
         return b.get_tensor_memory_layout(p["block"], p["col_stride"], _cga(g, p), bool(p.get("two_ctas", False)),
                                           bool(p.get("fp4_padded", False)))
     raise ValueError(f"oracle: unknown kind {kind!r}")
+
+
+def _extent(p: dict[str, Any]) -> list[int]:
+    """The explicit layout's own shape: per dim, the next power of two above the largest component."""
+    vecs = [b for k in ("reg_bases", "lane_bases", "warp_bases", "block_bases") for b in p.get(k) or []]
+    rank = len(vecs[0]) if vecs else 1
+    return [1 << max([0] + [int(v[d]).bit_length() for v in vecs]) for d in range(rank)]
 
 
 def _convert(obj: Any) -> dict[str, Any]:

@@ -177,3 +177,43 @@ def random_case(kind: str, rng: random.Random, invalid: float = 0.0) -> dict[str
     if invalid and rng.random() < invalid:
         _break(rng, case)
     return case
+
+
+def _amd_mfma(rng: random.Random) -> dict[str, Any]:
+    rank = rng.randint(2, 3)
+    instr = rng.choice([[32, 32, 8], [16, 16, 16], [4, 64, 4], [64, 4, 4]])
+    p: dict[str, Any] = {"version": rng.randint(1, 4), "instr_shape": instr,
+                         "transposed": instr[0] == 64 or rng.random() < 0.5,
+                         "warps_per_cta": _split(rng, rng.randint(0, 3), rank),
+                         "element_bitwidth": 64 if rng.random() < 0.2 else 32}
+    if rng.random() < 0.4:
+        p["tiles_per_warp"] = [_p2(rng, 0, 1) for _ in range(rank)]
+    _cga(rng, rank, p)
+    return {"kind": "amd_mfma", "shape": _shape(rng, rank, 2, 8 - rank + 1), "params": p}
+
+
+def _linear(rng: random.Random) -> dict[str, Any]:
+    rank = rng.randint(1, 3)
+    # a random blocked-like layout written out as bases
+    used = [0] * rank
+    names = {"reg_bases": rng.randint(0, 3), "lane_bases": 5, "warp_bases": rng.randint(0, 2), "block_bases": rng.randint(0, 1)}
+    p: dict[str, Any] = {}
+    for n, k in names.items():
+        bs = []
+        for _ in range(k):
+            if rng.random() < 0.15:
+                bs.append([0] * rank)
+                continue
+            d = rng.randrange(rank)
+            v = [0] * rank
+            v[d] = 1 << used[d]
+            used[d] += 1
+            bs.append(v)
+        rng.shuffle(bs)
+        p[n] = bs
+    return {"kind": "linear", "shape": _shape(rng, rank, 0, 8 - rank), "params": p}
+
+
+_GEN["amd_mfma"] = _amd_mfma
+_GEN["linear"] = _linear
+SAMPLED_KINDS = tuple(_GEN)

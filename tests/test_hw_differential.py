@@ -85,7 +85,7 @@ def test_triton_version_is_the_judge():
 
 
 def test_differential_default():
-    cases, problems, stats = _run(40, 0.1, 1234)
+    cases, problems, stats = _run(48, 0.1, 1234)
     assert len(cases) >= 300
     assert not problems
     assert stats["same"] >= 300

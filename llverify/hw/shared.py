@@ -146,7 +146,7 @@ def nvmma_shared(swizzle_byte_width: int, element_bitwidth: int, shape: Sequence
         raise LayoutError(f"{kind}: transposed = true with rank {r} is not modelled by llverify "
                           "(Triton's rank>2 transposed NVMMA layout is not yet reproduced bit for bit)")
     flat_order = list(range(r - 1, -1, -1))  # row-major: last dim fastest
-    if transposed:
+    if transposed and r == 2:
         flat_order = [0, 1]
     if swizzle_byte_width == 0:
         t = Tile(r)

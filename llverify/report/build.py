@@ -30,6 +30,7 @@ from llverify.spec.summary import counts, cx_table, failure_message, summary_lin
 __all__ = ["write_report", "render_markdown", "render_html", "claim_text", "ReportCheck"]
 
 _TEMPLATES = Path(__file__).resolve().parent / "templates"
+MAX_LAYOUT_PICTURES = 4  # per spec: families in proofs/ have hundreds of layouts
 
 
 class _Blank(dict):
@@ -42,7 +43,7 @@ def claim_text(result: CheckResult) -> str:
     c = result.check
     if c.description:
         return c.description
-    args = _Blank({k: (", ".join(v) if isinstance(v, list) else v) for k, v in c.args.items()})
+    args = _Blank({k: (", ".join(map(str, v)) if isinstance(v, list) else v) for k, v in c.args.items()})
     text = KINDS[c.property].claim.format_map(args)
     if c.expect == "refuted":
         text = "NOT: " + text + " (a negative test: this claim must be refuted)"
@@ -205,15 +206,20 @@ def _build(results: Sequence[CheckResult], specs: Sequence[Spec], out_dir: Path 
                 anchor=_anchor(Path(path).stem, r.check.index)))
         lays = []
         if spec and pictures_on:
-            for name, decl in spec.decls.items():
+            for k, (name, decl) in enumerate(spec.decls.items()):
                 L = spec.layouts.get(name)
                 if L is None:
                     continue
-                try:
-                    svg = pictures.layout_grid(L, title=name)
-                    leg = pictures.legend(L)
-                except Exception as exc:  # noqa: BLE001
-                    svg, leg = f'<p class="note">no picture: {exc}</p>', ""
+                svg, leg = "", ""
+                if k < MAX_LAYOUT_PICTURES:
+                    try:
+                        svg = pictures.layout_grid(L, title=name)
+                        leg = pictures.legend(L)
+                    except Exception as exc:  # noqa: BLE001
+                        svg = f'<p class="note">no picture: {exc}</p>'
+                elif k == MAX_LAYOUT_PICTURES:
+                    svg = (f'<p class="note">pictures of the first {MAX_LAYOUT_PICTURES} layouts only; '
+                           'the rest are listed</p>')
                 lays.append({"name": name, "summary": decl.summary(), "description": decl.description,
                              "svg": svg, "legend": leg, "in_dims": dict(L.in_dims), "out_dims": dict(L.out_dims)})
         report_specs.append(ReportSpec(path=path, title=spec.title if spec else "",

@@ -49,6 +49,10 @@ def report(paths: tuple[str, ...], out_dir: str, title: str, timeout: float | No
     except OSError as exc:
         click.echo(f"{out_dir}: error: cannot write report: {exc.strerror or exc}", err=True)
         sys.exit(2)
+    except Exception as exc:  # noqa: BLE001 - never a traceback
+        click.echo(f"{out_dir}: error: internal error while writing the report: {type(exc).__name__}: {exc}",
+                   err=True)
+        sys.exit(2)
     click.echo(summary_line(results))
     for p in written[:2]:
         click.echo(f"wrote {p}")

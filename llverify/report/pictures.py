@@ -122,54 +122,66 @@ def _label(layout: LinearLayout, x: int, bitwidth: int) -> tuple[str, str]:
 def layout_grid(layout: LinearLayout, *, title: str = "", bitwidth: int = 16,
                 highlight: Iterable[tuple[int, int]] = (), moved: Iterable[tuple[int, int]] = (),
                 max_rows: int = MAX_ROWS, max_cols: int = MAX_COLS) -> str:
-    """The SVG grid of ``layout`` (see the module docstring)."""
+    """The SVG grid of ``layout`` (see the module docstring).
+
+    Compact on purpose (reports hold many): cells of one colour are one
+    ``<path>``, labels share one text style, outlines are overlays.
+    """
     if layout.total_in_bits > 18:
         return f'<p class="note">{escape(title)}: too large to draw (2^{layout.total_in_bits} inputs)</p>'
     own, _ = _owners(layout)
     rows, cols = min(own.rows, max_rows), min(own.cols, max_cols)
     hl, mv = set(highlight), set(moved)
     is_mem = "offset" in layout.in_dim_names
-    cw, ch = (34, 18) if is_mem else (44, 18)
-    left, top = 30, 34
+    cw, ch = (30, 16) if is_mem else (40, 16)
+    left, top = 28, 32
     width, height = left + cols * cw + 4, top + rows * ch + 4
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="grid" width="{width}" height="{height}" '
-           f'viewBox="0 0 {width} {height}" font-family="ui-monospace, monospace" font-size="9">']
-    caption = title
-    if rows < own.rows or cols < own.cols:
-        caption += f" (cells 0..{rows - 1} x 0..{cols - 1} of {own.rows}x{own.cols})"
-    out.append(f'<text x="2" y="11" font-size="11" font-weight="bold">{escape(caption)}</text>')
-    for c in range(cols):
-        if cols <= 16 or c % 4 == 0:
-            out.append(f'<text x="{left + c * cw + cw / 2:.0f}" y="{top - 4}" text-anchor="middle" fill="#666">{c}</text>')
+    fills: dict[str, list[str]] = {}
+    labels: list[str] = []
+    copies: list[str] = []
+    dashed: list[str] = []
     for r in range(rows):
-        out.append(f'<text x="{left - 3}" y="{top + r * ch + 12}" text-anchor="end" fill="#666">{r}</text>')
         for c in range(cols):
             k = r * own.cols + c
             x, y = left + c * cw, top + r * ch
             first = int(own.first[k])
+            cell = f"M{x} {y}h{cw}v{ch}h-{cw}z"
             if first < 0:
-                out.append(f'<rect x="{x}" y="{y}" width="{cw}" height="{ch}" fill="#ffffff" stroke="#bbb" '
-                           f'stroke-width="0.5"><title>({r}, {c}): held by nobody</title></rect>')
-                out.append(f'<text x="{x + cw / 2:.0f}" y="{y + 12}" text-anchor="middle" fill="#c00">∅</text>')
+                fills.setdefault("#ffffff", []).append(cell)
+                labels.append(f'<text x="{x + cw // 2}" y="{y + 11}" fill="#c00">∅</text>')
                 continue
             label, fill = _label(layout, first, bitwidth)
+            fills.setdefault(fill, []).append(cell)
+            labels.append(f'<text x="{x + cw // 2}" y="{y + 11}">{escape(label)}</text>')
             n = int(own.count[k])
-            stroke, sw, dash = "#999", 0.5, ""
             if n > 1:
-                dash = ' stroke-dasharray="3,2"'
-                stroke, sw = "#555", 1
-            if (r, c) in mv:
-                stroke, sw, dash = "#f08c00", 2.5, ""
-            if (r, c) in hl:
-                stroke, sw, dash = "#d00000", 3, ""
-            tip = f"({r}, {c}) <- " + ", ".join(f"{d}={v}" for d, v in _split(layout, first).items())
-            if n > 1:
-                tip += f"; held {n} times (broadcast)"
-            out.append(f'<rect x="{x}" y="{y}" width="{cw}" height="{ch}" fill="{fill}" stroke="{stroke}" '
-                       f'stroke-width="{sw}"{dash}><title>{escape(tip)}</title></rect>')
-            out.append(f'<text x="{x + cw / 2:.0f}" y="{y + 12}" text-anchor="middle">{escape(label)}</text>')
-            if n > 1:
-                out.append(f'<text x="{x + cw - 1}" y="{y + 6}" text-anchor="end" font-size="6" fill="#a00">×{n}</text>')
+                dashed.append(cell)
+                copies.append(f'<text x="{x + cw - 1}" y="{y + 5}">×{n}</text>')
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="grid" width="{width}" height="{height}" '
+           f'viewBox="0 0 {width} {height}" font-family="ui-monospace, monospace" font-size="8.5">']
+    caption = title
+    if rows < own.rows or cols < own.cols:
+        caption += f" (cells 0..{rows - 1} x 0..{cols - 1} of {own.rows}x{own.cols})"
+    out.append(f'<text x="2" y="11" font-size="11" font-weight="bold">{escape(caption)}</text>')
+    out.append('<g fill="#666" text-anchor="middle">')
+    for c in range(cols):
+        if cols <= 16 or c % 4 == 0:
+            out.append(f'<text x="{left + c * cw + cw // 2}" y="{top - 4}">{c}</text>')
+    out.append('</g><g fill="#666" text-anchor="end">')
+    for r in range(rows):
+        out.append(f'<text x="{left - 3}" y="{top + r * ch + 11}">{r}</text>')
+    out.append("</g>")
+    for fill, cells in fills.items():
+        out.append(f'<path d="{"".join(cells)}" fill="{fill}" stroke="#999" stroke-width="0.5"/>')
+    if dashed:
+        out.append(f'<path d="{"".join(dashed)}" fill="none" stroke="#444" stroke-dasharray="3,2"/>')
+    out.append('<g text-anchor="middle">' + "".join(labels) + "</g>")
+    if copies:
+        out.append('<g text-anchor="end" font-size="6" fill="#a00">' + "".join(copies) + "</g>")
+    for cells, colour, w in ((mv, "#f08c00", 2.5), (hl, "#d00000", 3)):
+        d = "".join(f"M{left + c * cw} {top + r * ch}h{cw}v{ch}h-{cw}z" for r, c in cells if r < rows and c < cols)
+        if d:
+            out.append(f'<path d="{d}" fill="none" stroke="{colour}" stroke-width="{w}"/>')
     out.append("</svg>")
     return "".join(out)
 

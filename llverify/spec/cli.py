@@ -42,7 +42,9 @@ def discover(paths: Sequence[str]) -> tuple[list[str], list[Diagnostic]]:
     for p in paths:
         path = Path(p)
         if path.is_dir():
-            found = sorted(str(f) for f in path.rglob("*") if f.is_file() and f.suffix in SPEC_SUFFIXES)
+            # files of a directory before those of its subdirectories, each level sorted
+            found = [str(f) for f in sorted((f for f in path.rglob("*") if f.is_file() and f.suffix in SPEC_SUFFIXES),
+                                            key=lambda f: (len(f.relative_to(path).parts), str(f)))]
             if not found:
                 diags.append(Diagnostic(p, Pos(), "directory contains no *.yaml, *.yml or *.json spec"))
             files.extend(found)
@@ -173,6 +175,10 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, report_dir: str 
             written = write_report(results, specs, report_dir)
         except OSError as exc:
             click.echo(f"{report_dir}: error: cannot write report: {exc.strerror or exc}", err=True)
+            sys.exit(2)
+        except Exception as exc:  # noqa: BLE001 - never a traceback
+            click.echo(f"{report_dir}: error: internal error while writing the report: "
+                       f"{type(exc).__name__}: {exc}", err=True)
             sys.exit(2)
         if not quiet:
             click.echo("report: " + ", ".join(str(p) for p in written), err=True)

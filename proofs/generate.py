@@ -104,11 +104,18 @@ def mma_family() -> None:
             layouts.append(_layout(dname, {"kind": "dot_operand", "shape": [shape[0], 64], "operand_index": 0,
                                            "parent": name, "k_width": 2}))
             checks.append(_check("distributed", dname))
+    for (m, n, kk), transposed, warps in itertools.product([(32, 32, 8), (16, 16, 16)], [False, True],
+                                                           [[1, 1], [2, 2], [4, 1]]):
+        name = f"mfma{m}_{'t' if transposed else 'n'}_w{warps[0]}x{warps[1]}"
+        layouts.append(_layout(name, {"kind": "amd_mfma", "shape": [128, 128], "version": 3,
+                                      "instr_shape": [m, n, kk], "transposed": transposed, "warps_per_cta": warps}))
+        checks.append(_check("distributed", name))
     write("prop_4_7_mma.yaml", """
 Proposition 4.7: the input and output layouts of mma (Ampere, version 2) and wgmma
 (Hopper, version 3) are linear layouts, and distributed (definition 4.10).  The family:
 warps_per_cta x shape for mma accumulators with their A/B operands at several k_width,
-and wgmma accumulators for every instruction width n in 8..256 with operand A.
+wgmma accumulators for every instruction width n in 8..256 with operand A, and (beyond
+NVIDIA, as the paper notes) AMD MFMA 32x32 / 16x16, plain and transposed.
 """, "Proposition 4.7 -- mma / wgmma layouts are distributed", layouts, checks)
 
 
@@ -185,6 +192,13 @@ def zoo() -> None:
                    "k_width": 2}, "distributed"),
         ("dot_b", {"kind": "dot_operand", "shape": [32, 64], "operand_index": 1, "parent": "mma_v2",
                    "k_width": 2}, "distributed"),
+        ("mfma_32", {"kind": "amd_mfma", "shape": [128, 128], "version": 3, "instr_shape": [32, 32, 8],
+                     "transposed": False, "warps_per_cta": [2, 4]}, "distributed"),
+        ("mfma_16_t", {"kind": "amd_mfma", "shape": [64, 64], "version": 3, "instr_shape": [16, 16, 16],
+                       "transposed": True, "warps_per_cta": [2, 2]}, "distributed"),
+        ("linear", {"kind": "linear", "shape": [16, 16], "reg_bases": [[0, 1], [1, 0]],
+                    "lane_bases": [[0, 2], [0, 4], [0, 8], [2, 0], [4, 0]], "warp_bases": [[8, 0]],
+                    "block_bases": []}, "distributed"),
         ("swizzled", {"kind": "swizzled_shared", "shape": [64, 64], "vec": 8, "per_phase": 1, "max_phase": 8,
                       "order": [1, 0]}, "memory"),
         ("swizzled_col", {"kind": "swizzled_shared", "shape": [64, 64], "vec": 4, "per_phase": 2,
@@ -204,7 +218,7 @@ def zoo() -> None:
     checks = [_check(prop, n) for n, _, prop in L]
     write("def_4_10_4_14_zoo.yaml", """
 Definitions 4.10 and 4.14: every distributed layout of the zoo (blocked, slice, mma,
-wgmma, dot operands) is a distributed layout, and every shared-memory layout (swizzled,
+wgmma, dot operands, AMD MFMA, Triton's linear) is a distributed layout, and every shared-memory layout (swizzled,
 NVMMA at every swizzle width and transposed, AMD rotating, CuTe swizzles, LEGO tilings)
 is a memory layout: invertible, every column with one or two non-zero bits.
 """, "Definitions 4.10 / 4.14 -- the whole zoo is distributed or memory", layouts, checks)

@@ -31,7 +31,7 @@ from llverify.codegen.common import log2
 from llverify.errors import LayoutError
 from llverify.layout import LinearLayout
 
-__all__ = ["ShapeOpPlan", "infer_shape_op", "SHAPE_OPS"]
+__all__ = ["ShapeOpPlan", "infer_shape_op", "SHAPE_OPS", "BitMap"]
 
 SHAPE_OPS = ("trans", "reshape", "join", "split", "expand_dims", "broadcast")
 
@@ -58,6 +58,45 @@ def _drop_bit(x: int, j: int) -> int:
 
 def _insert_bit(x: int, j: int, bit: int) -> int:
     return (x & ((1 << j) - 1)) | (bit << j) | ((x >> j) << (j + 1))
+
+
+@dataclass(frozen=True)
+class BitMap:
+    """An affine F2 map that only moves bits: ``y = const XOR (bit i of x placed at dest[i])``.
+
+    ``dest[i] is None`` drops bit ``i``.  The matrix has at most one 1 per
+    column, so the map is linear up to ``const`` by construction; an equality
+    of two such maps composed with layouts is decided by checking a base
+    point and one point per free direction (an F2 certificate).
+    Example: ``BitMap((1, 0), 0)(0b01) == 0b10`` swaps two bits.
+    """
+
+    dest: tuple[int | None, ...]
+    const: int = 0
+
+    def __call__(self, x: int) -> int:
+        y = self.const
+        for i, d in enumerate(self.dest):
+            if d is not None and x >> i & 1:
+                y ^= 1 << d
+        return y
+
+
+def _dim_shifts(sizes: list[int]) -> list[int]:
+    out, s = [], 0
+    for n in sizes:
+        out.append(s)
+        s += log2(n)
+    return out
+
+
+def _coord_dest(src_sizes: list[int], where: Any) -> tuple[int | None, ...]:
+    """Destination bit of every flat source coordinate bit: ``where(dim, bit) -> int | None``."""
+    dest: list[int | None] = []
+    for i, n in enumerate(src_sizes):
+        for t in range(log2(n)):
+            dest.append(where(i, t))
+    return tuple(dest)
 
 
 @dataclass(frozen=True)
@@ -116,6 +155,80 @@ class ShapeOpPlan:
             a = self.params["dim"]
             return 0, dict(zip(_names(len(c)), [0 if i == a else v for i, v in enumerate(c)]))
         raise LayoutError(f"unknown shape op {self.op!r}")  # pragma: no cover
+
+    def coord_bitmap(self, k: int) -> BitMap:
+        """:meth:`in_coord` as an F2 map on flat coordinates (dim0 lowest).
+
+        The result's bits are the operand's flat coordinate, with the operand
+        index at bit ``operand_bit`` (= the operand's total out bits).  Built
+        from the op's definition (bit moves), independently of :meth:`in_coord`:
+        trans permutes dims, reshape keeps the row-major index (last dim
+        lowest), join sends the new last dim to the operand bit, split adds
+        ``k`` as the new last coordinate, expand_dims/broadcast drop the dim.
+        """
+        out_sizes = _sizes(self.outputs[k])
+        in_sizes = _sizes(self.inputs[0])
+        si = _dim_shifts(in_sizes)
+        top = sum(log2(n) for n in in_sizes)
+        const = 0
+        if self.op == "trans":
+            perm = self.params["perm"]
+            where = lambda i, t: si[perm[i]] + t  # noqa: E731
+        elif self.op == "reshape":
+            rank_o, rank_i = len(out_sizes), len(in_sizes)
+            rm_o = [sum(log2(n) for n in out_sizes[i + 1:]) for i in range(rank_o)]   # row-major bit of dim i
+            rm_i = [sum(log2(n) for n in in_sizes[i + 1:]) for i in range(rank_i)]
+
+            def where(i: int, t: int) -> int:
+                q = rm_o[i] + t
+                j = next(j for j in range(rank_i) if rm_i[j] <= q < rm_i[j] + log2(in_sizes[j]))
+                return si[j] + q - rm_i[j]
+        elif self.op == "join":
+            last = len(out_sizes) - 1
+            where = lambda i, t: top if i == last else si[i] + t  # noqa: E731
+        elif self.op == "split":
+            where = lambda i, t: si[i] + t  # noqa: E731
+            const = k << si[len(in_sizes) - 1]
+        elif self.op == "expand_dims":
+            a = self.params["axis"]
+            where = lambda i, t: si[i if i < a else i - 1] + t  # noqa: E731
+        elif self.op == "broadcast":
+            a = self.params["dim"]
+            where = lambda i, t: None if i == a else si[i] + t  # noqa: E731
+        else:  # pragma: no cover
+            raise LayoutError(f"unknown shape op {self.op!r}")
+        return BitMap(_coord_dest(out_sizes, where), const)
+
+    def point_bitmap(self, k: int) -> BitMap:
+        """:meth:`in_point` as an F2 map on flat hardware indices (in-dim order of each layout).
+
+        Result bits: the operand's flat hardware index, with the operand index
+        at bit ``operand.total_in_bits`` (join reads it from register bit
+        ``reg_bit``).
+        """
+        Lo, Li = self.outputs[k], self.inputs[0]
+        offs_i = Li.flat_in_offsets()
+        top = Li.total_in_bits
+        const = 0
+        j = self.meta.get("reg_bit", 0)
+        dropped = sorted(self.meta.get("dropped_reg_bits", []))
+        for d in Lo.in_dim_names:
+            if d not in offs_i and Lo.in_dim_size(d) > 1:
+                raise LayoutError(f"{self.op}: operand layout has no in dim '{d}'")
+        dest: list[int | None] = []
+        for d in Lo.in_dim_names:
+            for t in range(Lo.in_dim_size_log2(d)):
+                if d == "register" and self.op == "join":
+                    dest.append(top if t == j else offs_i[d] + (t if t < j else t - 1))
+                elif d == "register" and self.op == "split":
+                    dest.append(offs_i[d] + (t if t < j else t + 1))
+                elif d == "register" and self.op == "broadcast":
+                    dest.append(None if t in dropped else offs_i[d] + t - sum(1 for b in dropped if b < t))
+                else:
+                    dest.append(offs_i[d] + t)
+        if self.op == "split":
+            const = k << (offs_i["register"] + j)
+        return BitMap(tuple(dest), const)
 
     def to_json(self) -> dict:
         return {"op": self.op, "direction": self.direction, "params": dict(self.params), "meta": dict(self.meta),

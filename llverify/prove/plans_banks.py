@@ -34,7 +34,7 @@ from llverify.codegen.swizzle import SwizzlePlan, optimal_swizzle, phase_lanes
 from llverify.codegen.vectorize import largest_vectorisation, permuted
 from llverify.errors import LayoutError, SizeGuardError
 from llverify.layout import LinearLayout
-from llverify.prove.plans_z3 import linear_term, parity_dot, solve_negation
+from llverify.prove import bv
 from llverify.prove.verdict import Counterexample, Verdict
 
 __all__ = ["prove_bank_count", "prove_optimal_swizzle", "min_cost_over_all_swizzles"]
@@ -74,9 +74,7 @@ def prove_bank_count(access: LinearLayout, shared: LinearLayout, bitwidth: int,
         return Verdict("error", "bank_conflicts", subject, None, time.perf_counter() - t0, str(e))
     details = rep.to_json()
     nv = log2(rep.vector.elems)
-    regs = _offsets(cvt, "register")[nv:]
     lanes = _offsets(cvt, "lane")
-    others = _offsets(cvt, "warp") + _offsets(cvt, "block")
     ph_bits = rep.phase_lane_bits
     nbits = max(1, cvt.out_dim_size_log2("offset"))
     bshift = log2(bitwidth // 8) if bitwidth >= 8 else 0
@@ -88,25 +86,37 @@ def prove_bank_count(access: LinearLayout, shared: LinearLayout, bitwidth: int,
     R = [1 << k for k in range(5, wbits)]
     B = f2.intersection(f2.span_basis(words), R)
     ann = f2.nullspace(f2.columns_to_rows(B, wbits)) if B else [1 << i for i in range(wbits)]
-    # symbolic instruction, phase, two lanes of the phase, two words of the vector
-    inst = [z3.Bool(f"r{i}") for i in range(len(regs) + len(others))]
-    phase = [z3.Bool(f"p{i}") for i in range(len(lanes) - ph_bits)]
-    la = [z3.Bool(f"a{i}") for i in range(ph_bits)]
-    lb = [z3.Bool(f"b{i}") for i in range(ph_bits)]
+    # symbolic instruction (non-vector registers, warps, blocks), phase, two lanes of the phase, two
+    # words of the vector; offsets through prove.bv's encoding of cvt (seed 000, definition 4.1)
+    n_reg = cvt.in_dim_size_log2("register")
+    n_lane = cvt.in_dim_size_log2("lane")
+    reg_hi = z3.BitVec("r_hi", n_reg - nv) if n_reg > nv else None
+    phase = z3.BitVec("phase", n_lane - ph_bits) if n_lane > ph_bits else None
+    others_vars = {d: v for d, v in bv.input_vars(cvt, prefix="i_").items() if d not in ("register", "lane")}
     ja, jb = z3.BitVec("ja", width), z3.BitVec("jb", width)
-    base = linear_term(inst + phase, regs + others + lanes[ph_bits:], width)
 
-    def word(lane_bits: list, j: z3.BitVecRef) -> z3.BitVecRef:
-        off = base ^ linear_term(lane_bits, lanes[:ph_bits], width)
-        byte = off << bshift if bitwidth >= 8 else off
+    def _join(hi: z3.BitVecRef | None, lo: z3.BitVecRef | None, lo_bits: int) -> z3.BitVecRef:
+        parts = [p for p in (hi, lo if lo_bits else None) if p is not None]
+        if not parts:
+            return z3.BitVecVal(0, 1)
+        return z3.Concat(*parts) if len(parts) > 1 else parts[0]
+
+    register = _join(reg_hi, z3.BitVecVal(0, nv) if nv else None, nv)
+
+    def word(lane_lo: z3.BitVecRef | None, j: z3.BitVecRef) -> z3.BitVecRef:
+        lane = _join(phase, lane_lo, ph_bits)
+        off = bv.layout_terms(cvt, {"register": register, "lane": lane, **others_vars})["offset"]
+        byte = bv.fit(off, width) << bshift
         return z3.LShR(byte, 2) + j
 
+    la = z3.BitVec("a", ph_bits) if ph_bits else None
+    lb = z3.BitVec("b", ph_bits) if ph_bits else None
     wa, wb = word(la, ja), word(lb, jb)
     bank = lambda w: z3.Extract(4, 0, w)  # noqa: E731
     in_range = z3.And(z3.ULT(ja, n_words), z3.ULT(jb, n_words))
-    outside = z3.Or([parity_dot(q, wa ^ wb, width) for q in ann]) if ann else z3.BoolVal(False)
-    upper = z3.And(in_range, bank(wa) == bank(wb), outside)
-    st_u, model, smt_u = solve_negation(upper)
+    outside = z3.Or([bv.parity_with(wa ^ wb, q) == 1 for q in ann]) if ann else z3.BoolVal(False)
+    upper_q = bv.check(z3.And(in_range, bank(wa) == bank(wb), outside))
+    st_u, smt_u = upper_q.status, upper_q.smt2
     # lower bound: witnesses = lanes/words reaching each element of span(B) from lane 0 word 0
     witness: list[tuple[int, int]] = []
     lane_words = {}
@@ -126,10 +136,9 @@ def prove_bank_count(access: LinearLayout, shared: LinearLayout, bitwidth: int,
         witness = [lane_words[t] for t in target]
         ws = []
         for lane, j in witness:
-            bits = [z3.BoolVal(bool(lane >> i & 1)) for i in range(ph_bits)]
-            ws.append(word(bits, z3.BitVecVal(j, width)))
+            ws.append(word(z3.BitVecVal(lane, ph_bits) if ph_bits else None, z3.BitVecVal(j, width)))
         bad = [bank(ws[0]) != bank(w) for w in ws[1:]] + [ws[i] == ws[k] for i, k in combinations(range(len(ws)), 2)]
-        st_l, _, _ = solve_negation(z3.Or(bad) if bad else z3.BoolVal(False))
+        st_l = bv.check(z3.Or(bad) if bad else z3.BoolVal(False)).status
     details = {**details, "smt_upper": st_u, "smt_lower": st_l, "conflict_basis_words": B}
     if cross_check and access.total_in_bits <= 22:
         try:

@@ -1,0 +1,75 @@
+"""Print layout specs as Triton attribute text (inverse of :func:`llverify.triton.parse.parse_attr`).
+
+``format_attr({"kind": "blocked", "size_per_thread": [1, 4], ...})`` ->
+``#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>``.
+Nested parents are printed inline (``parent = #ttg.nvidia_mma<{...}>``), or as
+``#name`` when ``aliases`` maps a name to an equal spec.  ``parse_attr(format_attr(s)) == s``
+for every spec :func:`parse_attr` produces.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from llverify.errors import LayoutError
+from llverify.triton.parse import _FIELDS, ATTR_KINDS
+
+__all__ = ["format_attr", "format_value", "format_type"]
+
+_MNEMONIC = {v: k for k, v in ATTR_KINDS.items()}
+_DIALECT = {"tensor_memory": "ttng"}
+
+
+def format_value(v: Any, aliases: Mapping[str, Any] | None = None) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, Mapping):
+        return format_attr(v, aliases)
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(format_value(x, aliases) for x in v) + "]"
+    if isinstance(v, str):
+        return '"' + v + '"'
+    raise LayoutError(f"cannot print value {v!r} as attribute text")
+
+
+def format_attr(spec: Mapping[str, Any], aliases: Mapping[str, Any] | None = None) -> str:
+    """Triton attribute text for a layout spec (``{"kind": ..., **params}``)."""
+    for name, a in (aliases or {}).items():
+        if a == spec:
+            return f"#{name}"
+    kind = spec.get("kind")
+    if kind not in _MNEMONIC:
+        raise LayoutError(f"cannot print a layout of kind {kind!r} as a Triton attribute")
+    fields = {**_FIELDS["*"], **_FIELDS.get(kind, {})}
+    back: dict[str, str] = {}
+    for k, v in fields.items():
+        back.setdefault(v, k)
+    parts = []
+    params = dict(spec)
+    params.pop("kind")
+    if kind == "nvidia_mma":
+        ver = params.pop("version", [2, 0])
+        ver = [ver, 0] if isinstance(ver, int) else list(ver) + [0] * (2 - len(ver))
+        parts += [f"versionMajor = {ver[0]}", f"versionMinor = {ver[1]}"]
+    if kind == "tensor_memory":
+        blk = params.pop("block", [128, 128])
+        parts += [f"blockM = {blk[0]}", f"blockN = {blk[1]}"]
+    for k, v in params.items():
+        if k not in back:
+            raise LayoutError(f"#{kind} has no attribute field for parameter {k!r}")
+        parts.append(f"{back[k]} = {format_value(v, aliases)}")
+    dialect = _DIALECT.get(kind, "ttg")
+    if kind == "tensor_memory":
+        return f"#{dialect}.{_MNEMONIC[kind]}<" + ", ".join(parts) + ">"
+    return f"#{dialect}.{_MNEMONIC[kind]}<{{" + ", ".join(parts) + "}>"
+
+
+def format_type(spec: Mapping[str, Any], shape: list[int], dtype: str, memdesc: bool = False,
+                aliases: Mapping[str, Any] | None = None) -> str:
+    """``tensor<128x64xf16, #ttg.blocked<{...}>>`` (or ``!ttg.memdesc<..., #ttg.shared_memory>``)."""
+    dims = "x".join(str(s) for s in shape)
+    if memdesc:
+        return f"!ttg.memdesc<{dims}x{dtype}, {format_attr(spec, aliases)}, #ttg.shared_memory>"
+    return f"tensor<{dims}x{dtype}, {format_attr(spec, aliases)}>"

@@ -1,0 +1,375 @@
+"""Parse Triton's textual layout attributes, alias definitions and tensor/memdesc types.
+
+Grammar (the subset of MLIR attribute syntax TTGIR layouts use)::
+
+    attr   := '#' NAME ('.' NAME)* ( '<' body '>' )?      # '#ttg.blocked<{...}>' or an alias '#blocked'
+    body   := '{' fields? '}' | fields
+    fields := field (',' field)*
+    field  := KEY '=' value
+    value  := INT | 'true' | 'false' | STRING | '[' (value (',' value)*)? ']' | attr | '{' fields? '}'
+    type   := 'tensor' '<' dims 'x' ELEM (',' attr)? '>'
+            | '!ttg.memdesc' '<' dims 'x' ELEM (',' attr)* (',' 'mutable')? (',' dims)? '>'
+
+:func:`parse_attr` returns a *layout spec*: ``{"kind": <llverify kind>, **Gluon
+parameters}`` (nested parents as specs), which :func:`llverify.hw.build_spec`
+turns into a layout once a shape is known.  Errors raise :class:`AttrParseError`
+(a :class:`~llverify.errors.LayoutError`) with the 1-based column and what was
+expected there.
+
+>>> parse_attr("#ttg.slice<{dim = 1, parent = #ttg.blocked<{sizePerThread = [1, 4], "
+...            "threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>}>")["parent"]["order"]
+[1, 0]
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Mapping
+
+from llverify.errors import LayoutError
+from llverify.layout import LinearLayout
+
+__all__ = ["AttrParseError", "parse_attr", "parse_aliases", "parse_type", "parse_value", "layout_from_attr",
+           "ATTR_KINDS"]
+
+
+class AttrParseError(LayoutError):
+    """Malformed attribute/type text; ``column`` is 1-based, ``expected`` says what was wanted."""
+
+    def __init__(self, text: str, pos: int, expected: str, found: str | None = None) -> None:
+        self.text, self.column, self.expected = text, pos + 1, expected
+        got = found if found is not None else (repr(text[pos:pos + 12]) if pos < len(text) else "end of input")
+        super().__init__(f"column {pos + 1}: expected {expected}, found {got}")
+
+
+# attribute mnemonic -> llverify kind
+ATTR_KINDS = {
+    "blocked": "blocked", "slice": "slice", "nvidia_mma": "nvidia_mma", "dot_op": "dot_operand",
+    "amd_mfma": "amd_mfma", "amd_wmma": "amd_wmma", "swizzled_shared": "swizzled_shared",
+    "nvmma_shared": "nvmma_shared", "amd_rotating_shared": "amd_rotating_shared",
+    "shared_linear": "shared_linear", "linear": "linear", "tensor_memory_encoding": "tensor_memory",
+}
+
+# attribute field name -> Gluon parameter, per kind ('*' = every kind)
+_FIELDS: dict[str, dict[str, str]] = {
+    "*": {"CTAsPerCGA": "ctas_per_cga", "CTASplitNum": "cta_split_num", "CTAOrder": "cta_order",
+          "CGALayout": "cga_layout", "cgaLayout": "cga_layout"},
+    "blocked": {"sizePerThread": "size_per_thread", "threadsPerWarp": "threads_per_warp",
+                "warpsPerCTA": "warps_per_cta", "order": "order"},
+    "slice": {"dim": "dim", "parent": "parent"},
+    "nvidia_mma": {"warpsPerCTA": "warps_per_cta", "instrShape": "instr_shape"},
+    "dot_operand": {"opIdx": "operand_index", "parent": "parent", "kWidth": "k_width"},
+    "amd_mfma": {"version": "version", "warpsPerCTA": "warps_per_cta", "instrShape": "instr_shape",
+                 "isTransposed": "transposed", "tilesPerWarp": "tiles_per_warp", "elementBitWidth": "element_bitwidth"},
+    "amd_wmma": {"version": "version", "isTranspose": "transposed", "isTransposed": "transposed",
+                 "instrShape": "instr_shape", "warpBases": "warp_bases", "regBases": "reg_bases"},
+    "swizzled_shared": {"vec": "vec", "perPhase": "per_phase", "maxPhase": "max_phase", "order": "order"},
+    "amd_rotating_shared": {"vec": "vec", "perPhase": "per_phase", "maxPhase": "max_phase", "order": "order"},
+    "nvmma_shared": {"swizzlingByteWidth": "swizzle_byte_width", "elementBitWidth": "element_bitwidth",
+                     "transposed": "transposed", "fp4Padded": "fp4_padded", "rank": "rank"},
+    "shared_linear": {"offset": "offset_bases", "block": "block_bases", "alignment": "alignment"},
+    "linear": {"register": "reg_bases", "lane": "lane_bases", "warp": "warp_bases", "block": "block_bases"},
+    "tensor_memory": {"blockM": "block_m", "blockN": "block_n", "colStride": "col_stride", "CTASplitM": "cta_split_m",
+                      "CTASplitN": "cta_split_n", "twoCTAs": "two_ctas"},
+}
+
+_WS = re.compile(r"\s*")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
+_INT = re.compile(r"-?\d+")
+
+
+class _P:
+    def __init__(self, text: str, aliases: Mapping[str, Any] | None) -> None:
+        self.s, self.i, self.aliases = text, 0, dict(aliases or {})
+
+    def ws(self) -> None:
+        self.i = _WS.match(self.s, self.i).end()  # type: ignore[union-attr]
+
+    def peek(self, tok: str) -> bool:
+        self.ws()
+        return self.s.startswith(tok, self.i)
+
+    def eat(self, tok: str) -> None:
+        self.ws()
+        if not self.s.startswith(tok, self.i):
+            raise AttrParseError(self.s, self.i, repr(tok))
+        self.i += len(tok)
+
+    def name(self, what: str = "a name") -> str:
+        self.ws()
+        m = _NAME.match(self.s, self.i)
+        if not m:
+            raise AttrParseError(self.s, self.i, what)
+        self.i = m.end()
+        return m.group()
+
+    def end(self) -> None:
+        self.ws()
+        if self.i != len(self.s):
+            raise AttrParseError(self.s, self.i, "end of input")
+
+    # -- values ---------------------------------------------------------------
+    def value(self) -> Any:
+        self.ws()
+        c = self.s[self.i:self.i + 1]
+        if c == "[":
+            self.i += 1
+            out = []
+            if self.peek("]"):
+                self.i += 1
+                return out
+            while True:
+                out.append(self.value())
+                if self.peek(","):
+                    self.i += 1
+                    continue
+                self.eat("]")
+                return out
+        if c == "#":
+            return self.attr()
+        if c == "{":
+            return self.fields(braced=True)
+        if c == '"':
+            j = self.s.find('"', self.i + 1)
+            if j < 0:
+                raise AttrParseError(self.s, len(self.s), "a closing '\"'")
+            v = self.s[self.i + 1:j]
+            self.i = j + 1
+            return v
+        m = _INT.match(self.s, self.i)
+        if m:
+            self.i = m.end()
+            if self.peek(":"):  # typed integer like `16 : i32`
+                self.i += 1
+                self.name("a type after ':'")
+            return int(m.group())
+        m = _NAME.match(self.s, self.i)
+        if m and m.group() in ("true", "false"):
+            self.i = m.end()
+            return m.group() == "true"
+        raise AttrParseError(self.s, self.i, "a value (integer, true/false, [list], #attribute or {fields})")
+
+    def fields(self, braced: bool) -> dict[str, Any]:
+        if braced:
+            self.eat("{")
+        out: dict[str, Any] = {}
+        if braced and self.peek("}"):
+            self.i += 1
+            return out
+        while True:
+            start = self.i
+            key = self.name("a field name")
+            if key in out:
+                raise AttrParseError(self.s, start, "a field not given before", found=repr(key))
+            self.eat("=")
+            out[key] = self.value()
+            if self.peek(","):
+                self.i += 1
+                continue
+            if braced:
+                self.eat("}")
+            return out
+
+    def attr(self) -> Any:
+        self.eat("#")
+        start = self.i
+        parts = [self.name("an attribute or alias name")]
+        while self.s.startswith(".", self.i):
+            self.i += 1
+            parts.append(self.name("an attribute name after '.'"))
+        if len(parts) == 1:
+            if parts[0] not in self.aliases:
+                raise AttrParseError(self.s, start - 1, "a known alias or a '#dialect.name<...>' attribute",
+                                     found=f"undefined alias '#{parts[0]}'")
+            return self.aliases[parts[0]]
+        mnemonic = parts[-1]
+        if not self.peek("<"):
+            return {"kind": "__opaque__", "name": ".".join(parts)}
+        self.eat("<")
+        body = self.fields(braced=True) if self.peek("{") else (self.fields(braced=False) if not self.peek(">") else {})
+        self.eat(">")
+        if mnemonic in ("shared_memory", "tensor_memory"):
+            return {"kind": "__opaque__", "name": ".".join(parts)}
+        if mnemonic not in ATTR_KINDS:
+            raise AttrParseError(self.s, start, f"a layout attribute ({', '.join(ATTR_KINDS)})",
+                                 found=repr(".".join(parts)))
+        return _to_spec(ATTR_KINDS[mnemonic], body, self.s, start)
+
+
+def _to_spec(kind: str, body: dict[str, Any], text: str, pos: int) -> dict[str, Any]:
+    names = {**_FIELDS["*"], **_FIELDS.get(kind, {})}
+    spec: dict[str, Any] = {"kind": kind}
+    for k, v in body.items():
+        if kind == "nvidia_mma" and k in ("versionMajor", "versionMinor"):
+            ver = spec.setdefault("version", [0, 0])
+            ver[0 if k == "versionMajor" else 1] = v
+            continue
+        if k not in names:
+            raise AttrParseError(text, pos, f"a field of #{kind} ({', '.join(names)})", found=repr(k))
+        spec[names[k]] = v
+    if kind == "nvidia_mma" and "version" not in spec:
+        raise AttrParseError(text, pos, "versionMajor in #ttg.nvidia_mma")
+    if kind == "tensor_memory":
+        spec["block"] = [spec.pop("block_m", 128), spec.pop("block_n", 128)]
+        spec.setdefault("col_stride", 1)
+        spec.pop("cta_split_m", None), spec.pop("cta_split_n", None)
+    return spec
+
+
+def parse_value(text: str, aliases: Mapping[str, Any] | None = None) -> Any:
+    p = _P(text, aliases)
+    v = p.value()
+    p.end()
+    return v
+
+
+def parse_attr(text: str, aliases: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """A ``#ttg.*`` layout attribute (or ``#alias``) -> layout spec (see the module docstring)."""
+    if not isinstance(text, str):
+        raise AttrParseError(str(text), 0, "attribute text")
+    p = _P(text, aliases)
+    v = p.attr()
+    p.end()
+    if not isinstance(v, dict) or v.get("kind") == "__opaque__":
+        raise AttrParseError(text, 0, "a layout attribute", found=repr(text[:40]))
+    return v
+
+
+_ALIAS_LINE = re.compile(r"^\s*#([A-Za-z_][A-Za-z0-9_$]*)\s*=\s*(#.*?)\s*$")
+
+
+def parse_aliases(module_text: str) -> dict[str, dict[str, Any]]:
+    """Alias definitions (``#blocked = #ttg.blocked<{...}>``) at the top of a TTGIR module, in order.
+
+    Later aliases may refer to earlier ones (``#ttg.dot_op<{parent = #mma ...}>``).
+    Lines that are not alias definitions are ignored; a malformed definition
+    raises :class:`AttrParseError` whose message names the line.
+    """
+    aliases: dict[str, Any] = {}
+    for lineno, line in enumerate(module_text.splitlines(), 1):
+        m = _ALIAS_LINE.match(line)
+        if not m:
+            continue
+        try:
+            p = _P(m.group(2), aliases)
+            v = p.attr()
+            p.end()
+        except AttrParseError as exc:
+            raise AttrParseError(m.group(2), exc.column - 1, f"{exc.expected} (line {lineno}, alias #{m.group(1)})") from None
+        aliases[m.group(1)] = v
+    return aliases
+
+
+_DTYPES = re.compile(r"(f16|bf16|f32|f64|tf32|i1|i8|i16|i32|i64|u8|f8E4M3FN|f8E5M2|f8E4M3FNUZ|f8E5M2FNUZ|f8E4M3B11FNUZ|"
+                     r"f4E2M1FN|[fiu]\d+|f8E\w+|!tt\.ptr<[^>]*>)")
+
+
+def dtype_bits(dtype: str) -> int:
+    """Element bit width of an MLIR element type name (``f16`` -> 16, ``f8E4M3FN`` -> 8, pointers 64)."""
+    if dtype.startswith("!tt.ptr"):
+        return 64
+    if dtype == "bf16":
+        return 16
+    if dtype == "tf32":
+        return 32
+    m = re.match(r"[fiu](\d+)", dtype)
+    if not m:
+        raise LayoutError(f"unknown element type {dtype!r}")
+    return int(m.group(1))
+
+
+def parse_type(text: str, aliases: Mapping[str, Any] | None = None
+               ) -> tuple[LinearLayout, list[int], str]:
+    """``tensor<128x64xf16, #blocked>`` / ``!ttg.memdesc<64x64xf16, #shared, #smem>`` -> (layout, shape, dtype).
+
+    For memdescs the layout is built on the allocation shape when one is given
+    (``!ttg.memdesc<64x64xf16, #shared, #smem, mutable, 2x64x64>``), else on the shape.
+    """
+    from llverify.hw.registry import build_spec
+
+    spec, shape, dtype, alloc = parse_type_spec(text, aliases)
+    if spec.get("kind") == "nvmma_shared" and "element_bitwidth" not in spec:
+        spec = {**spec, "element_bitwidth": dtype_bits(dtype)}
+    try:
+        return build_spec(spec, alloc or shape), shape, dtype
+    except AttrParseError:
+        raise
+    except LayoutError as exc:
+        raise LayoutError(f"{text.strip()}: {exc}") from None
+
+
+def parse_type_spec(text: str, aliases: Mapping[str, Any] | None = None
+                    ) -> tuple[dict[str, Any], list[int], str, list[int] | None]:
+    """Like :func:`parse_type` without building: (spec, shape, dtype, allocation shape or None)."""
+    p = _P(text, aliases)
+    p.ws()
+    if p.s.startswith("tensor", p.i):
+        p.i += len("tensor")
+        memdesc = False
+    elif p.s.startswith("!ttg.memdesc", p.i):
+        p.i += len("!ttg.memdesc")
+        memdesc = True
+    else:
+        raise AttrParseError(text, p.i, "'tensor<' or '!ttg.memdesc<'")
+    p.eat("<")
+    shape, dtype = _dims_and_elem(p)
+    spec = None
+    alloc = None
+    while p.peek(","):
+        p.i += 1
+        p.ws()
+        if p.s.startswith("#", p.i):
+            v = p.attr()
+            if isinstance(v, dict) and v.get("kind") != "__opaque__" and spec is None:
+                spec = v
+        elif p.s.startswith("mutable", p.i):
+            p.i += len("mutable")
+        elif memdesc and p.s[p.i:p.i + 1].isdigit():
+            alloc = _dims(p)
+        else:
+            raise AttrParseError(text, p.i, "a layout attribute, 'mutable' or an allocation shape")
+    p.eat(">")
+    p.end()
+    if spec is None:
+        raise AttrParseError(text, len(text) - 1, "a layout encoding ('#...') in the type")
+    return spec, shape, dtype, alloc
+
+
+def _dims(p: _P) -> list[int]:
+    out = []
+    while True:
+        m = _INT.match(p.s, p.i)
+        if not m:
+            raise AttrParseError(p.s, p.i, "a dimension size")
+        out.append(int(m.group()))
+        p.i = m.end()
+        if p.s.startswith("x", p.i) and p.s[p.i + 1:p.i + 2].isdigit():
+            p.i += 1
+            continue
+        return out
+
+
+def _dims_and_elem(p: _P) -> tuple[list[int], str]:
+    p.ws()
+    shape = []
+    while True:
+        m = _INT.match(p.s, p.i)
+        if not m:
+            break
+        shape.append(int(m.group()))
+        p.i = m.end()
+        p.eat("x")
+    m = _DTYPES.match(p.s, p.i)
+    if not m:
+        raise AttrParseError(p.s, p.i, "an element type (f16, bf16, f32, i8, ...)")
+    p.i = m.end()
+    if not shape:
+        raise AttrParseError(p.s, p.i, "a shape like '128x64x' before the element type")
+    return shape, m.group()
+
+
+def layout_from_attr(text: str, shape: list[int], aliases: Mapping[str, Any] | None = None) -> LinearLayout:
+    """Parse ``text`` and build it on ``shape``."""
+    from llverify.hw.registry import build_spec
+
+    return build_spec(parse_attr(text, aliases), shape)

@@ -230,7 +230,7 @@ def _build(results: Sequence[CheckResult], specs: Sequence[Spec], out_dir: Path 
 
 def _env() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(_TEMPLATES)),
-                             autoescape=jinja2.select_autoescape(["html", "j2"], default_for_string=False),
+                             autoescape=lambda name: bool(name) and name.endswith(".html.j2"),
                              trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
     env.filters["ms"] = lambda s: f"{s * 1000:.1f} ms" if s < 1 else f"{s:.2f} s"
     env.filters["md"] = lambda s: str(s).replace("|", "\\|").replace("\n", " ")

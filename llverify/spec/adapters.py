@@ -70,30 +70,23 @@ def build_kind(hw: Any, kind: str, shape: list[int], params: dict[str, Any],
 
 
 def build_triton(mod: Any, text: str, shape: list[int] | None) -> LinearLayout:
-    """A ``#ttg.*`` attribute with a shape, or a ``tensor<...>`` type (which carries its shape)."""
+    """A ``#ttg.*`` attribute with a shape, or a ``tensor<...>`` / ``!ttg.memdesc<...>`` type (which carries its shape)."""
     text = text.strip()
-    if text.startswith("tensor<"):
+    if text.startswith(("tensor<", "!ttg.memdesc<")):
         parse_type = getattr(mod, "parse_type", None)
         if parse_type is None:
             raise NotAvailable("llverify.triton.parse_type does not exist yet")
-        return _to_layout(mod, parse_type(text), shape)
+        layout, type_shape, _dtype = parse_type(text)
+        if shape is not None and list(shape) != list(type_shape):
+            raise ValueError(f"shape {list(shape)} disagrees with the type's shape {list(type_shape)}; "
+                             "leave `shape:` out when giving a whole type")
+        return layout
     if shape is None:
         raise ValueError("a Triton attribute needs a `shape:` (or write the whole tensor<...> type)")
-    parse_attr = getattr(mod, "parse_attr", None)
-    if parse_attr is None:
-        raise NotAvailable("llverify.triton.parse_attr does not exist yet")
-    return _to_layout(mod, parse_attr(text), shape)
-
-
-def _to_layout(mod: Any, obj: Any, shape: list[int] | None) -> LinearLayout:
-    for name in ("to_linear_layout", "to_layout"):
-        fn = getattr(mod, name, None)
-        if fn is not None:
-            return fn(obj, shape) if shape is not None else fn(obj)
-    meth = getattr(obj, "to_linear_layout", None) or getattr(obj, "layout", None)
-    if callable(meth):
-        return meth(shape) if shape is not None else meth()
-    raise NotAvailable("llverify.triton has no to_linear_layout")
+    build = getattr(mod, "layout_from_attr", None)
+    if build is None:
+        raise NotAvailable("llverify.triton.layout_from_attr does not exist yet")
+    return build(text, list(shape))
 
 
 # -- checks: the prover's properties ----------------------------------------------

@@ -69,7 +69,8 @@ def run_cases(cases: Sequence[Case], out_dir: Path, title: str, use_ncu: bool = 
     import cupy  # noqa: PLC0415
 
     from llverify.gpu.report import build_report, write_report  # noqa: PLC0415
-    from llverify.gpu.runner import check_case, compile_kernels, device_name, measure_peak, time_case  # noqa: PLC0415
+    from llverify.gpu.runner import (check_case, compile_kernels, device_name, measure_peak,  # noqa: PLC0415
+                                     nvcc_flags, resource_usage, time_case)
 
     t0 = time.time()
     kernels = [c.kernel() for c in cases]
@@ -78,6 +79,7 @@ def run_cases(cases: Sequence[Case], out_dir: Path, title: str, use_ncu: bool = 
     log(f"{len(cases)} cases generated in {time.time() - t0:.1f}s; compiling")
     t1 = time.time()
     fns = compile_kernels(kernels, cache)
+    usage = resource_usage(kernels, cache)
     log(f"compiled in {time.time() - t1:.1f}s; measuring the shared-memory peak")
     peak = measure_peak()
     sms = int(peak["sms"])
@@ -85,7 +87,7 @@ def run_cases(cases: Sequence[Case], out_dir: Path, title: str, use_ncu: bool = 
     rows: list[dict[str, Any]] = []
     for i, (c, k, p) in enumerate(zip(cases, kernels, preds)):
         a, b = c.maps()
-        row: dict[str, Any] = {"case": c, "kernel": k, "prediction": p}
+        row: dict[str, Any] = {"case": c, "kernel": k, "prediction": p, "resources": usage.get(k.name)}
         try:
             chk = check_case(fns[k.name], k, b, c.dtype)
             row["check"] = chk
@@ -101,6 +103,7 @@ def run_cases(cases: Sequence[Case], out_dir: Path, title: str, use_ncu: bool = 
     if use_ncu:
         prof = profile_with_ncu(kernels, cache, log)
     report = build_report(rows, prof, peak, device_name(), title, time.time() - t0)
+    report["nvcc_flags"] = nvcc_flags()
     write_report(report, out_dir, title, raw_ncu=prof.get("raw"))
     return report
 

@@ -231,6 +231,54 @@ def _send_select(prefix: int, bits: Sequence[tuple[str, int, int]], k: int, word
             f" : {_send_select(prefix, bits, k + 1, words)})")
 
 
+def _swap_stages(arr: str, n: int, bits: Sequence[tuple[str, int]]) -> list[str]:
+    """Conditional swaps: stage p exchanges arr[z] and arr[z ^ 2^p] when bit ``bits[p]`` of its variable is set."""
+    out = []
+    for p, (var, bit) in enumerate(bits):
+        out.append(f"            {{ const bool c = ({var} >> {bit}) & 1u;")
+        for z in range(n):
+            if not z >> p & 1:
+                y = z ^ (1 << p)
+                out.append(f"              {{ const unsigned t0 = c ? {arr}[{y}] : {arr}[{z}], t1 = c ? {arr}[{z}] : {arr}[{y}];"
+                           f" {arr}[{z}] = t0; {arr}[{y}] = t1; }}")
+        out.append("            }")
+    return out
+
+
+def _transpose_body(plan: ShufflePlan, vec: int, eb: int) -> list[str]:
+    """Select (swap stages by sender lane bits), 2^m shuffles, select (swaps by receiver lane bits)."""
+    tg = plan.transpose
+    assert tg is not None
+    m = len(tg.pairs)
+    n = 1 << m
+    code = [f"        // transposition: {len(tg.groups)} group(s) of {n} rounds; pairs (B reg bit, B lane bit, "
+            f"A lane bit, A reg bit) = {list(tg.pairs)}"]
+    for g, (send_base, dst_base) in enumerate(tg.groups):
+        code.append("        {")
+        code.append(f"            unsigned u[{n}];")
+        for z in range(n):
+            idx = send_base
+            for p, (_, _, _, r) in enumerate(tg.pairs):
+                if z >> p & 1:
+                    idx ^= 1 << r
+            code.append(f"            u[{z}] = w[{idx}];")
+        code += _swap_stages("u", n, [("lane", a) for (_, _, a, _) in tg.pairs])
+        for z in range(n):
+            rd = plan.rounds[g * n + z]
+            src = f"{_hex(rd.src_lane0)} ^ {_sum('lane', rd.src_lane_bits)}"
+            code.append(f"            u[{z}] = __shfl_sync(0xffffffffu, u[{z}], {src});")
+        code += _swap_stages("u", n, [("lane", k) for (_, k, _, _) in tg.pairs])
+        for y in range(n):
+            d = dst_base
+            for p, (j, _, _, _) in enumerate(tg.pairs):
+                if y >> p & 1:
+                    d ^= 1 << j
+            vals = _unpack(f"u[{y}]", vec, eb)
+            code.append("            " + " ".join(f"b[{d * vec + i}] ^= {v};" for i, v in enumerate(vals)))
+        code.append("        }")
+    return code
+
+
 def shuffle_conversion_kernel(name: str, a: DistMap, b: DistMap, plan: ShufflePlan, eb: int,
                               comment: Sequence[str] = ()) -> KernelSource:
     """Conversion A -> B through ``shfl.sync`` rounds of ``plan`` (see :mod:`llverify.gpu.shuffle`)."""
@@ -250,14 +298,33 @@ def shuffle_conversion_kernel(name: str, a: DistMap, b: DistMap, plan: ShufflePl
     for g in range(nw):
         _, e = _pack([f"a[{g * vec + i}] ^ s" for i in range(vec)], eb)
         code.append(f"        w[{g}] = (unsigned)({e});")
-    for rd in plan.rounds:
+    if plan.transpose is not None and plan.transpose.pairs:
+        code += _transpose_body(plan, vec, eb)
+        plan_rounds: Sequence = ()
+    else:
+        plan_rounds = plan.rounds
+    for rd in plan_rounds:
         sel_bits = [("lane", k, c) for k, c in enumerate(rd.send_reg_bits)] + \
                    [("warp", k, c) for k, c in enumerate(rd.send_reg_warp_bits)]
         send = _send_select(rd.send_reg0, sel_bits, 0, "w")
-        src = f"{_hex(rd.src_lane0)} ^ {_sum('lane', rd.src_lane_bits)} ^ {_sum('warp', rd.src_lane_warp_bits)}"
+        if rd.local:
+            fetch = f"const unsigned got = {send};"
+        else:
+            src = f"{_hex(rd.src_lane0)} ^ {_sum('lane', rd.src_lane_bits)} ^ {_sum('warp', rd.src_lane_warp_bits)}"
+            fetch = f"const unsigned got = __shfl_sync(0xffffffffu, {send}, {src});"
         vals = _unpack("got", vec, eb)
-        code.append(f"        {{ const unsigned got = __shfl_sync(0xffffffffu, {send}, {src});"
-                    + "".join(f" b[{rd.dst_vec * vec + i}] ^= {v};" for i, v in enumerate(vals)) + " }")
+        if not any(rd.dst_vec_bits):
+            code.append(f"        {{ {fetch}"
+                        + "".join(f" b[{rd.dst_vec * vec + i}] ^= {v};" for i, v in enumerate(vals)) + " }")
+            continue
+        # receiver-side select: the destination vector depends on this lane's bits
+        cands = [rd.dst_vec ^ _span([c for c in rd.dst_vec_bits if c], m)
+                 for m in range(1 << sum(1 for c in rd.dst_vec_bits if c))]
+        code.append(f"        {{ {fetch} const unsigned di = {_hex(rd.dst_vec)} ^ {_sum('lane', rd.dst_vec_bits)};")
+        for d in cands:
+            code.append("            " + " ".join(f"b[{d * vec + i}] ^= (di == {_hex(d)}) ? {v} : 0u;"
+                                                  for i, v in enumerate(vals)))
+        code.append("        }")
     code.append("    }")
     tail, ovec = _epilogue(b, eb)
     code += tail

@@ -12,8 +12,8 @@ JSON layout (stable; other tools read it)::
 ``wavefronts_*`` are per warp-level shared-memory instruction (``null`` for
 a kernel without that instruction, e.g. warp shuffles).  ``time_us`` is one
 conversion of every tile of the timing grid (``n_blocks`` tiles), measured
-as the difference between launches with 1 and ``1 + extra_reps``
-repetitions; ``bandwidth_fraction`` is the shared-memory bytes the
+as the slope between launches with ``lo`` and ``lo + extra_reps``
+repetitions (``kernel_us`` is one launch with one repetition); ``bandwidth_fraction`` is the shared-memory bytes the
 conversion stores and loads over that time, divided by the measured peak
 (for shuffle kernels the same bytes: an *effective* bandwidth).
 """
@@ -49,6 +49,7 @@ def _case_json(row: dict[str, Any], prof: dict[str, Any], peak: float) -> dict[s
         "instructions_predicted_per_block": p.instructions_per_block,
         "vector_elems": p.vector, "shuffle_rounds": p.shuffle_rounds,
         "notes": list(c.notes),
+        "resources": row.get("resources"),
     }
     chk, tm = row.get("check"), row.get("timing")
     out["bit_exact"] = bool(chk is not None and chk.bit_exact and tm is not None and tm.bit_exact_large)

@@ -10,8 +10,8 @@
   compares every (block, warp, lane, register) with the numpy reference.
 * :func:`time_case` times it with CUDA events on a grid that fills the chip
   (warm-up, median of many launches, three rotating random input sets), at
-  ``reps`` 1 and ``1 + extra`` repetitions; the difference divided by
-  ``extra`` is the time of one conversion of every tile, free of the global
+  ``reps`` 1, ``lo`` and ``lo + extra`` repetitions; the slope between the
+  last two is the time of one conversion of every tile, free of the global
   load and store.
 * :func:`measure_peak` measures the shared-memory bandwidth ceiling with a
   conflict-free 16-byte ``ld.shared``/``st.shared`` kernel.
@@ -63,8 +63,14 @@ def device_name() -> str:
     return name.decode() if isinstance(name, bytes) else str(name)
 
 
+def nvcc_flags() -> list[str]:
+    """Extra nvcc flags from ``LLVERIFY_NVCC_FLAGS`` (e.g. ``-maxrregcount=64`` for experiments)."""
+    return os.environ.get("LLVERIFY_NVCC_FLAGS", "").split()
+
+
 def _nvcc_cubin(src: KernelSource, cache: Path) -> Path:
-    digest = hashlib.sha256(src.code.encode()).hexdigest()[:16]
+    flags = nvcc_flags()
+    digest = hashlib.sha256((src.code + " ".join(flags)).encode()).hexdigest()[:16]
     out = cache / f"{src.name}.{digest}.cubin"
     if out.exists():
         return out
@@ -72,12 +78,36 @@ def _nvcc_cubin(src: KernelSource, cache: Path) -> Path:
         cu = Path(tmp) / f"{src.name}.cu"
         cu.write_text(src.code)
         tmp_out = Path(tmp) / "k.cubin"
-        r = subprocess.run(["nvcc", "-arch=sm_90", "-cubin", "-O3", "-o", str(tmp_out), str(cu)],
+        r = subprocess.run(["nvcc", "-arch=sm_90", "-cubin", "-O3", "-Xptxas", "-v", *flags, "-o", str(tmp_out), str(cu)],
                            capture_output=True, text=True)
         if r.returncode != 0:
             raise RuntimeError(f"nvcc failed on {src.name}:\n{r.stderr[-2000:]}")
+        Path(str(out) + ".ptxas.txt").write_text(r.stderr + r.stdout)
         shutil.move(str(tmp_out), out)
     return out
+
+
+def ptxas_usage(text: str) -> dict[str, int]:
+    """Registers, stack frame and spill bytes from ``ptxas -v`` output (missing fields are absent)."""
+    import re  # noqa: PLC0415
+    out: dict[str, int] = {}
+    for key, pat in (("registers", r"Used (\d+) registers"), ("stack_bytes", r"(\d+) bytes stack frame"),
+                     ("spill_store_bytes", r"(\d+) bytes spill stores"), ("spill_load_bytes", r"(\d+) bytes spill loads")):
+        m = re.search(pat, text)
+        if m:
+            out[key] = int(m.group(1))
+    return out
+
+
+def resource_usage(kernels: Sequence[KernelSource], cache: Path) -> dict[str, dict[str, int]]:
+    """Kernel name -> ptxas usage, for kernels built by :func:`build_cubins` into ``cache``."""
+    res = {}
+    for k in kernels:
+        digest = hashlib.sha256((k.code + " ".join(nvcc_flags())).encode()).hexdigest()[:16]
+        f = cache / f"{k.name}.{digest}.cubin.ptxas.txt"
+        if f.exists():
+            res[k.name] = ptxas_usage(f.read_text())
+    return res
 
 
 def build_cubins(kernels: Sequence[KernelSource], cache: Path, jobs: int | None = None) -> dict[str, Path]:
@@ -104,7 +134,7 @@ def compile_kernels(kernels: Sequence[KernelSource], cache: Path | None = None) 
                 out[k.name] = cupy.RawModule(path=str(paths[k.name])).get_function(k.name)
     for k in kernels:
         if k.name not in out:
-            mod = cupy.RawModule(code=k.code, options=("-arch=sm_90", "-std=c++17"))
+            mod = cupy.RawModule(code=k.code)
             out[k.name] = mod.get_function(k.name)
     for k in kernels:
         if k.smem_bytes > 48 * 1024:
@@ -145,8 +175,8 @@ class Timing:
     n_blocks: int
     extra_reps: int
     kernel_us: float          # median of one launch at reps = 1
-    kernel_us_extra: float    # median of one launch at reps = 1 + extra_reps
-    conversion_us: float      # (kernel_us_extra - kernel_us) / extra_reps: one conversion of every tile
+    kernel_us_extra: float    # median of one launch at the largest repetition count
+    conversion_us: float      # slope between two large repetition counts: one conversion of every tile
     spread: float             # (max - min) / median of the reps = 1 + extra launches
     bit_exact_large: bool     # the timed output equals the reference too
 
@@ -170,20 +200,26 @@ def _median_time(fn: Any, k: KernelSource, ins: Sequence[Any], out: Any, n_block
 
 def time_case(fn: Any, k: KernelSource, dst: DistMap, dtype: str, n_blocks: int, extra_reps: int = 64,
               warmup: int = 3, iters: int = 15) -> Timing:
+    """Median launch times at 1, ``lo = 1 + extra/4`` and ``lo + extra`` repetitions (odd counts).
+
+    The conversion time is the slope ``(t(lo + extra) - t(lo)) / extra``: both
+    launches are dominated by conversions, so the global load and store, and
+    how much of them overlaps with shared-memory work, cancel.
+    """
     import cupy  # noqa: PLC0415
     np_t = DTYPES[dtype][1]
     host = random_inputs(n_blocks, k.tile_elems, dtype, 3, seed=zlib.crc32(k.name.encode()))
     ins = [cupy.asarray(h) for h in host]
     out = cupy.zeros(n_blocks * k.threads * k.n_dst_regs, dtype=np_t)
+    extra = extra_reps + (extra_reps % 2)
+    lo = 1 + 2 * (extra // 8)
     t1, _ = _median_time(fn, k, ins, out, n_blocks, 1, warmup, iters)
-    reps = 1 + extra_reps
-    if reps % 2 == 0:
-        reps += 1
-    t2, spread = _median_time(fn, k, ins, out, n_blocks, reps, warmup, iters)
+    t_lo, _ = _median_time(fn, k, ins, out, n_blocks, lo, warmup, iters)
+    t_hi, spread = _median_time(fn, k, ins, out, n_blocks, lo + extra, warmup, iters)
     last = (iters - 1) % len(ins)
     got = cupy.asnumpy(out).reshape(n_blocks, k.threads, k.n_dst_regs)
     ok = first_mismatch(got, expected(dst, host[last], n_blocks)) is None
-    return Timing(n_blocks, reps - 1, t1, t2, (t2 - t1) / (reps - 1), spread, ok)
+    return Timing(n_blocks, extra, t1, t_hi, (t_hi - t_lo) / extra, spread, ok)
 
 
 _PEAK_SRC = r"""
@@ -222,7 +258,7 @@ extern "C" __global__ void __launch_bounds__(1024) llv_peak_stld(unsigned* out, 
 def measure_peak(iters: int = 4096) -> dict[str, float]:
     """Shared-memory bytes/s of conflict-free 16-byte accesses (loads only, and stores+loads)."""
     import cupy  # noqa: PLC0415
-    mod = cupy.RawModule(code=_PEAK_SRC, options=("-arch=sm_90",))
+    mod = cupy.RawModule(code=_PEAK_SRC)
     sms = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)["multiProcessorCount"]
     blocks, threads = sms * 2, 1024
     out = cupy.zeros(blocks * threads, dtype=cupy.uint32)

@@ -101,12 +101,34 @@ class ShuffleRound:
     send_reg0: int
     send_reg_bits: tuple[int, ...]
     send_reg_warp_bits: tuple[int, ...]
+    dst_vec_bits: tuple[int, ...] = ()   # receiver-side select: dst vector ^= bit_k(t) * dst_vec_bits[k]
+
+    @property
+    def local(self) -> bool:
+        """True when every lane reads itself (a register move, no shfl needed)."""
+        return self.src_lane0 == 0 and all(c == 1 << k for k, c in enumerate(self.src_lane_bits)) \
+            and not any(self.src_lane_warp_bits)
+
+
+@dataclass(frozen=True)
+class TransposeGroups:
+    """The select-shuffle-select structure of a transposition plan (see :func:`_transposition_plan`).
+
+    ``groups[g] = (send_base, dst_base)`` (A / B vector indices of round z = 0
+    for a lane whose paired bits are 0); ``pairs[p] = (j_p, k_p, a_p, r_p)``:
+    B-register bit j_p (vector index) is A-lane bit a_p and B-lane bit k_p is
+    A-register bit r_p.  Round ``z`` of a group is ``rounds[g * 2^m + z]``.
+    """
+
+    groups: tuple[tuple[int, int], ...]
+    pairs: tuple[tuple[int, int, int, int], ...]
 
 
 @dataclass(frozen=True)
 class ShufflePlan:
     vec: int                      # elements per 32-bit shuffle word
     rounds: tuple[ShuffleRound, ...]
+    transpose: TransposeGroups | None = None
 
 
 def _vec_width(a: DistMap, b: DistMap, elem_bytes: int) -> int:
@@ -125,7 +147,7 @@ def shuffle_plan(a: DistMap, b: DistMap, elem_bytes: int) -> ShufflePlan | None:
         return None
     vec = _vec_width(a, b, elem_bytes)
     while True:
-        plan = _plan(a, b, vec)
+        plan = _plan(a, b, vec) or _transposition_plan(a, b, vec)
         if plan is not None or vec == 1:
             return plan
         vec //= 2
@@ -182,3 +204,111 @@ def _plan(a: DistMap, b: DistMap, vec: int) -> ShufflePlan | None:
             send_reg_warp_bits=tuple(p[0] ^ h_of(p[1]) for p in warp_parts),  # type: ignore[index]
         ))
     return ShufflePlan(vec, tuple(rounds))
+
+
+def _unit_bit(x: int) -> int | None:
+    return x.bit_length() - 1 if x and not x & (x - 1) else None
+
+
+def _transposition_plan(a: DistMap, b: DistMap, vec: int) -> ShufflePlan | None:
+    """Select, shuffle, select (section 5.4) for permutation-like conversions.
+
+    When every B register / lane basis lands on one A register or lane bit
+    (or on nothing: broadcast), B-register bits that are A-lane bits
+    (``j_p -> a_p``) pair with B-lane bits that are A-register bits
+    (``k_p -> r_p``), the paper's ``G = {e_p ^ f_p}``.  Round i fixes the
+    remaining B-register bits and a bit ``z_p`` per pair; receiver t takes
+    B register bit ``j_p = z_p ^ t_{k_p}`` (a receiver-side select), from
+    lane bit ``a_p = z_p ^ t_{k_p}``; sender s sends A register bit
+    ``r_p = s_{a_p} ^ z_p`` (a sender-side select).  Each round every lane
+    sends and receives exactly one vector.
+    """
+    lv = vec.bit_length() - 1
+    nr, nl = len(a.reg), len(a.lane)
+    if any(cb != ca for cb, ca in zip(b.warp, a.warp)):
+        return None
+    q = _Solver(list(a.reg) + list(a.lane))
+    breg = list(b.reg[lv:])
+    kinds_r: list[tuple[str, int | None]] = []   # per B-register bit above V: ("r", A reg bit) | ("l", A lane bit)
+    for x in breg:
+        comb = q.solve(x)
+        if comb is None:
+            return None
+        r, ln = comb & ((1 << nr) - 1), comb >> nr
+        if r and ln:
+            return None
+        if ln:
+            bit = _unit_bit(ln)
+            if bit is None:
+                return None
+            kinds_r.append(("l", bit))
+        else:
+            bit = _unit_bit(r) if r else None
+            if r and (bit is None or bit < lv):
+                return None
+            kinds_r.append(("r", None if bit is None else bit - lv))
+    kinds_l: list[tuple[str, int | None]] = []
+    for x in b.lane:
+        comb = q.solve(x)
+        if comb is None:
+            return None
+        r, ln = comb & ((1 << nr) - 1), comb >> nr
+        if r and ln:
+            return None
+        if r:
+            bit = _unit_bit(r)
+            if bit is None or bit < lv:
+                return None
+            kinds_l.append(("r", bit - lv))
+        else:
+            bit = _unit_bit(ln) if ln else None
+            if ln and bit is None:
+                return None
+            kinds_l.append(("l", bit))
+    jp = [j for j, (k, _) in enumerate(kinds_r) if k == "l"]
+    kp = [k for k, (kd, _) in enumerate(kinds_l) if kd == "r"]
+    if len(jp) != len(kp):
+        return None
+    rr = [j for j, (k, _) in enumerate(kinds_r) if k == "r"]
+    rounds = []
+    groups = []
+    n_round_bits = len(rr) + len(jp)
+    pairs = tuple((j, k, kinds_r[j][1], kinds_l[k][1]) for j, k in zip(jp, kp))
+    # round index i = z (pair bits, low) + group (RR bits, high): rounds of one group are consecutive
+    for i0 in range(1 << n_round_bits):
+        i = ((i0 >> len(jp)) | ((i0 & ((1 << len(jp)) - 1)) << len(rr)))
+        bits_rr = [(i >> t) & 1 for t in range(len(rr))]
+        z = [(i >> (len(rr) + t)) & 1 for t in range(len(jp))]
+        dst0 = 0
+        send0 = 0
+        lane0 = 0
+        for t, j in enumerate(rr):
+            if bits_rr[t]:
+                dst0 |= 1 << j
+                tgt = kinds_r[j][1]
+                if tgt is not None:
+                    send0 ^= 1 << tgt
+        dst_bits = [0] * nl
+        src_bits = [0] * nl
+        send_bits = [0] * nl
+        for k, (kd, tgt) in enumerate(kinds_l):
+            if kd == "l" and tgt is not None:
+                src_bits[k] = 1 << tgt
+        for p, (j, k) in enumerate(zip(jp, kp)):
+            a_p = kinds_r[j][1]
+            r_p = kinds_l[k][1]
+            assert a_p is not None and r_p is not None
+            if z[p]:
+                dst0 |= 1 << j
+                lane0 ^= 1 << a_p
+                send0 ^= 1 << r_p
+            dst_bits[k] = 1 << j
+            src_bits[k] ^= 1 << a_p
+            send_bits[a_p] = 1 << r_p
+        if not any(z):
+            groups.append((send0, dst0))
+        rounds.append(ShuffleRound(dst_vec=dst0, src_lane0=lane0, src_lane_bits=tuple(src_bits),
+                                   src_lane_warp_bits=tuple(0 for _ in b.warp), send_reg0=send0,
+                                   send_reg_bits=tuple(send_bits), send_reg_warp_bits=tuple(0 for _ in a.warp),
+                                   dst_vec_bits=tuple(dst_bits)))
+    return ShufflePlan(vec, tuple(rounds), TransposeGroups(tuple(groups), pairs))  # type: ignore[arg-type]

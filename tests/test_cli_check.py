@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import os
 import subprocess
 import sys
@@ -249,3 +250,38 @@ def test_schema_command_prints_a_json_schema_that_accepts_the_examples(specs) ->
         jsonschema.validate(yaml.safe_load(specs[name].read_text()), schema)
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({"checks": [{"surjective": "a", "bogus": 1}]}, schema)
+
+
+def test_bundled_examples_run_outside_a_checkout(tmp_path) -> None:
+    code, out, err = run(["check", "-q"], cwd=tmp_path)  # no ./specs here
+    assert code == 0, out + err
+    assert "all as expected" in out
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=40)
+@given(st.integers(0, len(OK_SPEC) - 1), st.integers(0, 12), st.text(alphabet="[]{}:,- \n#abcdelnrstuvy0123456789'\"", max_size=8))
+def test_fuzz_mutated_specs_through_the_cli_never_trace_back(at: int, cut: int, insert: str) -> None:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        p = Path(d) / "m.yaml"
+        p.write_text(OK_SPEC[:at] + insert + OK_SPEC[at + cut:])
+        runner = CliRunner()
+        res = runner.invoke(cli, ["check", "-q", str(p)])
+        assert res.exception is None or isinstance(res.exception, SystemExit), res.exception
+        assert res.exit_code in (0, 1, 2, 3)
+        assert "Traceback" not in res.stdout + res.stderr
+        if res.exit_code == 2 and "error:" in res.stderr:
+            assert re.search(rf"{re.escape(str(p))}:\d+:\d+: error: ", res.stderr)
+
+
+def test_parallel_run_reports_spec_errors_and_runs_nothing(specs, tmp_path) -> None:
+    broken = tmp_path / "zz_broken.yaml"
+    broken.write_text("layouts: {}\nchecks:\n  - surjective: nope\n")
+    code, out, err = run(["check", "-j", "2", str(specs["ok"]), str(broken)])
+    assert code == 2 and out == ""
+    assert f"{broken}:3:17: error:" in err and "nothing was checked" in err

@@ -79,6 +79,13 @@ def _load_all(files: Sequence[str]) -> tuple[list, list[Diagnostic]]:
     return specs, diags
 
 
+def _fail_on(diags: Sequence[Diagnostic]) -> None:
+    for d in diags:
+        click.echo(str(d), err=True)
+    click.echo(f"{len(diags)} error{'s' if len(diags) != 1 else ''} in spec files; nothing was checked", err=True)
+    sys.exit(2)
+
+
 class _Progress:
     """A transient progress bar on stderr, shown only once a run passes a couple of seconds."""
 
@@ -137,23 +144,30 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, report_dir: str 
     in the way.
     """
     from llverify.spec.formats import FORMATS
-    from llverify.spec.runner import Budget, run_specs
+    from llverify.spec.runner import Budget, run_files, run_specs
     from llverify.spec.summary import exit_code, summary_line
 
     files, diags = discover(paths)
-    specs, load_diags = _load_all(files)
-    diags += load_diags
     if diags:
-        for d in diags:
-            click.echo(str(d), err=True)
-        click.echo(f"{len(diags)} error{'s' if len(diags) != 1 else ''} in spec files; nothing was checked", err=True)
-        sys.exit(2)
+        _fail_on(diags + _load_all(files)[1])
     if jobs == 0:
         jobs = os.cpu_count() or 1
+    budget = Budget(timeout=timeout, rlimit=rlimit, method=method)
     progress = _Progress(enabled=sys.stderr.isatty() and not quiet)
+    specs: list = []
     try:
-        results = run_specs(specs, Budget(timeout=timeout, rlimit=rlimit, method=method), jobs=jobs,
-                            progress=progress)
+        if jobs > 1 and len(files) > 1:
+            diags, results = run_files(files, budget, jobs=jobs, progress=progress)
+            if diags:
+                progress.stop()
+                _fail_on(diags)
+            if report_dir:
+                specs, _ = _load_all(files)
+        else:
+            specs, diags = _load_all(files)
+            if diags:
+                _fail_on(diags)
+            results = run_specs(specs, budget, jobs=jobs, progress=progress)
     finally:
         progress.stop()
     color = fmt == "text" and output is None and sys.stdout.isatty()

@@ -28,7 +28,7 @@ from llverify.prove.verdict import Counterexample, Verdict, to_jsonable
 from llverify.spec.kinds import KINDS
 from llverify.spec.model import CheckDecl, CheckResult, Spec
 
-__all__ = ["Budget", "run_check", "run_specs", "Task"]
+__all__ = ["Budget", "run_check", "run_specs", "run_files", "Task"]
 
 
 @dataclass(frozen=True)
@@ -171,3 +171,60 @@ def run_specs(specs: Sequence[Spec], budget: Budget = Budget(), jobs: int = 1,
             if progress:
                 progress(done, len(tasks), results[i])  # type: ignore[arg-type]
     return results  # type: ignore[return-value]
+
+
+def _file_job(job: tuple[str, Budget]) -> tuple[str, list, list]:
+    """Load one spec file and run its checks (in a worker): (path, diagnostics, wire results)."""
+    from llverify.spec.parse import load_spec
+    from llverify.spec.source import Diagnostic, Pos, SpecErrors
+
+    path, budget = job
+    try:
+        spec = load_spec(path)
+    except SpecErrors as exc:
+        return path, list(exc.diagnostics), []
+    except Exception as exc:  # noqa: BLE001 - reported like any spec problem
+        return path, [Diagnostic(path, Pos(), f"internal error while loading: {type(exc).__name__}: {exc}")], []
+    return path, [], [_to_wire(run_check(t)) for t in _tasks([spec], budget)]
+
+
+def run_files(paths: Sequence[str], budget: Budget = Budget(), jobs: int = 2,
+              progress: Callable[[int, int, CheckResult], None] | None = None) -> tuple[list, list[CheckResult]]:
+    """Load and run whole files in ``jobs`` worker processes: ``(diagnostics, results)``.
+
+    Loading (building hundreds of hardware layouts) costs as much as proving,
+    so the unit of parallel work is a file; the largest files start first and
+    results come back in the order of ``paths``, identical to a sequential run.
+    If any file has diagnostics the results must be discarded by the caller.
+    """
+    order = sorted(range(len(paths)), key=lambda i: -_size(paths[i]))
+    out: dict[int, tuple[list, list]] = {}
+    ctx = multiprocessing.get_context("fork")
+    done = 0
+    with ProcessPoolExecutor(max_workers=max(1, min(jobs, len(paths))), mp_context=ctx) as pool:
+        futures = {pool.submit(_file_job, (paths[i], budget)): i for i in order}
+        for fut in as_completed(futures):
+            i = futures[fut]
+            try:
+                _, diags, wire = fut.result()
+            except Exception as exc:  # noqa: BLE001 - a worker died
+                from llverify.spec.source import Diagnostic, Pos
+
+                diags, wire = [Diagnostic(paths[i], Pos(), f"worker failed: {exc}")], []
+            results = [_from_wire(w) for w in wire]
+            out[i] = (diags, results)
+            for r in results:
+                done += 1
+                if progress:
+                    progress(done, done, r)
+    diagnostics = [d for i in range(len(paths)) for d in out[i][0]]
+    return diagnostics, [r for i in range(len(paths)) for r in out[i][1]]
+
+
+def _size(path: str) -> int:
+    try:
+        import os
+
+        return os.path.getsize(path)
+    except OSError:
+        return 0

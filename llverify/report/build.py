@@ -191,6 +191,9 @@ def _build(results: Sequence[CheckResult], specs: Sequence[Spec], out_dir: Path 
             if smt and out_dir is not None:
                 rel = Path("smt") / f"{_anchor(Path(path).stem, r.check.index)}.smt2"
                 (out_dir / "smt").mkdir(parents=True, exist_ok=True)
+                if smt.count("(") != smt.count(")") or "check-sat" not in smt:
+                    smt = ("; NOTE: the verdict recorded only part of this query (truncated by the prover);\n"
+                           "; it is not a complete SMT-LIB script.\n" + smt)
                 (out_dir / rel).write_text(smt if smt.endswith("\n") else smt + "\n", encoding="utf-8")
                 written.append(out_dir / rel)
                 smt_file = rel.as_posix()

@@ -191,6 +191,8 @@ def _build(results: Sequence[CheckResult], specs: Sequence[Spec], out_dir: Path 
             if smt and out_dir is not None:
                 rel = Path("smt") / f"{_anchor(Path(path).stem, r.check.index)}.smt2"
                 (out_dir / "smt").mkdir(parents=True, exist_ok=True)
+                if not smt.lstrip().startswith(("(", ";")):  # cut inside a leading comment line
+                    smt = "; ..." + smt
                 if smt.count("(") != smt.count(")") or "check-sat" not in smt:
                     smt = ("; NOTE: the verdict recorded only part of this query (truncated by the prover);\n"
                            "; it is not a complete SMT-LIB script.\n" + smt)

@@ -1,6 +1,6 @@
 ; NOTE: the verdict recorded only part of this query (truncated by the prover);
 ; it is not a complete SMT-LIB script.
-?x261 ((_ extract 1 1) b)))
+; ...?x261 ((_ extract 1 1) b)))
 (let ((?x777 ((_ extract 2 2) b)))
 (let ((?x304 ((_ extract 3 3) b)))
 (let ((?x967 ((_ extract 4 4) b)))

@@ -1,4 +1,4 @@
-python API
+; ...python API
 (set-info :status unknown)
 (declare-fun jb () (_ BitVec 16))
 (declare-fun r_hi () (_ BitVec 4))

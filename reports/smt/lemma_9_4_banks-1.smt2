@@ -1,6 +1,6 @@
 ; NOTE: the verdict recorded only part of this query (truncated by the prover);
 ; it is not a complete SMT-LIB script.
-0) ?x10)))
+; ...0) ?x10)))
 (let ((?x20 ((_ extract 0 0) b)))
 (let ((?x29 ((_ extract 1 1) b)))
 (let ((?x30 ((_ extract 2 2) b)))

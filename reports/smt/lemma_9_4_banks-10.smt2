@@ -1,6 +1,6 @@
 ; NOTE: the verdict recorded only part of this query (truncated by the prover);
 ; it is not a complete SMT-LIB script.
-16))
+; ...16))
 (declare-fun a () (_ BitVec 5))
 (assert
  (let ((?x40 ((_ extract 4 4) b)))

@@ -1,6 +1,6 @@
 ; NOTE: the verdict recorded only part of this query (truncated by the prover);
 ; it is not a complete SMT-LIB script.
-ec 5))
+; ...ec 5))
 (declare-fun ja () (_ BitVec 16))
 (declare-fun a () (_ BitVec 5))
 (assert

@@ -1,6 +1,6 @@
 ; NOTE: the verdict recorded only part of this query (truncated by the prover);
 ; it is not a complete SMT-LIB script.
-are-fun ja () (_ BitVec 16))
+; ...are-fun ja () (_ BitVec 16))
 (declare-fun a () (_ BitVec 5))
 (assert
  (let ((?x24 (concat r_hi (_ bv0 1))))

@@ -1,6 +1,6 @@
 ; NOTE: the verdict recorded only part of this query (truncated by the prover);
 ; it is not a complete SMT-LIB script.
-6 ((_ extract 0 0) b)))
+; ...6 ((_ extract 0 0) b)))
 (let ((?x234 ((_ extract 1 1) b)))
 (let ((?x235 ((_ extract 2 2) b)))
 (let ((?x202 ((_ extract 3 3) b)))

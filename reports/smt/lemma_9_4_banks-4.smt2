@@ -1,6 +1,6 @@
 ; NOTE: the verdict recorded only part of this query (truncated by the prover);
 ; it is not a complete SMT-LIB script.
- ja () (_ BitVec 16))
+; ... ja () (_ BitVec 16))
 (declare-fun a () (_ BitVec 3))
 (assert
  (let ((?x23 (concat r_hi (_ bv0 3))))

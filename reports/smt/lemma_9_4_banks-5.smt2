@@ -1,6 +1,6 @@
 ; NOTE: the verdict recorded only part of this query (truncated by the prover);
 ; it is not a complete SMT-LIB script.
-ract 1 1) ?x23)))
+; ...ract 1 1) ?x23)))
 (let ((?x250 ((_ extract 2 2) ?x23)))
 (let ((?x229 (concat phase b)))
 (let ((?x240 ((_ extract 2 2) ?x229)))

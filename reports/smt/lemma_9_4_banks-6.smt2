@@ -1,6 +1,6 @@
 ; NOTE: the verdict recorded only part of this query (truncated by the prover);
 ; it is not a complete SMT-LIB script.
-_ bv0 2))))
+; ..._ bv0 2))))
 (let ((?x377 ((_ extract 0 0) ?x240)))
 (let ((?x248 ((_ extract 1 1) ?x240)))
 (let ((?x300 ((_ extract 3 3) ?x240)))

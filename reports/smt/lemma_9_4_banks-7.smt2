@@ -1,6 +1,6 @@
 ; NOTE: the verdict recorded only part of this query (truncated by the prover);
 ; it is not a complete SMT-LIB script.
-202 ((_ extract 1 1) ?x51)))
+; ...202 ((_ extract 1 1) ?x51)))
 (let ((?x173 ((_ extract 2 2) ?x51)))
 (let ((?x200 (concat phase b)))
 (let ((?x10 ((_ extract 2 2) ?x200)))

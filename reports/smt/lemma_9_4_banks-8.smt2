@@ -1,6 +1,6 @@
 ; NOTE: the verdict recorded only part of this query (truncated by the prover);
 ; it is not a complete SMT-LIB script.
-tatus unknown)
+; ...tatus unknown)
 (declare-fun jb () (_ BitVec 16))
 (declare-fun b () (_ BitVec 5))
 (declare-fun i_warp () (_ BitVec 2))

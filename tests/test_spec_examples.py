@@ -95,3 +95,17 @@ def test_triton_example_needs_the_triton_layer(path: Path) -> None:
     else:
         res = CliRunner().invoke(cli, ["check", str(path)])
         assert res.exit_code == 0, res.stdout + res.stderr
+
+
+def test_every_example_validates_against_the_published_schema() -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    import yaml
+
+    from llverify.spec.schema import spec_schema
+
+    schema = spec_schema()
+    jsonschema.Draft202012Validator.check_schema(schema)
+    validator = jsonschema.Draft202012Validator(schema)
+    for p in SPECS + PROOFS:
+        errors = list(validator.iter_errors(yaml.safe_load(p.read_text())))
+        assert not errors, (p, errors[0].message)

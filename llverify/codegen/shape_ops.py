@@ -52,6 +52,11 @@ def _sizes(L: LinearLayout) -> list[int]:
     return list(L.out_dims.values())
 
 
+def _named_sizes(L: LinearLayout) -> list[int]:
+    """Out dim sizes in the order ``dim0, dim1, ...`` whatever the layout's out-dim order."""
+    return [L.out_dim_size(n) for n in _names(L.num_out_dims)]
+
+
 def _drop_bit(x: int, j: int) -> int:
     return (x & ((1 << j) - 1)) | ((x >> (j + 1)) << j)
 
@@ -166,8 +171,8 @@ class ShapeOpPlan:
         lowest), join sends the new last dim to the operand bit, split adds
         ``k`` as the new last coordinate, expand_dims/broadcast drop the dim.
         """
-        out_sizes = _sizes(self.outputs[k])
-        in_sizes = _sizes(self.inputs[0])
+        out_sizes = _named_sizes(self.outputs[k])
+        in_sizes = _named_sizes(self.inputs[0])
         si = _dim_shifts(in_sizes)
         top = sum(log2(n) for n in in_sizes)
         const = 0

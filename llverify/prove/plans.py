@@ -283,10 +283,18 @@ def _prove_shape_op_f2(plan: ShapeOpPlan, t0: float, subj: str, details: dict) -
     if len(shapes) != 1:
         return Verdict("error", "shape_op_noop", subj, None, time.perf_counter() - t0,
                        f"operands have different shapes {sorted(shapes)}", details=details)
+    def named(L: LinearLayout) -> LinearLayout:   # flat coordinates with dim0 lowest, as the bit maps read them
+        return L.transpose_outs([f"dim{i}" for i in range(L.num_out_dims)])
+
+    try:
+        outs, ins = [named(L) for L in plan.outputs], [named(L) for L in plan.inputs]
+    except LayoutError as exc:
+        return Verdict("error", "shape_op_noop", subj, None, time.perf_counter() - t0,
+                       f"shape-op layouts must name their out dims dim0, dim1, ...: {exc}", details=details)
     checked = 0
-    for k, Lo in enumerate(plan.outputs):
+    for k, Lo in enumerate(outs):
         cmap, pmap = plan.coord_bitmap(k), plan.point_bitmap(k)
-        Li0 = plan.inputs[0]
+        Li0 = ins[0]
         top_c, top_p = Li0.total_out_bits, Li0.total_in_bits
         sel = [i for i, d in enumerate(pmap.dest) if d == top_p]   # hw bits choosing the operand
         n = Lo.total_in_bits
@@ -300,7 +308,7 @@ def _prove_shape_op_f2(plan: ShapeOpPlan, t0: float, subj: str, details: dict) -
                 o = y >> top_p & 1
                 if o >= len(plan.inputs):
                     o = 0
-                rhs = _flat_apply(plan.inputs[o], y & ((1 << top_p) - 1)) | ((y >> top_p & 1) << top_c)
+                rhs = _flat_apply(ins[o], y & ((1 << top_p) - 1)) | ((y >> top_p & 1) << top_c)
                 hw = _unflatten(Lo, x)
                 sem = _shape_op_mismatch(plan, k, hw)
                 if (lhs == rhs) != (sem is None):

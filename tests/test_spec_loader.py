@@ -106,6 +106,8 @@ def test_json_spec_is_the_same_structure() -> None:
      "t.yaml:5:5: error: a check has exactly one property"),
     ("layouts:\n  a: {bases: {lane: [[1]]}}\nchecks:\n  - bank_conflicts: {access: a, shared: a, bitwidth: 12}\n",
      "t.yaml:4:54: error: argument 'bitwidth' of check 'bank_conflicts' is 12, which is not a power of two"),
+    ("layouts:\n  a: {bases: {lane: [[1]]}}\nchecks:\n  - gather: {layout: a, axis: 0}\n    method: smt\n",
+     "t.yaml:5:13: error: method 'smt' does not apply to check 'gather'"),
     ("x: !!python/object/apply:os.system ['true']\n", "t.yaml:1:4: error: invalid YAML: unsupported tag"),
 ])
 def test_bad_specs_report_where_and_what(text: str, expected: str) -> None:

@@ -39,6 +39,7 @@ class CheckKind:
     impl: str
     doc: str = ""
     needs: tuple[str, ...] = field(default=())
+    methods: tuple[str, ...] = ("f2", "exhaustive", "smt")  # what a command-line default may ask for
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "args", MappingProxyType(dict(self.args)))
@@ -46,7 +47,12 @@ class CheckKind:
 
 def _k(name: str, args: dict[str, Arg], positional: tuple[str, ...], claim: str, doc: str,
        needs: tuple[str, ...] = ("llverify.prove",)) -> CheckKind:
-    return CheckKind(name, args, positional, claim, f"check_{name}", doc, needs)
+    methods: tuple[str, ...] = ("f2", "exhaustive", "smt")
+    if name == "index_code":
+        methods = ("exhaustive", "smt")
+    elif "llverify.codegen" in needs and name != "vectorization":
+        methods = ()  # the plan proofs choose their own complete methods
+    return CheckKind(name, args, positional, claim, f"check_{name}", doc, needs, methods)
 
 
 _SHAPE_OPS = ("trans", "reshape", "join", "split", "expand_dims", "broadcast")

@@ -106,6 +106,10 @@ def _parse_check(path: str, item: Any, where: Pos, index: int, end_line: int,
     method = opt("method")
     if method is not None and method not in METHODS:
         raise SpecError(path, item.where("method"), f"method is {method!r}; expected one of {', '.join(METHODS)}")
+    if method not in (None, "auto") and method not in kind.methods:
+        what = (f"use one of {', '.join(kind.methods)}" if kind.methods
+                else "its proof chooses its own complete methods")
+        raise SpecError(path, item.where("method"), f"method '{method}' does not apply to check '{prop}': {what}")
     timeout = opt("timeout")
     if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
                                 or not 0 < timeout <= MAX_TIMEOUT):

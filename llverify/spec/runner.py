@@ -59,13 +59,14 @@ def run_check(task: Task) -> CheckResult:
     from llverify.spec import adapters
 
     check = task.check
-    method = check.method or task.budget.method
+    kind = KINDS[check.property]
+    default = task.budget.method if task.budget.method in kind.methods else None
+    method = check.method or default
     options = {
         "method": None if method in (None, "auto") else method,
         "timeout": check.timeout if check.timeout is not None else task.budget.timeout,
         "rlimit": check.rlimit if check.rlimit is not None else task.budget.rlimit,
     }
-    kind = KINDS[check.property]
     fn: Callable[..., Verdict] | None = getattr(adapters, kind.impl, None)
     start = time.perf_counter()
     if fn is None:

@@ -5,6 +5,10 @@
    column with 4-wide vectors, 4 warps); ratio and identical counts.
 2. Optimal swizzle construction for transposes of square f16 tiles up to 256x256.
 3. Time to prove each plan.
+4. Shape-op proofs: F2 (bit maps composed with layouts) vs exhaustive, 2^10 .. 2^24 slots.
+5. Optimal swizzle vs Triton's dot-operand swizzle heuristic (llverify's re-implementation,
+   llverify.codegen.triton_swizzle; the wheel does not expose Triton's choice) on zoo pairs:
+   wavefronts one warp spends storing (write) and loading (read) its part of the tile.
 
 Prints a table and writes benchmarks/results/bench_codegen.json.
 Run: ``python3 benchmarks/bench_codegen.py``.
@@ -28,6 +32,9 @@ from llverify.codegen.gather import gather_plan  # noqa: E402
 from llverify.codegen.shape_ops import infer_shape_op  # noqa: E402
 from llverify.codegen.shuffle import shuffle_plan  # noqa: E402
 from llverify.codegen.swizzle import optimal_swizzle  # noqa: E402
+from llverify.codegen.common import remove_broadcast_registers  # noqa: E402
+from llverify.codegen.triton_swizzle import triton_mma_v2_operand_swizzle  # noqa: E402
+from llverify.hw import build  # noqa: E402
 from llverify.layout import LinearLayout as LL  # noqa: E402
 from llverify.prove import plans  # noqa: E402
 
@@ -40,6 +47,12 @@ def timeit(fn, reps=5):
         out = fn()
         ts.append(time.perf_counter() - t)
     return statistics.median(ts), out
+
+
+def tile_wavefronts(access, S, bw, max_vec=None):
+    """Wavefronts one warp spends on its whole part of the tile (per instruction x instructions)."""
+    rep = bank_wavefronts(access, S, bw, max_vec)
+    return rep.wavefronts * (remove_broadcast_registers(access).in_dim_size("register") // rep.vector.elems)
 
 
 def tile(rows_bits, cols_bits, vec_bits, lanes_down_column, n_warp_bits=2):
@@ -107,13 +120,53 @@ def main() -> None:
         ("optimal swizzle (64x64 f32)", lambda: plans.prove_optimal_swizzle(A64, B64, 32)),
         ("broadcast store", lambda: plans.prove_broadcast_store(broadcast_predicate(L))),
         ("gather", lambda: plans.prove_gather(gather_plan(L, 1))),
-        ("shape op (trans)", lambda: plans.prove_shape_op(infer_shape_op("trans", L, perm=[1, 0]))),
+        ("shape op (trans, f2)", lambda: plans.prove_shape_op(infer_shape_op("trans", L, perm=[1, 0]))),
+        ("shape op (trans, exhaustive)", lambda: plans.prove_shape_op(infer_shape_op("trans", L, perm=[1, 0]),
+                                                                     method="exhaustive")),
     ]
     print(f"{'plan':>28} {'ms':>9} {'status':>8} {'method':>11}")
     for name, fn in cases:
         t, v = timeit(fn, reps=3)
         print(f"{name:>28} {t * 1e3:>9.2f} {v.status:>8} {str(v.method):>11}")
         res["proofs"].append({"plan": name, "seconds": t, "status": v.status, "method": v.method})
+    print("\nShape-op proof (reshape of a blocked layout): F2 vs exhaustive")
+    print(f"{'slots':>10} {'f2 ms':>9} {'exhaustive ms':>14} {'ratio':>8} {'f2':>7} {'exh':>8}")
+    res["shape_ops"] = []
+    for bits in (10, 14, 18, 24):
+        r = bits // 2
+        big = build("blocked", [1 << r, 1 << (bits - r)], size_per_thread=[2, 4], threads_per_warp=[4, 8],
+                    warps_per_cta=[4, 1], order=[1, 0])
+        plan = infer_shape_op("reshape", big, shape=[1 << (bits - 2), 4])
+        tf, vf = timeit(lambda: plans.prove_shape_op(plan), reps=3)
+        if bits <= 18:
+            te, ve = timeit(lambda: plans.prove_shape_op(plan, limit=1 << 20, method="exhaustive"), reps=1)
+            te_s, ve_s = f"{te * 1e3:>14.1f}", ve.status
+            ratio = f"{te / tf:>8.0f}"
+        else:
+            te, te_s, ve_s, ratio = None, f"{'(refused)':>14}", plans.prove_shape_op(plan, method="exhaustive").status, f"{'-':>8}"
+        print(f"{1 << bits:>10} {tf * 1e3:>9.2f} {te_s} {ratio} {vf.status:>7} {ve_s:>8}")
+        res["shape_ops"].append({"slots": 1 << bits, "f2_s": tf, "exhaustive_s": te, "f2": vf.status,
+                                 "exhaustive": ve_s})
+    print("\nOptimal swizzle vs Triton's dot-operand heuristic (llverify re-implementation), f16 unless noted")
+    print(f"{'pair':>34} {'ours w+r':>9} {'heur w+r':>9} {'heur params':>22}")
+    res["vs_triton_heuristic"] = []
+    for M, N, nw, bw in ((64, 64, 4, 16), (128, 64, 8, 16), (64, 64, 4, 8)):
+        kw = max(1, 32 // bw)
+        par = {"kind": "nvidia_mma", "version": [2, 0], "warps_per_cta": [nw, 1], "instr_shape": [16, 8]}
+        srcs = [("blocked_row", build("blocked", [M, N], size_per_thread=[1, 8], threads_per_warp=[4, 8],
+                                      warps_per_cta=[nw, 1], order=[1, 0]), [1, 0]),
+                ("blocked_col", build("blocked", [M, N], size_per_thread=[8, 1], threads_per_warp=[8, 4],
+                                      warps_per_cta=[1, nw], order=[0, 1]), [0, 1])]
+        for (sn, A, order), oi in [(s, o) for s in srcs for o in (0, 1)]:
+            B = build("dot_operand", [M, N], operand_index=oi, parent=par, k_width=kw)
+            p = optimal_swizzle(A, B, bw)
+            tri = triton_mma_v2_operand_swizzle(oi, [M, N], order, bw, kw)
+            ours = tile_wavefronts(A, p.layout, bw, p.vector_elems) + tile_wavefronts(B, p.layout, bw, p.vector_elems)
+            theirs = tile_wavefronts(A, tri.layout, bw) + tile_wavefronts(B, tri.layout, bw)
+            name = f"{sn}->dot{'ab'[oi]} {M}x{N} {bw}b"
+            pr = tri.params
+            print(f"{name:>34} {ours:>9} {theirs:>9} {str((pr['vec'], pr['per_phase'], pr['max_phase'])):>22}")
+            res["vs_triton_heuristic"].append({"pair": name, "ours": ours, "heuristic": theirs, "params": pr})
     out = os.path.join(os.path.dirname(__file__), "results", "bench_codegen.json")
     os.makedirs(os.path.dirname(out), exist_ok=True)
     with open(out, "w") as f:

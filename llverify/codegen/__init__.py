@@ -1,1 +1,33 @@
-"""llverify.codegen."""
+"""The paper's code-generation algorithms (seed 000, section 5), as pure plans.
+
+Each function takes layouts and returns an immutable plan; the proofs that a
+plan is correct or optimal live one layer up, in :mod:`llverify.prove.plans`.
+"""
+
+from __future__ import annotations
+
+from llverify.codegen.bank_sim import SimResult, simulate_wavefronts
+from llverify.codegen.banks import BankReport, access_to_offsets, bank_wavefronts
+from llverify.codegen.broadcast import BroadcastPlan, broadcast_predicate
+from llverify.codegen.conversion import CLASSIFICATIONS, ConversionPlan, classify, convert
+from llverify.codegen.gather import GatherPlan, gather_plan
+from llverify.codegen.shape_ops import SHAPE_OPS, ShapeOpPlan, infer_shape_op
+from llverify.codegen.shuffle import ShufflePlan, ShuffleRound, Transposition, shuffle_plan, transposition_decomposition
+from llverify.codegen.swizzle import SwizzlePlan, optimal_swizzle
+from llverify.codegen.triton_swizzle import TritonSwizzleChoice, triton_mma_v2_operand_swizzle, triton_nvmma_operand_swizzle
+from llverify.codegen.vectorize import (
+    InstructionTiles,
+    VectorPlan,
+    global_vector_width,
+    instruction_tiles,
+    shared_vector_width,
+)
+
+__all__ = [
+    "BankReport", "BroadcastPlan", "CLASSIFICATIONS", "ConversionPlan", "GatherPlan", "InstructionTiles",
+    "SHAPE_OPS", "ShapeOpPlan", "ShufflePlan", "ShuffleRound", "SimResult", "SwizzlePlan", "Transposition",
+    "TritonSwizzleChoice", "VectorPlan", "access_to_offsets", "bank_wavefronts", "broadcast_predicate", "classify",
+    "convert", "gather_plan", "global_vector_width", "infer_shape_op", "instruction_tiles", "optimal_swizzle",
+    "shared_vector_width", "shuffle_plan", "simulate_wavefronts", "transposition_decomposition",
+    "triton_mma_v2_operand_swizzle", "triton_nvmma_operand_swizzle",
+]

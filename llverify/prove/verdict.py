@@ -23,7 +23,6 @@ Everything is JSON-serialisable with :meth:`Verdict.to_json`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from types import MappingProxyType
 from typing import Any, Literal, Mapping
 
 Status = Literal["proved", "refuted", "unknown", "error"]
@@ -33,10 +32,32 @@ STATUSES: tuple[str, ...] = ("proved", "refuted", "unknown", "error")
 METHODS: tuple[str, ...] = ("f2", "exhaustive", "smt")
 
 
+class FrozenDict(dict):  # type: ignore[type-arg]
+    """A read-only dict: hashable-free but immutable and picklable.
+
+    (``types.MappingProxyType`` cannot be pickled, and verdicts travel
+    between processes when ``llverify check -j N`` runs.)
+    """
+
+    def _readonly(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("verdict data is immutable")
+
+    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = _readonly  # type: ignore[assignment]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (FrozenDict, (dict(self),))
+
+    def __copy__(self) -> "FrozenDict":
+        return self
+
+    def __deepcopy__(self, memo: Any) -> "FrozenDict":
+        return self
+
+
 def _freeze(value: Any) -> Any:
     """Deep-freeze dicts into read-only mappings and lists into tuples."""
     if isinstance(value, Mapping):
-        return MappingProxyType({k: _freeze(v) for k, v in value.items()})
+        return FrozenDict({k: _freeze(v) for k, v in value.items()})
     if isinstance(value, (list, tuple)):
         return tuple(_freeze(v) for v in value)
     return value

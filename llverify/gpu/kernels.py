@@ -32,6 +32,7 @@ contiguous in S and ``ld.shared.b32`` loads for B's register pairs.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -90,6 +91,27 @@ def _span(cols: Sequence[int], i: int) -> int:
     return v
 
 
+def _addr(var: str, const: int, var_bits: int, eb: int) -> str:
+    """Byte offset of element ``var ^ const`` as C.
+
+    The bits of ``const`` outside ``var_bits`` (the OR of every value ``var``
+    can take) cannot meet ``var``'s, so for them XOR is addition and the
+    compiler folds them into the instruction's immediate offset; only the
+    overlapping bits need a run-time XOR.  Example: var bits 0x0f8, const
+    0x404 -> ``(var ^ 0x4u) * 2u + 2048u``.
+    """
+    ov, dj = const & var_bits, const & ~var_bits
+    head = f"({var} ^ {_hex(ov)}) * {eb}u" if ov else f"{var} * {eb}u"
+    return head + (f" + {dj * eb}u" if dj else "")
+
+
+def _or(cols: Sequence[int]) -> int:
+    v = 0
+    for c in cols:
+        v |= c
+    return v
+
+
 def _pack(vals: Sequence[str], eb: int) -> tuple[str, str]:
     """(C type, expression) packing ``vals`` (one element each, low bits) into one access."""
     nbytes = len(vals) * eb
@@ -133,8 +155,10 @@ def _describe_layout(tag: str, m: DistMap) -> list[str]:
 
 def _prologue(name: str, a: DistMap, b: DistMap, eb: int, smem: bool) -> tuple[list[str], int]:
     nt = a.n_threads
+    min_blocks = os.environ.get("LLVERIFY_GPU_MIN_BLOCKS", "").strip()   # experiments: force register limits
+    bounds = f"{nt}, {int(min_blocks)}" if min_blocks else f"{nt}"
     body = [
-        f'extern "C" __global__ void __launch_bounds__({nt})',
+        f'extern "C" __global__ void __launch_bounds__({bounds})',
         f"{name}(const unsigned char* __restrict__ in, unsigned char* __restrict__ out, int reps, unsigned salt)",
         "{",
     ]
@@ -156,7 +180,8 @@ def _prologue(name: str, a: DistMap, b: DistMap, eb: int, smem: bool) -> tuple[l
         rid = _span(a.reg, g << lg)
         t, _ = _pack(["0"] * gvec, eb)
         vals = _unpack("t", gvec, eb)
-        body.append(f"    {{ const {t} t = *reinterpret_cast<const {t}*>(tin + (a_id ^ {_hex(rid)}) * {eb}u);"
+        addr = _addr("a_id", rid, _or(list(a.lane) + list(a.warp)), eb)
+        body.append(f"    {{ const {t} t = *reinterpret_cast<const {t}*>(tin + {addr});"
                     + "".join(f" a[{g * gvec + i}] = {v};" for i, v in enumerate(vals)) + " }")
     body.append(f"    #pragma unroll\n    for (int k = 0; k < {b.n_reg}; ++k) b[k] = 0u;")
     return body, gvec
@@ -206,13 +231,13 @@ def shared_conversion_kernel(name: str, a: DistMap, b: DistMap, s: SharedMap, eb
     for g in range(a.n_reg // svec):
         off = _span(a_reg, g << ls)
         t, e = _pack([f"a[{g * svec + i}] ^ s" for i in range(svec)], eb)
-        code.append(f"        *reinterpret_cast<{t}*>(smem + (a_off ^ {_hex(off)}) * {eb}u) = {e};")
+        code.append(f"        *reinterpret_cast<{t}*>(smem + {_addr('a_off', off, _or(a_lane + a_warp), eb)}) = {e};")
     code.append("        __syncthreads();")
     for g in range(b.n_reg // lvec):
         off = _span(b_reg, g << ll)
         t, _ = _pack(["0"] * lvec, eb)
         vals = _unpack("t", lvec, eb)
-        code.append(f"        {{ const {t} t = *reinterpret_cast<const {t}*>(smem + (b_off ^ {_hex(off)}) * {eb}u);"
+        code.append(f"        {{ const {t} t = *reinterpret_cast<const {t}*>(smem + {_addr('b_off', off, _or(b_lane + b_warp), eb)});"
                     + "".join(f" b[{g * lvec + i}] ^= {v};" for i, v in enumerate(vals)) + " }")
     code += ["        __syncthreads();", "    }"]
     tail, ovec = _epilogue(b, eb)

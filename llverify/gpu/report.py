@@ -156,6 +156,13 @@ def _wf(d: dict[str, Any] | None) -> str:
     return f"{_f(d.get('store'))} / {_f(d.get('load'))}"
 
 
+def _res(r: dict[str, Any] | None) -> str:
+    if not r:
+        return "-"
+    sp = r.get("spill_store_bytes", 0)
+    return f"{r.get('registers', '-')}" + (f" ({sp})" if sp else "")
+
+
 def markdown(rep: dict[str, Any]) -> str:
     s = rep["summary"]
     pk = rep["peak"]
@@ -189,18 +196,18 @@ def markdown(rep: dict[str, Any]) -> str:
         for c in bad:
             why = c.get("mismatch") or c.get("error") or (
                 f"wavefronts predicted {_wf(c['wavefronts_predicted'])}, measured {_wf(c['wavefronts_measured'])}")
-            lines.append(f"- `{c['name']}`: {why}")
+            lines.append(f"- `{c['name']}`: {why}; registers (spill bytes): {_res(c.get('resources'))}")
     lines += ["", "## Cases", "",
               "Wavefronts are per warp-level instruction, store / load. Time: one conversion of every tile "
               "of the grid (µs). BW: fraction of the measured shared-memory peak.", "",
-              "| case | bit-exact | vec st/ld | predicted | measured | time µs | BW |",
-              "|---|---|---|---|---|---|---|"]
+              "| case | bit-exact | vec st/ld | predicted | measured | time µs | BW | regs (spill B) |",
+              "|---|---|---|---|---|---|---|---|"]
     for c in rep["cases"]:
         v = c["vector_elems"]
         vec = f"{v.get('store', '-')}/{v.get('load', '-')}" if c["variant"] != "shuffle" else f"{c['shuffle_rounds']} rounds"
         lines.append(f"| `{c['name']}` | {'yes' if c['bit_exact'] else '**NO**'} | {vec} | "
                      f"{_wf(c['wavefronts_predicted'])} | {_wf(c['wavefronts_measured'])} | "
-                     f"{_f(c.get('time_us'), 3)} | {_f(c.get('bandwidth_fraction'))} |")
+                     f"{_f(c.get('time_us'), 3)} | {_f(c.get('bandwidth_fraction'))} | {_res(c.get('resources'))} |")
     if rep["speedups"]:
         lines += ["", "## Speedups per conversion", "",
                   "| conversion | (ii)/(i) | (iii)/(i) | (iii)/(ii) | (iv)/best shared |", "|---|---|---|---|---|"]

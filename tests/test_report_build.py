@@ -112,3 +112,21 @@ def test_report_command_writes_both_files(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.stdout + res.stderr
     assert (tmp_path / "out" / "report.html").stat().st_size > 1000
     assert "3 checks in 1 spec, all as expected" in res.stdout
+
+
+def test_claim_text_drops_optional_clauses_whose_arguments_are_absent() -> None:
+    from llverify.report.build import claim_text
+
+    text = """\
+layouts:
+  A: {kind: blocked, shape: [32, 32], size_per_thread: [1, 4], threads_per_warp: [4, 8],
+      warps_per_cta: [1, 1], order: [1, 0]}
+  S: {kind: swizzled_shared, shape: [32, 32], vec: 4, per_phase: 1, max_phase: 8, order: [1, 0]}
+checks:
+  - bank_conflicts: {access: A, shared: S, bitwidth: 32}
+  - bank_conflicts: {access: A, shared: S, bitwidth: 32, max_wavefronts: 2}
+"""
+    results = run_specs([load_spec_text(text, "claims.yaml")])
+    without, with_max = (claim_text(r) for r in results)
+    assert "?" not in without and "at most" not in without
+    assert "at most 2" in with_max

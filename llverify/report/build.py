@@ -44,7 +44,12 @@ def claim_text(result: CheckResult) -> str:
     if c.description:
         return c.description
     args = _Blank({k: (", ".join(map(str, v)) if isinstance(v, list) else v) for k, v in c.args.items()})
-    text = KINDS[c.property].claim.format_map(args)
+    # "[...]" marks an optional clause: kept only when every argument it names was given
+    template = re.sub(
+        r"\[([^\]]*)\]",
+        lambda m: m.group(1) if all(k in args for k in re.findall(r"\{(\w+)\}", m.group(1))) else "",
+        KINDS[c.property].claim)
+    text = template.format_map(args)
     if c.expect == "refuted":
         text = "NOT: " + text + " (a negative test: this claim must be refuted)"
     return text

@@ -94,7 +94,7 @@ KINDS: Mapping[str, CheckKind] = MappingProxyType({k.name: k for k in [
                           "max_wavefronts": Arg("int"), "max_vector": Arg("pow2")},
        ("access", "shared"),
        "accessing {shared} from {access} with {bitwidth}-bit elements takes the predicted number of wavefronts "
-       "per instruction, at most {max_wavefronts} (lemma 9.4)",
+       "per instruction[, at most {max_wavefronts}] (lemma 9.4)",
        "lemma 9.4: wavefronts = n * |span(S_vec u S_idx) n span(L_thr)|, proved exact with Z3; "
        "`max_wavefronts` bounds it", ("llverify.prove.plans", "llverify.codegen")),
     _k("optimal_swizzle", {"from": _L, "to": _L, "bitwidth": Arg("pow2", required=True)},

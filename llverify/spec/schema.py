@@ -70,7 +70,7 @@ def _check_schema(name: str) -> dict[str, Any]:
                       "description": "short for {" + ", ".join(f"{p}: <name>" for p in kind.positional) + "}"})
     return {
         "type": "object",
-        "description": kind.claim,
+        "description": kind.claim.replace("[", "").replace("]", ""),
         "properties": {name: {"oneOf": forms}, **_COMMON},
         "required": [name],
         "additionalProperties": False,

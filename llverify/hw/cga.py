@@ -200,6 +200,15 @@ def _check_cga_surjective(bases: list[list[int]], rank: int, kind: str) -> None:
     """Triton builds the CGA layout with inferred out sizes, which must be reached (surjective)."""
     if not bases:
         return
+    seen: set[tuple[int, ...]] = set()
+    for i, b in enumerate(bases):
+        nz = [c for c in b if c]
+        if not nz:
+            continue
+        if len(nz) > 1 or nz[0] & (nz[0] - 1) or tuple(b) in seen:
+            raise LayoutError(f"{kind}: cga_layout = {bases}: basis {i} = {b} breaks the rule that, zero bases "
+                              "removed, the CGA layout is a permutation matrix (distinct single powers of two)")
+        seen.add(tuple(b))
     try:
         LinearLayout.from_bases({"block": bases}, [f"dim{i}" for i in range(rank)])
     except LayoutError as exc:

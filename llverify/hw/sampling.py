@@ -109,10 +109,24 @@ def _nvidia_mma(rng: random.Random) -> dict[str, Any]:
 
 def _dot_operand(rng: random.Random) -> dict[str, Any]:
     rank = rng.randint(2, 3)
-    parent = {"kind": "nvidia_mma", **_mma_params(rng, rank)}
-    op = 0 if parent["version"][0] == 3 else rng.randint(0, 1)
+    r = rng.random()
+    if r < 0.4:
+        parent = {"kind": "nvidia_mma", **_mma_params(rng, rank)}
+        op = 0 if parent["version"][0] == 3 else rng.randint(0, 1)
+    elif r < 0.6:
+        parent = {"kind": "blocked", **_blocked_params(rng, rank)}
+        op = rng.randint(0, 1)
+    elif r < 0.8:
+        parent = {"kind": "amd_mfma", **_amd_mfma(rng, rank)["params"]}
+        op = rng.randint(0, 1)
+    else:
+        parent = {"kind": "amd_wmma", **_amd_wmma(rng, rank)["params"]}
+        op = rng.randint(0, 1)
+    kw = _p2(rng, 0, 3)
+    if parent["kind"] == "blocked" and rng.random() < 0.9:
+        kw = 0
     return {"kind": "dot_operand", "shape": _shape(rng, rank, 0, 8 - rank + 1),
-            "params": {"operand_index": op, "parent": parent, "k_width": _p2(rng, 0, 3)}}
+            "params": {"operand_index": op, "parent": parent, "k_width": kw}}
 
 
 def _swizzled_shared(rng: random.Random) -> dict[str, Any]:
@@ -179,8 +193,8 @@ def random_case(kind: str, rng: random.Random, invalid: float = 0.0) -> dict[str
     return case
 
 
-def _amd_mfma(rng: random.Random) -> dict[str, Any]:
-    rank = rng.randint(2, 3)
+def _amd_mfma(rng: random.Random, rank: int | None = None) -> dict[str, Any]:
+    rank = rank or rng.randint(2, 3)
     instr = rng.choice([[32, 32, 8], [16, 16, 16], [4, 64, 4], [64, 4, 4]])
     p: dict[str, Any] = {"version": rng.randint(1, 4), "instr_shape": instr,
                          "transposed": instr[0] == 64 or rng.random() < 0.5,
@@ -216,4 +230,59 @@ def _linear(rng: random.Random) -> dict[str, Any]:
 
 _GEN["amd_mfma"] = _amd_mfma
 _GEN["linear"] = _linear
+SAMPLED_KINDS = tuple(_GEN)
+
+
+_WMMA_INSTR = {1: [[16, 16, 16]], 2: [[16, 16, 16], [16, 16, 32]],
+               3: [[16, 16, 4], [16, 16, 32], [16, 16, 64], [16, 16, 128], [32, 16, 64], [32, 16, 128]]}
+
+
+def _tile_bases(rng: random.Random, rank: int, n: int, used: list[int]) -> list[list[int]]:
+    """``n`` bases, each zero or the next unused power of two along a random dim (surjective together)."""
+    out = []
+    for _ in range(n):
+        if rng.random() < 0.15:
+            out.append([0] * rank)
+            continue
+        d = rng.randrange(rank)
+        v = [0] * rank
+        v[d] = 1 << used[d]
+        used[d] += 1
+        out.append(v)
+    return out
+
+
+def _amd_wmma(rng: random.Random, rank: int | None = None) -> dict[str, Any]:
+    rank = rank or rng.randint(2, 3)
+    version = rng.randint(1, 3)
+    used = [0] * rank
+    p: dict[str, Any] = {"version": version, "transposed": rng.random() < 0.5,
+                         "warp_bases": _tile_bases(rng, rank, rng.randint(0, 3), used),
+                         "instr_shape": rng.choice(_WMMA_INSTR[version]), "rank": rank}
+    if rng.random() < 0.4:
+        p["reg_bases"] = _tile_bases(rng, rank, rng.randint(1, 2), used)
+    if rng.random() < 0.3:
+        _cga(rng, rank, p)
+        for k in ("ctas_per_cga", "cta_split_num", "cta_order"):
+            p.pop(k, None)
+    return {"kind": "amd_wmma", "shape": _shape(rng, rank, 0, 8 - rank + 1), "params": p}
+
+
+def _tensor_memory(rng: random.Random) -> dict[str, Any]:
+    bm = rng.choice([64, 128])
+    bn = _p2(rng, 0, 8)
+    p: dict[str, Any] = {"block": [bm, bn], "col_stride": _p2(rng, 0, 2)}
+    if rng.random() < 0.3:
+        p["cga_layout"] = _tile_bases(rng, 2, rng.randint(1, 2), [0, 0])
+        if rng.random() < 0.5:
+            p["cga_layout"][0] = [1, 0] if p["cga_layout"][0] != [0, 1] else [0, 1]
+            p["two_ctas"] = p["cga_layout"][0] == [1, 0]
+    if rng.random() < 0.1:
+        p["fp4_padded"] = True
+        p["col_stride"] = 1
+    return {"kind": "tensor_memory", "shape": [_p2(rng, 7, 9), _p2(rng, 0, 9)], "params": p}
+
+
+_GEN["amd_wmma"] = _amd_wmma
+_GEN["tensor_memory"] = _tensor_memory
 SAMPLED_KINDS = tuple(_GEN)

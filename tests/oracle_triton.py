@@ -120,7 +120,7 @@ def _attr(b: Any, g: Any, kind: str, p: dict[str, Any]) -> Any:
                                      p.get("element_bitwidth") or 32)
     if kind == "amd_wmma":
         return b.get_amd_wmma_layout(p["version"], p["transposed"], p["warp_bases"], p.get("reg_bases") or [],
-                                     _cga(g, p), p.get("instr_shape") or [16, 16, 16], p.get("rank") or 2)
+                                     _cga(g, p), _given(p, "instr_shape", [16, 16, 16]), _given(p, "rank", 2))
     if kind == "swizzled_shared":
         return b.get_swizzled_shared_layout(p["vec"], p["per_phase"], p["max_phase"], p["order"], _cga(g, p))
     if kind == "nvmma_shared":
@@ -137,6 +137,12 @@ def _attr(b: Any, g: Any, kind: str, p: dict[str, Any]) -> Any:
         return b.get_tensor_memory_layout(p["block"], p["col_stride"], _cga(g, p), bool(p.get("two_ctas", False)),
                                           bool(p.get("fp4_padded", False)))
     raise ValueError(f"oracle: unknown kind {kind!r}")
+
+
+def _given(p: dict[str, Any], key: str, default: Any) -> Any:
+    """``p[key]`` unless absent or None (Gluon's default then), passed as given otherwise."""
+    v = p.get(key)
+    return default if v is None else v
 
 
 def _extent(p: dict[str, Any]) -> list[int]:

@@ -8,7 +8,7 @@ then ``tiles_per_warp[N]`` register tiles and the N warps, registers to cover
 the whole N extent of the shape, ``tiles_per_warp[M]`` register tiles, the M
 warps, the batch warps; fitted to the shape.
 
-WMMA and AMD dot operands are not modelled yet: they raise ``LayoutError``.
+WMMA (warp size 32) is :func:`amd_wmma`; dot operands of both live in :mod:`llverify.hw.amd_dot`.
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ from typing import Any, Mapping, Sequence
 
 from llverify.errors import LayoutError
 from llverify.hw.blocked import check_shape
-from llverify.hw.cga import Tile, as_int_list, cga_bases, check_pow2, check_rank, combine_with_shape
+from llverify.hw.cga import Tile, as_bases, as_int_list, cga_bases, check_pow2, check_rank, combine_with_shape
 from llverify.layout import LinearLayout
 
-__all__ = ["amd_mfma", "amd_wmma", "amd_dot_operand"]
+__all__ = ["amd_mfma", "amd_wmma", "amd_dot_operand", "wmma_params", "WMMA_INSTR_SHAPES"]
 
 
 def amd_mfma(version: int, instr_shape: Sequence[int], transposed: bool, warps_per_cta: Sequence[int],
@@ -72,14 +72,108 @@ def amd_mfma(version: int, instr_shape: Sequence[int], transposed: bool, warps_p
     return combine_with_shape(t, cga, shp, kind)
 
 
+#: WMMA instruction shapes ``[M, N, K]`` Triton 3.9.0 accepts, per version (1: RDNA3, 2: RDNA4, 3: gfx1250).
+WMMA_INSTR_SHAPES: dict[int, tuple[tuple[int, int, int], ...]] = {
+    1: ((16, 16, 16),),
+    2: ((16, 16, 16), (16, 16, 32)),
+    3: ((16, 16, 4), (16, 16, 32), (16, 16, 64), (16, 16, 128), (32, 16, 64), (32, 16, 128)),
+}
+
+
+def wmma_params(version: object, transposed: object, warp_bases: object, reg_bases: object,
+                instr_shape: object, cga_layout: object, rank: object, kind: str = "amd_wmma"
+                ) -> tuple[int, bool, list[list[int]], list[list[int]], list[int], list[list[int]], int]:
+    """Validate WMMA parameters; returns (version, transposed, warp, reg, instr, cga, rank)."""
+    if isinstance(version, bool) or not isinstance(version, int) or version not in WMMA_INSTR_SHAPES:
+        raise LayoutError(f"{kind}: version = {version!r} must be in [1, 3]")
+    r = 2 if rank is None else rank
+    if isinstance(r, bool) or not isinstance(r, int) or r not in (2, 3):
+        raise LayoutError(f"{kind}: rank = {rank!r} must be 2 or 3")
+    instr = [16, 16, 16] if instr_shape is None else as_int_list(instr_shape, "instr_shape", kind)
+    if tuple(instr) not in WMMA_INSTR_SHAPES[version]:
+        raise LayoutError(f"{kind}: instr_shape = {instr} is not a WMMA v{version} shape "
+                          f"(expected one of {[list(x) for x in WMMA_INSTR_SHAPES[version]]})")
+    warp = as_bases(warp_bases, "warp_bases", kind, r)
+    reg = as_bases(reg_bases, "reg_bases", kind, r)
+    for name, bs in (("warp_bases", warp), ("reg_bases", reg)):
+        for i, b in enumerate(bs):
+            nz = [c for c in b if c]
+            if len(nz) > 1 or (nz and nz[0] & (nz[0] - 1)):
+                raise LayoutError(f"{kind}: {name}[{i}] = {b} must be zero or one power of two along one dim "
+                                  "(in units of instruction tiles)")
+    if warp or reg:
+        try:
+            LinearLayout.from_bases({"register": reg, "warp": warp}, [f"dim{i}" for i in range(r)])
+        except LayoutError:
+            raise LayoutError(f"{kind}: reg_bases = {reg}, warp_bases = {warp} do not cover a whole grid of "
+                              "instruction tiles (the layout they form must be surjective)") from None
+    cga = cga_bases(r, kind, cga_layout)
+    return version, bool(transposed), warp, reg, instr, cga, r
+
+
 def amd_wmma(version: int, transposed: bool, warp_bases: Sequence[Sequence[int]], shape: Sequence[int],
              reg_bases: Sequence[Sequence[int]] | None = None, instr_shape: Sequence[int] | None = None,
-             cga_layout: Sequence[Sequence[int]] | None = None, rank: int | None = None) -> LinearLayout:
-    """AMD WMMA: not modelled yet (raises ``LayoutError``)."""
-    raise LayoutError("amd_wmma: not modelled by llverify yet (no bit-exact construction is implemented)")
+             cga_layout: Sequence[Sequence[int]] | None = None, rank: int | None = None,
+             ctas_per_cga: Sequence[int] | None = None, cta_split_num: Sequence[int] | None = None,
+             cta_order: Sequence[int] | None = None) -> LinearLayout:
+    """The WMMA accumulator layout on ``shape`` (warp size 32).
+
+    One instruction tile (``M x N`` = ``instr_shape[:2]``; non-transposed, M =
+    dim r-2 and N = dim r-1): version 1 holds rows ``2, 4, 8`` in registers and
+    lanes ``N 1..8, M 1``; versions 2/3 rows ``1, 2, 4`` in registers and lanes
+    ``N 1..8, M 8``; a 32-row instruction (v3 ``32x16``) adds the register row
+    16.  ``transposed`` swaps the roles of the two dims inside the tile.  Then
+    ``reg_bases`` and ``warp_bases`` (in units of whole tiles) are multiplied
+    in, out dims ordered ``N, M, batch``, and the result is fitted to the shape
+    with the CGA (repetitions along N first).
+
+    >>> L = amd_wmma(2, False, [[0, 1], [1, 0]], shape=[32, 32])
+    >>> [list(b) for b in L.bases["warp"]]
+    [[0, 16], [16, 0]]
+    """
+    kind = "amd_wmma"
+    version, tr, warp, reg, instr, _, r = wmma_params(version, transposed, warp_bases, reg_bases, instr_shape,
+                                                       cga_layout if ctas_per_cga is None else None, rank, kind)
+    cga = cga_bases(r, kind, cga_layout, ctas_per_cga, cta_split_num, cta_order)
+    shp = check_shape(shape, r, kind)
+    m_i, n_i = r - 2, r - 1
+    a, b = (n_i, m_i) if tr else (m_i, n_i)  # a: the dim registers walk; b: the dim lanes walk first
+    t = Tile(r)
+    t.order = [n_i, m_i] + ([0] if r == 3 else [])
+    t.in_dim("register").in_dim("lane")
+    if version == 1:
+        regs = [2, 4, 8]
+        lane_a = 1
+    else:
+        regs = [1, 2, 4]
+        lane_a = 8
+    big = instr[0] == 32
+    for v in regs + ([16] if big else []):
+        t.ins["register"].append(_unit(r, a, v))
+    t.ins["lane"] = [_unit(r, b, 1 << k) for k in range(4)] + [_unit(r, a, lane_a)]
+    t.sizes[a] = 32 if big else 16
+    t.sizes[b] = 16
+    scale = list(t.sizes)
+    t.ins["register"] += [[c * scale[d] for d, c in enumerate(v)] for v in reg]
+    t.ins["warp"] = [[c * scale[d] for d, c in enumerate(v)] for v in warp]
+    ext = [1] * r
+    for v in reg + warp:
+        for d, c in enumerate(v):
+            if c:
+                ext[d] = max(ext[d], 2 * c)
+    t.sizes = [scale[d] * ext[d] for d in range(r)]
+    return combine_with_shape(t, cga, shp, kind)
+
+
+def _unit(rank: int, dim: int, value: int) -> list[int]:
+    v = [0] * rank
+    v[dim] = value
+    return v
 
 
 def amd_dot_operand(operand_index: int, parent: Mapping[str, Any], k_width: int,
                     shape: Sequence[int]) -> LinearLayout:
-    """Dot operands of AMD parents: not modelled yet (raises ``LayoutError``)."""
-    raise LayoutError(f"dot_operand: operands of an {parent.get('kind')} parent are not modelled by llverify yet")
+    """Dot operand of an AMD parent (see :mod:`llverify.hw.amd_dot`)."""
+    from llverify.hw.amd_dot import amd_dot_operand as impl
+
+    return impl(operand_index, parent, k_width, shape)

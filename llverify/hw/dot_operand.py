@@ -1,7 +1,7 @@
 """``dot_operand(operand_index, parent, k_width, shape)``: dispatch on the parent's kind.
 
 The parent is a ``{"kind": ..., **params}`` spec: ``nvidia_mma`` (see
-:mod:`llverify.hw.nvidia_mma`), ``amd_mfma``/``amd_wmma`` (see :mod:`llverify.hw.amd`)
+:mod:`llverify.hw.nvidia_mma`), ``amd_mfma``/``amd_wmma`` (see :mod:`llverify.hw.amd_dot`)
 or ``blocked`` (FMA dots, :mod:`llverify.hw.fma_dot`).
 """
 
@@ -29,8 +29,8 @@ def dot_operand(operand_index: int, parent: Mapping[str, Any], shape: Sequence[i
         from llverify.hw.nvidia_mma import nvidia_dot_operand
         return nvidia_dot_operand(operand_index, p, k_width, shape)
     if pk in ("amd_mfma", "amd_wmma"):
-        from llverify.hw import amd
-        return amd.amd_dot_operand(operand_index, p, k_width, shape)
+        from llverify.hw.amd_dot import amd_dot_operand
+        return amd_dot_operand(operand_index, p, k_width, shape)
     if pk == "blocked":
         from llverify.hw.fma_dot import fma_dot_operand
         return fma_dot_operand(operand_index, p, k_width, shape)

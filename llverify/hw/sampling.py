@@ -125,6 +125,8 @@ def _dot_operand(rng: random.Random) -> dict[str, Any]:
     kw = _p2(rng, 0, 3)
     if parent["kind"] == "blocked" and rng.random() < 0.9:
         kw = 0
+    if parent["kind"] == "amd_wmma" and rng.random() < 0.9:
+        kw = rng.choice({1: [8, 16], 2: [4, 8, 16]}.get(parent["version"], [2, 4, 8, 16, 32]))
     return {"kind": "dot_operand", "shape": _shape(rng, rank, 0, 8 - rank + 1),
             "params": {"operand_index": op, "parent": parent, "k_width": kw}}
 

@@ -21,7 +21,7 @@ import numpy as np
 from llverify.gpu.banks import access_offsets
 from llverify.gpu.cases import Case
 from llverify.gpu.kernels import _span
-from llverify.gpu.tile import DistMap, SharedMap, vector_width, xor_span
+from llverify.gpu.tile import DistMap, SharedMap, vector_plan, xor_span
 
 __all__ = ["emulate", "EmulationError"]
 
@@ -31,16 +31,19 @@ class EmulationError(AssertionError):
 
 
 def _global_load(a: DistMap, tile: np.ndarray, eb: int) -> np.ndarray:
-    gvec = vector_width(list(a.reg), list(a.lane) + list(a.warp), eb)
-    lg = gvec.bit_length() - 1
+    gp = vector_plan(list(a.reg), list(a.lane) + list(a.warp), eb)
+    gvec = gp.vec
     base = (xor_span(a.warp)[:, None] ^ xor_span(a.lane)[None, :]).reshape(-1)   # thread = warp * 32 + lane
     regs = np.zeros((a.n_threads, a.n_reg), dtype=tile.dtype)
-    for g in range(a.n_reg // gvec):
-        start = base ^ _span(a.reg, g << lg)
+    for g in range(gp.n_groups()):
+        start = base ^ gp.group_address(a.reg, g)
         if np.any(start % gvec):
             raise EmulationError("global vector not aligned")
         for i in range(gvec):
-            regs[:, g * gvec + i] = tile[start + i]
+            r = gp.register(g, i)
+            if np.any((base ^ _span(a.reg, r)) != start + i):
+                raise EmulationError("global vector not contiguous")
+            regs[:, r] = tile[start + i]
     return regs
 
 
@@ -49,36 +52,38 @@ def _shared(case: Case, a: DistMap, b: DistMap, regs: np.ndarray) -> np.ndarray:
     eb = case.elem_bytes
     a_reg, a_lane, a_warp = access_offsets(a, s)
     b_reg, b_lane, b_warp = access_offsets(b, s)
-    svec = vector_width(a_reg, a_lane + a_warp, eb)
-    lvec = vector_width(b_reg, b_lane + b_warp, eb)
+    sp = vector_plan(a_reg, a_lane + a_warp, eb)
+    lp = vector_plan(b_reg, b_lane + b_warp, eb)
+    svec, lvec = sp.vec, lp.vec
     smem = np.zeros(a.n_elems, dtype=regs.dtype)
     written = np.zeros(a.n_elems, dtype=bool)
     a_off = (xor_span(a_warp)[:, None] ^ xor_span(a_lane)[None, :]).reshape(-1)
-    ls = svec.bit_length() - 1
-    for g in range(a.n_reg // svec):
-        start = a_off ^ _span(a_reg, g << ls)
+    for g in range(sp.n_groups()):
+        start = a_off ^ sp.group_address(a_reg, g)
         if np.any(start % svec):
             raise EmulationError("shared store vector not aligned")
         for i in range(svec):
-            want = a_off ^ _span(a_reg, (g << ls) | i)
-            if np.any(want != start + i):
+            r = sp.register(g, i)
+            if np.any((a_off ^ _span(a_reg, r)) != start + i):
                 raise EmulationError("shared store vector not contiguous")
             prev = written[start + i]
-            if np.any(prev & (smem[start + i] != regs[:, g * svec + i])):
+            if np.any(prev & (smem[start + i] != regs[:, r])):
                 raise EmulationError("two threads store different values at one offset")
-            smem[start + i] = regs[:, g * svec + i]
+            smem[start + i] = regs[:, r]
             written[start + i] = True
     if not written.all():
         raise EmulationError("some offsets were never written")
     b_off = (xor_span(b_warp)[:, None] ^ xor_span(b_lane)[None, :]).reshape(-1)
-    ll = lvec.bit_length() - 1
     out = np.zeros((b.n_threads, b.n_reg), dtype=regs.dtype)
-    for g in range(b.n_reg // lvec):
-        start = b_off ^ _span(b_reg, g << ll)
+    for g in range(lp.n_groups()):
+        start = b_off ^ lp.group_address(b_reg, g)
+        if np.any(start % lvec):
+            raise EmulationError("shared load vector not aligned")
         for i in range(lvec):
-            if np.any((b_off ^ _span(b_reg, (g << ll) | i)) != start + i):
+            r = lp.register(g, i)
+            if np.any((b_off ^ _span(b_reg, r)) != start + i):
                 raise EmulationError("shared load vector not contiguous")
-            out[:, g * lvec + i] = smem[start + i]
+            out[:, r] = smem[start + i]
     return out
 
 

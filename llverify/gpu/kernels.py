@@ -9,7 +9,8 @@ row-major tiles, one element id after another):
 
 1. *global load* (plan (c)): register r of thread (warp w, lane l) receives
    ``in[tile][id(A(r, l, w))]``, ``gvec`` elements per instruction, where
-   ``gvec`` is :func:`~llverify.gpu.tile.vector_width` of A's id columns;
+   ``gvec`` is :func:`~llverify.gpu.tile.vector_plan` of A's id columns
+   (registers may be permuted into vectors);
 2. ``reps`` times: the conversion A -> B, either (a) through shared memory
    with layout S (store A's registers at ``S^-1`` offsets, ``svec`` elements
    per ``st.shared``, barrier, load B's registers, ``lvec`` per ``ld.shared``,
@@ -38,7 +39,7 @@ from typing import Sequence
 
 from llverify.gpu.banks import access_offsets
 from llverify.gpu.shuffle import ShufflePlan
-from llverify.gpu.tile import DistMap, SharedMap, vector_width
+from llverify.gpu.tile import DistMap, SharedMap, vector_plan
 
 __all__ = ["KernelSource", "shared_conversion_kernel", "shuffle_conversion_kernel", "global_copy_kernel"]
 
@@ -173,16 +174,16 @@ def _prologue(name: str, a: DistMap, b: DistMap, eb: int, smem: bool) -> tuple[l
         f"    unsigned b[{b.n_reg}];",
     ]
     # (c) vectorised global load of A's registers
-    gvec = vector_width(list(a.reg), list(a.lane) + list(a.warp), eb)
-    body.append(f"    // global load: {gvec} element(s) per instruction (A's registers 0..{gvec - 1} are consecutive ids)")
-    lg = gvec.bit_length() - 1
-    for g in range(a.n_reg // gvec):
-        rid = _span(a.reg, g << lg)
+    gp = vector_plan(list(a.reg), list(a.lane) + list(a.warp), eb)
+    gvec = gp.vec
+    body.append(f"    // global load: {gvec} element(s) per instruction (register bits {list(gp.chosen)} are id bits 0..)")
+    for g in range(gp.n_groups()):
+        rid = gp.group_address(a.reg, g)
         t, _ = _pack(["0"] * gvec, eb)
         vals = _unpack("t", gvec, eb)
         addr = _addr("a_id", rid, _or(list(a.lane) + list(a.warp)), eb)
         body.append(f"    {{ const {t} t = *reinterpret_cast<const {t}*>(tin + {addr});"
-                    + "".join(f" a[{g * gvec + i}] = {v};" for i, v in enumerate(vals)) + " }")
+                    + "".join(f" a[{gp.register(g, i)}] = {v};" for i, v in enumerate(vals)) + " }")
     body.append(f"    #pragma unroll\n    for (int k = 0; k < {b.n_reg}; ++k) b[k] = 0u;")
     return body, gvec
 
@@ -211,11 +212,13 @@ def shared_conversion_kernel(name: str, a: DistMap, b: DistMap, s: SharedMap, eb
         raise ValueError("A and B must use the same number of warps")
     a_reg, a_lane, a_warp = access_offsets(a, s)
     b_reg, b_lane, b_warp = access_offsets(b, s)
-    svec = vector_width(a_reg, a_lane + a_warp, eb)
-    lvec = vector_width(b_reg, b_lane + b_warp, eb)
+    sp = vector_plan(a_reg, a_lane + a_warp, eb)
+    lp = vector_plan(b_reg, b_lane + b_warp, eb)
+    svec, lvec = sp.vec, lp.vec
     lines = list(comment) + _describe_layout("A (source)", a) + _describe_layout("B (destination)", b) + [
         f"S (shared, id -> offset columns): {list(s.offset_of_id_bit)}",
-        f"shared store: {svec} element(s) of {eb} byte(s) per st.shared; shared load: {lvec} per ld.shared",
+        f"shared store: {svec} element(s) of {eb} byte(s) per st.shared (register bits {list(sp.chosen)}); "
+        f"shared load: {lvec} per ld.shared (register bits {list(lp.chosen)})",
     ]
     code = _header(name, lines)
     body, gvec = _prologue(name, a, b, eb, smem=True)
@@ -227,18 +230,17 @@ def shared_conversion_kernel(name: str, a: DistMap, b: DistMap, s: SharedMap, eb
         "    for (int it = 0; it < reps; ++it) {",
         "        const unsigned s = salt * (unsigned)it;",
     ]
-    ls, ll = svec.bit_length() - 1, lvec.bit_length() - 1
-    for g in range(a.n_reg // svec):
-        off = _span(a_reg, g << ls)
-        t, e = _pack([f"a[{g * svec + i}] ^ s" for i in range(svec)], eb)
+    for g in range(sp.n_groups()):
+        off = sp.group_address(a_reg, g)
+        t, e = _pack([f"a[{sp.register(g, i)}] ^ s" for i in range(svec)], eb)
         code.append(f"        *reinterpret_cast<{t}*>(smem + {_addr('a_off', off, _or(a_lane + a_warp), eb)}) = {e};")
     code.append("        __syncthreads();")
-    for g in range(b.n_reg // lvec):
-        off = _span(b_reg, g << ll)
+    for g in range(lp.n_groups()):
+        off = lp.group_address(b_reg, g)
         t, _ = _pack(["0"] * lvec, eb)
         vals = _unpack("t", lvec, eb)
         code.append(f"        {{ const {t} t = *reinterpret_cast<const {t}*>(smem + {_addr('b_off', off, _or(b_lane + b_warp), eb)});"
-                    + "".join(f" b[{g * lvec + i}] ^= {v};" for i, v in enumerate(vals)) + " }")
+                    + "".join(f" b[{lp.register(g, i)}] ^= {v};" for i, v in enumerate(vals)) + " }")
     code += ["        __syncthreads();", "    }"]
     tail, ovec = _epilogue(b, eb)
     code += tail

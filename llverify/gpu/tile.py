@@ -28,7 +28,7 @@ import numpy as np
 from llverify.errors import LayoutError
 from llverify.layout import LinearLayout
 
-__all__ = ["DistMap", "SharedMap", "row_major_shared", "vector_width", "xor_span", "ids_table"]
+__all__ = ["DistMap", "SharedMap", "VectorPlan", "row_major_shared", "vector_plan", "vector_width", "xor_span", "ids_table"]
 
 
 def _coord_id(coord: Sequence[int], shape: Sequence[int]) -> int:
@@ -203,3 +203,65 @@ def vector_width(reg_offsets: Sequence[int], other_offsets: Sequence[int], elem_
         v *= 2
         k += 1
     return v
+
+
+@dataclass(frozen=True)
+class VectorPlan:
+    """Registers grouped into vectors (section 5.3, generalized vectorization: registers may be permuted).
+
+    Element i of vector g is register ``register(g, i)``: the register bits
+    ``chosen`` (whose address columns are 1, 2, 4, ...) take the bits of i,
+    the other register bits (``rest``, in order) the bits of g.
+    """
+
+    vec: int
+    chosen: tuple[int, ...]
+    rest: tuple[int, ...]
+
+    def register(self, g: int, i: int) -> int:
+        r = 0
+        for t, bit in enumerate(self.rest):
+            if g >> t & 1:
+                r |= 1 << bit
+        for t, bit in enumerate(self.chosen):
+            if i >> t & 1:
+                r |= 1 << bit
+        return r
+
+    def group_address(self, cols: Sequence[int], g: int) -> int:
+        """XOR of the address columns of the ``rest`` bits set in g (the vector's first element)."""
+        v = 0
+        for t, bit in enumerate(self.rest):
+            if g >> t & 1:
+                v ^= cols[bit]
+        return v
+
+    def n_groups(self) -> int:
+        return 1 << len(self.rest)
+
+
+def vector_plan(reg_cols: Sequence[int], other_cols: Sequence[int], elem_bytes: int,
+                max_bytes: int = 16) -> VectorPlan:
+    """Largest vector, registers permuted: for i < log2 v some register column is ``1 << i`` and every
+    other column (other registers, lanes, warps) has its low ``log2 v`` bits zero.
+
+    Example: register columns ``[2, 1, 16]``, others ``[4, 8]``, 2 bytes: column 1 is register 1,
+    column 2 register 0, and nothing else touches bits 0-1: v = 4, chosen = (1, 0), rest = (2,).
+    """
+    best = VectorPlan(1, (), tuple(range(len(reg_cols))))
+    chosen: list[int] = []
+    v = 1
+    while (2 * v) * elem_bytes <= max_bytes:
+        want = v  # column value 1 << len(chosen)
+        idx = next((i for i, c in enumerate(reg_cols) if c == want and i not in chosen), None)
+        if idx is None:
+            break
+        cand = chosen + [idx]
+        mask = 2 * v - 1
+        rest = [c for i, c in enumerate(reg_cols) if i not in cand] + list(other_cols)
+        if any(c & mask for c in rest):
+            break
+        chosen = cand
+        v *= 2
+        best = VectorPlan(v, tuple(chosen), tuple(i for i in range(len(reg_cols)) if i not in chosen))
+    return best

@@ -33,8 +33,12 @@ def test_round_trip_every_kind(kind):
     rng = random.Random(kind)
     for _ in range(25):
         spec = _spec(random_case(kind, rng))
-        text = format_attr(spec)
-        assert text.startswith("#ttg.")
+        try:
+            text = format_attr(spec)
+        except LayoutError as exc:  # rank-3 WMMA without bases: Triton's text cannot say the rank
+            assert "no attribute text" in str(exc)
+            continue
+        assert text.startswith("#ttng." if kind == "tensor_memory" else "#ttg.")
         again = parse_attr(text)
         assert format_attr(again) == text
         # the layout built from the parsed text is the one built from the parameters

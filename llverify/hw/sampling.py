@@ -259,7 +259,7 @@ def _amd_wmma(rng: random.Random, rank: int | None = None) -> dict[str, Any]:
     version = rng.randint(1, 3)
     used = [0] * rank
     p: dict[str, Any] = {"version": version, "transposed": rng.random() < 0.5,
-                         "warp_bases": _tile_bases(rng, rank, rng.randint(0, 3), used),
+                         "warp_bases": _tile_bases(rng, rank, rng.randint(rank - 2, 3), used),
                          "instr_shape": rng.choice(_WMMA_INSTR[version]), "rank": rank}
     if rng.random() < 0.4:
         p["reg_bases"] = _tile_bases(rng, rank, rng.randint(1, 2), used)

@@ -56,6 +56,8 @@ def format_attr(spec: Mapping[str, Any], aliases: Mapping[str, Any] | None = Non
     if kind == "tensor_memory":
         blk = params.pop("block", [128, 128])
         parts += [f"blockM = {blk[0]}", f"blockN = {blk[1]}"]
+    if kind == "amd_wmma":
+        return _format_wmma(params, aliases)
     for k, v in params.items():
         if k not in back:
             raise LayoutError(f"#{kind} has no attribute field for parameter {k!r}")
@@ -64,6 +66,28 @@ def format_attr(spec: Mapping[str, Any], aliases: Mapping[str, Any] | None = Non
     if kind == "tensor_memory":
         return f"#{dialect}.{_MNEMONIC[kind]}<" + ", ".join(parts) + ">"
     return f"#{dialect}.{_MNEMONIC[kind]}<{{" + ", ".join(parts) + "}>"
+
+
+def _format_wmma(params: dict[str, Any], aliases: Mapping[str, Any] | None) -> str:
+    """``#ttg.amd_wmma`` the way Triton 3.9.0 prints it (bases under ``ctaLayout``)."""
+    known = {"version", "transposed", "warp_bases", "reg_bases", "instr_shape", "cga_layout", "rank"}
+    extra = sorted(set(params) - known)
+    if extra:
+        raise LayoutError(f"#amd_wmma has no attribute field for parameter {extra[0]!r}")
+    warp = list(params.get("warp_bases") or [])
+    reg = list(params.get("reg_bases") or [])
+    rank = params.get("rank")
+    if rank not in (None, 2) and not warp and not reg:
+        raise LayoutError(f"#amd_wmma of rank {rank} with no warp/register bases has no attribute text "
+                          "(Triton infers the rank from the bases)")
+    cta = ", ".join(f"{n} = {format_value(b, aliases)}" for n, b in (("register", reg), ("warp", warp)) if b)
+    parts = [f"version = {format_value(params.get('version'))}",
+             f"isTranspose = {format_value(bool(params.get('transposed', False)))}",
+             "ctaLayout = {" + cta + "}"]
+    if params.get("cga_layout"):
+        parts.append(f"CGALayout = {format_value(params['cga_layout'])}")
+    parts.append(f"instrShape = {format_value(params.get('instr_shape') or [16, 16, 16])}")
+    return "#ttg.amd_wmma<{" + ", ".join(parts) + "}>"
 
 
 def format_type(spec: Mapping[str, Any], shape: list[int], dtype: str, memdesc: bool = False,

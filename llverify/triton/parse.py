@@ -70,7 +70,7 @@ _FIELDS: dict[str, dict[str, str]] = {
     "shared_linear": {"offset": "offset_bases", "block": "block_bases", "alignment": "alignment"},
     "linear": {"register": "reg_bases", "lane": "lane_bases", "warp": "warp_bases", "block": "block_bases"},
     "tensor_memory": {"blockM": "block_m", "blockN": "block_n", "colStride": "col_stride", "CTASplitM": "cta_split_m",
-                      "CTASplitN": "cta_split_n", "twoCTAs": "two_ctas"},
+                      "CTASplitN": "cta_split_n", "twoCTAs": "two_ctas", "fp4Padded": "fp4_padded"},
 }
 
 _WS = re.compile(r"\s*")
@@ -203,6 +203,18 @@ def _to_spec(kind: str, body: dict[str, Any], text: str, pos: int) -> dict[str, 
         if kind == "nvidia_mma" and k in ("versionMajor", "versionMinor"):
             ver = spec.setdefault("version", [0, 0])
             ver[0 if k == "versionMajor" else 1] = v
+            continue
+        if kind == "amd_wmma" and k == "ctaLayout":
+            # Triton 3.9.0 prints the WMMA warp/register bases as ctaLayout = {register = [...], warp = [...]}
+            if not isinstance(v, dict) or set(v) - {"register", "warp"}:
+                raise AttrParseError(text, pos, "ctaLayout = {register = [...], warp = [...]} in #ttg.amd_wmma",
+                                     found=repr(v))
+            spec["warp_bases"] = v.get("warp", [])
+            if v.get("register"):
+                spec["reg_bases"] = v["register"]
+            vecs = list(v.get("warp", [])) + list(v.get("register", []))
+            if vecs and isinstance(vecs[0], list) and len(vecs[0]) != 2:
+                spec["rank"] = len(vecs[0])
             continue
         if k not in names:
             raise AttrParseError(text, pos, f"a field of #{kind} ({', '.join(names)})", found=repr(k))

@@ -24,6 +24,15 @@ Public API (other test modules may import it)::
     available() -> bool                  # is triton importable here?
     triton_version() -> str | None
     run_cases(cases, batch_size=400, timeout=600.0) -> list[dict]
+    run_type_cases(items, timeout=600.0) -> list[dict]   # Triton's MLIR parser on type text
+
+A *type item* is ``{"type": "tensor<64x64xf16, #ttg.blocked<{...}>>", "shape":
+[64, 64], "num_warps": 4, "threads": 32, "num_ctas": 1}``: the child writes a
+module whose function takes an argument of that type, parses it with
+``ir.parse_mlir_module``, recovers the Gluon layout of the argument
+(``get_gluon_layout_from_tensor``/``_memdesc``), converts it with
+``to_linear_layout(shape)`` and returns ``{"ok": True, "bases": ...,
+"printed": <the argument type as Triton re-prints it>, "aliases": <alias lines>}``.
 
 Each result is ``{"ok": True, "bases": {in_dim: [[...], ...]}}`` (in dims
 ``register/lane/warp/block``, ``offset/block`` or ``row/col``), or
@@ -72,11 +81,22 @@ def run_cases(cases: Sequence[dict[str, Any]], batch_size: int = 400,
     return results
 
 
-def _run_child(batch: list[dict[str, Any]], timeout: float) -> list[dict[str, Any]]:
+def run_type_cases(items: Sequence[dict[str, Any]], timeout: float = 600.0) -> list[dict[str, Any]]:
+    """Parse every type item with Triton's MLIR parser (see module doc); one result per item."""
+    results: list[dict[str, Any]] = []
+    todo = list(items)
+    while todo:
+        got = _run_child(todo, timeout, mode="--types")
+        results.extend(got)
+        todo = todo[len(got):]
+    return results
+
+
+def _run_child(batch: list[dict[str, Any]], timeout: float, mode: str = "--layouts") -> list[dict[str, Any]]:
     """Run a batch in one child; stop at the first abort (which is recorded)."""
     env = dict(os.environ)
     env.setdefault("TRITON_CACHE_DIR", "/tmp/llverify-oracle-cache")
-    proc = subprocess.run([sys.executable, _SELF], input=json.dumps(batch), capture_output=True,
+    proc = subprocess.run([sys.executable, _SELF, mode], input=json.dumps(batch), capture_output=True,
                           text=True, timeout=timeout, env=env)
     out: list[dict[str, Any]] = []
     for line in proc.stdout.splitlines():
@@ -163,6 +183,44 @@ def _convert(obj: Any) -> dict[str, Any]:
     raise ValueError(f"oracle: unexpected result type {name}")
 
 
+def _types_main() -> None:
+    import re
+    import tempfile
+
+    from triton._C.libtriton import gluon_ir, ir  # noqa: PLC0415
+
+    ctx = ir.context()
+    ir.load_dialects(ctx)
+    builder = gluon_ir.GluonOpBuilder(ctx)
+    items = json.loads(sys.stdin.read())
+    path = os.path.join(tempfile.mkdtemp(prefix="llverify-oracle-"), "m.mlir")
+    for it in items:
+        try:
+            text = ('module attributes {"ttg.num-warps" = %d : i32, "ttg.num-ctas" = %d : i32, '
+                    '"ttg.threads-per-warp" = %d : i32} {\n  tt.func public @f(%%arg0: %s) {\n    tt.return\n  }\n}\n'
+                    % (it.get("num_warps", 4), it.get("num_ctas", 1), it.get("threads", 32), it["type"]))
+            with open(path, "w") as fh:
+                fh.write(text)
+            mod = ir.parse_mlir_module(path, ctx)
+            arg = mod.get_function("f").args(0)
+            memdesc = it["type"].lstrip().startswith("!")
+            glayout = (builder.get_gluon_layout_from_memdesc(arg) if memdesc
+                       else builder.get_gluon_layout_from_tensor(arg))
+            ll = builder.to_linear_layout(glayout._to_ir(builder), list(it["shape"]))
+            printed = mod.str()
+            m = re.search(r"%arg0: (.*?) loc\(", printed)
+            res: dict[str, Any] = {"ok": True, "bases": {k: [list(map(int, b)) for b in v]
+                                                         for k, v in _convert(ll).items()},
+                                   "printed": m.group(1) if m else None,
+                                   "aliases": "\n".join(l for l in printed.splitlines()
+                                                        if l.startswith("#") and not l.startswith("#loc"))}
+        except Exception as exc:  # noqa: BLE001 - the oracle's verdict is the message
+            res = {"ok": False, "error": f"{type(exc).__name__}: {exc}".strip()}
+        sys.stdout.write(json.dumps(res) + "\n")
+        sys.stdout.flush()
+    os._exit(0)
+
+
 def _child_main() -> None:
     from triton._C.libtriton import gluon_ir, ir  # noqa: PLC0415
 
@@ -185,4 +243,4 @@ def _child_main() -> None:
 
 
 if __name__ == "__main__":
-    _child_main()
+    _types_main() if "--types" in sys.argv[1:] else _child_main()

@@ -4,7 +4,9 @@
 ``#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>``.
 Nested parents are printed inline (``parent = #ttg.nvidia_mma<{...}>``), or as
 ``#name`` when ``aliases`` maps a name to an equal spec.  ``parse_attr(format_attr(s)) == s``
-for every spec :func:`parse_attr` produces.
+for every spec :func:`parse_attr` produces, except that a legacy CGA triple
+(``ctas_per_cga, cta_split_num, cta_order``) is printed as the equivalent
+``CGALayout = [[...]]`` bases: Triton 3.9.0's parser accepts only that form.
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ def format_attr(spec: Mapping[str, Any], aliases: Mapping[str, Any] | None = Non
     for k, v in fields.items():
         back.setdefault(v, k)
     parts = []
-    params = dict(spec)
+    params = _modern_cga(dict(spec))
     params.pop("kind")
     if kind == "nvidia_mma":
         ver = params.pop("version", [2, 0])
@@ -68,6 +70,21 @@ def format_attr(spec: Mapping[str, Any], aliases: Mapping[str, Any] | None = Non
     return f"#{dialect}.{_MNEMONIC[kind]}<{{" + ", ".join(parts) + "}>"
 
 
+def _modern_cga(params: dict[str, Any]) -> dict[str, Any]:
+    """Legacy ``ctas_per_cga/cta_split_num/cta_order`` -> ``cga_layout`` bases (Triton 3.9.0 parses only ``CGALayout``)."""
+    legacy = ("ctas_per_cga", "cta_split_num", "cta_order")
+    if not any(params.get(k) is not None for k in legacy):
+        return params
+    from llverify.hw.cga import cga_bases
+
+    ctas = params.get("ctas_per_cga") or []
+    bases = cga_bases(len(ctas), str(params.get("kind")), None, *(params.get(k) for k in legacy))
+    out = {k: v for k, v in params.items() if k not in legacy}
+    if bases:
+        out["cga_layout"] = bases
+    return out
+
+
 def _format_wmma(params: dict[str, Any], aliases: Mapping[str, Any] | None) -> str:
     """``#ttg.amd_wmma`` the way Triton 3.9.0 prints it (bases under ``ctaLayout``)."""
     known = {"version", "transposed", "warp_bases", "reg_bases", "instr_shape", "cga_layout", "rank"}
@@ -80,13 +97,16 @@ def _format_wmma(params: dict[str, Any], aliases: Mapping[str, Any] | None) -> s
     if rank not in (None, 2) and not warp and not reg:
         raise LayoutError(f"#amd_wmma of rank {rank} with no warp/register bases has no attribute text "
                           "(Triton infers the rank from the bases)")
-    cta = ", ".join(f"{n} = {format_value(b, aliases)}" for n, b in (("register", reg), ("warp", warp)) if b)
+    cta = ", ".join(f"{n} = {format_value(b, aliases)}" for n, b in (("register", reg), ("warp", warp))
+                    if b or n == "warp")
     parts = [f"version = {format_value(params.get('version'))}",
              f"isTranspose = {format_value(bool(params.get('transposed', False)))}",
              "ctaLayout = {" + cta + "}"]
     if params.get("cga_layout"):
         parts.append(f"CGALayout = {format_value(params['cga_layout'])}")
     parts.append(f"instrShape = {format_value(params.get('instr_shape') or [16, 16, 16])}")
+    if rank not in (None, 2):
+        parts.append(f"rank = {format_value(rank)}")
     return "#ttg.amd_wmma<{" + ", ".join(parts) + "}>"
 
 

@@ -62,7 +62,7 @@ _FIELDS: dict[str, dict[str, str]] = {
     "amd_mfma": {"version": "version", "warpsPerCTA": "warps_per_cta", "instrShape": "instr_shape",
                  "isTransposed": "transposed", "tilesPerWarp": "tiles_per_warp", "elementBitWidth": "element_bitwidth"},
     "amd_wmma": {"version": "version", "isTranspose": "transposed", "isTransposed": "transposed",
-                 "instrShape": "instr_shape", "warpBases": "warp_bases", "regBases": "reg_bases"},
+                 "instrShape": "instr_shape", "warpBases": "warp_bases", "regBases": "reg_bases", "rank": "rank"},
     "swizzled_shared": {"vec": "vec", "perPhase": "per_phase", "maxPhase": "max_phase", "order": "order"},
     "amd_rotating_shared": {"vec": "vec", "perPhase": "per_phase", "maxPhase": "max_phase", "order": "order"},
     "nvmma_shared": {"swizzlingByteWidth": "swizzle_byte_width", "elementBitWidth": "element_bitwidth",

@@ -20,7 +20,7 @@ from typing import Any, Callable, Mapping, Sequence
 from llverify.errors import LayoutError
 from llverify.layout import LinearLayout
 
-__all__ = ["KINDS", "build", "build_spec", "constructor", "parameters"]
+__all__ = ["KINDS", "TILE_KINDS", "build", "build_spec", "constructor", "parameters"]
 
 # kind -> (module, function); imported lazily so the registry stays cheap.
 _TABLE: dict[str, tuple[str, str]] = {
@@ -36,10 +36,18 @@ _TABLE: dict[str, tuple[str, str]] = {
     "shared_linear": ("llverify.hw.shared", "shared_linear"),
     "linear": ("llverify.hw.linear", "linear"),
     "tensor_memory": ("llverify.hw.tmem", "tensor_memory"),
+    # instruction tiles (seed 000, section 5.3); shape optional, fixed by the instruction
+    "ld_shared": ("llverify.hw.tiles", "ld_shared"),
+    "st_shared": ("llverify.hw.tiles", "st_shared"),
+    "ldmatrix": ("llverify.hw.tiles", "ldmatrix"),
+    "stmatrix": ("llverify.hw.tiles", "stmatrix"),
 }
 
-#: Every kind name :func:`build` accepts.
-KINDS: tuple[str, ...] = tuple(_TABLE)
+#: The instruction-tile kinds (:mod:`llverify.hw.tiles`); ``build("ldmatrix", None, num=4, trans=True)``.
+TILE_KINDS: tuple[str, ...] = ("ld_shared", "st_shared", "ldmatrix", "stmatrix")
+
+#: Every hardware layout kind name :func:`build` accepts (instruction tiles are in :data:`TILE_KINDS`).
+KINDS: tuple[str, ...] = tuple(k for k in _TABLE if k not in TILE_KINDS)
 
 # Spellings Triton's tests and attribute names use for the same kinds.
 _ALIASES = {"mma": "nvidia_mma", "mfma": "amd_mfma", "wmma": "amd_wmma", "dot_op": "dot_operand",
@@ -52,7 +60,7 @@ def constructor(kind: str) -> Callable[..., LinearLayout]:
 
     k = _ALIASES.get(kind, kind)
     if k not in _TABLE:
-        raise LayoutError(f"unknown layout kind {kind!r}; expected one of {', '.join(KINDS)}")
+        raise LayoutError(f"unknown layout kind {kind!r}; expected one of {', '.join(KINDS + TILE_KINDS)}")
     mod, fn = _TABLE[k]
     return getattr(importlib.import_module(mod), fn)
 
@@ -63,8 +71,12 @@ def parameters(kind: str) -> dict[str, bool]:
     return {n: p.default is inspect.Parameter.empty for n, p in sig.parameters.items() if n != "shape"}
 
 
-def build(kind: str, shape: Sequence[int], **params: Any) -> LinearLayout:
-    """The ``kind`` layout with Gluon-named ``params`` on ``shape`` (a list of powers of two)."""
+def build(kind: str, shape: Sequence[int] | None, **params: Any) -> LinearLayout:
+    """The ``kind`` layout with Gluon-named ``params`` on ``shape`` (a list of powers of two).
+
+    For the instruction tiles (:data:`TILE_KINDS`) ``shape`` may be ``None``:
+    the instruction fixes it.
+    """
     fn = constructor(kind)
     sig = _signature(fn)
     allowed = set(sig) - {"shape"}

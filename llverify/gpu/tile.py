@@ -28,7 +28,7 @@ import numpy as np
 from llverify.errors import LayoutError
 from llverify.layout import LinearLayout
 
-__all__ = ["DistMap", "SharedMap", "VectorPlan", "row_major_shared", "vector_plan", "vector_width", "xor_span", "ids_table"]
+__all__ = ["DistMap", "SharedMap", "VectorPlan", "row_major_shared", "vector_plan", "xor_span", "ids_table"]
 
 
 def _coord_id(coord: Sequence[int], shape: Sequence[int]) -> int:
@@ -181,28 +181,6 @@ def row_major_shared(shape: Sequence[int]) -> LinearLayout:
             bases.append(tuple(c))
             k *= 2
     return LinearLayout([("offset", bases), ("block", [])], [(f"dim{i}", s) for i, s in enumerate(shape)])
-
-
-def vector_width(reg_offsets: Sequence[int], other_offsets: Sequence[int], elem_bytes: int,
-                 max_bytes: int = 16) -> int:
-    """Largest power of two v of registers one instruction can move (theorem 5.1's identity tile).
-
-    Registers ``0..v-1`` must land on consecutive offsets (register basis i ->
-    offset ``1 << i``) and every other column (higher registers, lanes, warps)
-    must keep the low ``log2 v`` offset bits zero, so each vector starts
-    aligned; ``v * elem_bytes <= max_bytes``.  Example: columns
-    ``[1, 2, 16]`` / ``[4, 8]`` at 2 bytes give v = 4 (8 bytes).
-    """
-    v = 1
-    k = 0
-    while k < len(reg_offsets) and (2 * v) * elem_bytes <= max_bytes and reg_offsets[k] == (1 << k):
-        mask = (2 * v) - 1
-        rest = list(reg_offsets[k + 1:]) + list(other_offsets)
-        if any(c & mask for c in rest):
-            break
-        v *= 2
-        k += 1
-    return v
 
 
 @dataclass(frozen=True)

@@ -70,13 +70,26 @@ def build_kind(hw: Any, kind: str, shape: list[int], params: dict[str, Any],
 
 
 def build_triton(mod: Any, text: str, shape: list[int] | None) -> LinearLayout:
-    """A ``#ttg.*`` attribute with a shape, or a ``tensor<...>`` / ``!ttg.memdesc<...>`` type (which carries its shape)."""
-    text = text.strip()
+    """A ``#ttg.*`` attribute with a shape, or a ``tensor<...>`` / ``!ttg.memdesc<...>`` type (which carries its shape).
+
+    The text may start with TTGIR alias definitions, one per line, as they
+    appear at the top of a module (``#mma = #ttg.nvidia_mma<{...}>``); the
+    last non-empty line is the attribute or type, and may refer to them
+    (``#ttg.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>``).
+    """
+    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+    aliases = None
+    if len(lines) > 1:
+        parse_aliases = getattr(mod, "parse_aliases", None)
+        if parse_aliases is None:
+            raise NotAvailable("llverify.triton.parse_aliases does not exist yet")
+        aliases = parse_aliases("\n".join(lines[:-1]))
+    text = lines[-1].strip() if lines else ""
     if text.startswith(("tensor<", "!ttg.memdesc<")):
         parse_type = getattr(mod, "parse_type", None)
         if parse_type is None:
             raise NotAvailable("llverify.triton.parse_type does not exist yet")
-        layout, type_shape, _dtype = parse_type(text)
+        layout, type_shape, _dtype = parse_type(text, aliases)
         if shape is not None and list(shape) != list(type_shape):
             raise ValueError(f"shape {list(shape)} disagrees with the type's shape {list(type_shape)}; "
                              "leave `shape:` out when giving a whole type")
@@ -86,7 +99,7 @@ def build_triton(mod: Any, text: str, shape: list[int] | None) -> LinearLayout:
     build = getattr(mod, "layout_from_attr", None)
     if build is None:
         raise NotAvailable("llverify.triton.layout_from_attr does not exist yet")
-    return build(text, list(shape))
+    return build(text, list(shape), aliases)
 
 
 # -- checks: the prover's properties ----------------------------------------------

@@ -113,6 +113,19 @@ def test_bad_spec_exits_2_without_traceback(tmp_path) -> None:
     assert "Traceback" not in out + err and out == ""
 
 
+def test_bad_spec_with_sarif_still_writes_located_sarif(tmp_path) -> None:
+    p = tmp_path / "broken.yaml"
+    p.write_text("layouts:\n  a: {kind: blocked, shape: [3, 4]}\nchecks: []\n")
+    out_file = tmp_path / "out.sarif"
+    code, out, err = run(["check", str(p), "--format", "sarif", "--output", str(out_file)])
+    assert code == 2 and "power of two" in err
+    doc = json.loads(out_file.read_text())
+    (result,) = doc["runs"][0]["results"]
+    assert result["ruleId"] == "spec-error" and result["level"] == "error"
+    region = result["locations"][0]["physicalLocation"]["region"]
+    assert region["startLine"] == 2 and "power of two" in result["message"]["text"]
+
+
 def test_missing_path_and_usage_errors_exit_2(tmp_path) -> None:
     code, _, err = run(["check", str(tmp_path / "nope.yaml")])
     assert code == 2 and "no such file or directory" in err

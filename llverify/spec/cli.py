@@ -79,7 +79,18 @@ def _load_all(files: Sequence[str]) -> tuple[list, list[Diagnostic]]:
     return specs, diags
 
 
-def _fail_on(diags: Sequence[Diagnostic]) -> None:
+def _fail_on(diags: Sequence[Diagnostic], fmt: str = "text", output: str | None = None) -> None:
+    if fmt == "sarif":  # a CI job uploading SARIF still sees where the spec is wrong
+        from llverify.spec.formats.sarif import render_diagnostics
+
+        text = render_diagnostics(diags)
+        if output:
+            try:
+                Path(output).write_text(text, encoding="utf-8")
+            except OSError:
+                pass
+        else:
+            click.echo(text, nl=False)
     for d in diags:
         click.echo(str(d), err=True)
     click.echo(f"{len(diags)} error{'s' if len(diags) != 1 else ''} in spec files; nothing was checked", err=True)
@@ -149,7 +160,7 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, report_dir: str 
 
     files, diags = discover(paths)
     if diags:
-        _fail_on(diags + _load_all(files)[1])
+        _fail_on(diags + _load_all(files)[1], fmt, output)
     if jobs == 0:
         jobs = os.cpu_count() or 1
     budget = Budget(timeout=timeout, rlimit=rlimit, method=method)
@@ -160,13 +171,13 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, report_dir: str 
             diags, results = run_files(files, budget, jobs=jobs, progress=progress)
             if diags:
                 progress.stop()
-                _fail_on(diags)
+                _fail_on(diags, fmt, output)
             if report_dir:
                 specs, _ = _load_all(files)
         else:
             specs, diags = _load_all(files)
             if diags:
-                _fail_on(diags)
+                _fail_on(diags, fmt, output)
             results = run_specs(specs, budget, jobs=jobs, progress=progress)
     finally:
         progress.stop()

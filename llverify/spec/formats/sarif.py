@@ -17,7 +17,7 @@ from llverify.spec.kinds import KINDS
 from llverify.spec.model import CheckResult
 from llverify.spec.summary import cx_table, failure_message
 
-__all__ = ["render"]
+__all__ = ["render", "render_diagnostics"]
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
@@ -68,6 +68,36 @@ def render(results: Sequence[CheckResult], fail_on_unknown: bool = True, **_: An
             "tool": {"driver": {"name": "llverify", "version": __version__, "semanticVersion": __version__,
                                 "informationUri": "https://github.com/llverify/llverify", "rules": rules}},
             "results": out,
+        }],
+    }
+    return json.dumps(doc, indent=2) + "\n"
+
+
+def render_diagnostics(diagnostics: Sequence[Any]) -> str:
+    """SARIF for spec errors (nothing was checked): one ``spec-error`` result per diagnostic.
+
+    So that a CI job uploading the SARIF file still shows *where* the spec is
+    wrong, instead of uploading nothing.
+    """
+    results = [{
+        "ruleId": "spec-error",
+        "ruleIndex": 0,
+        "level": "error",
+        "message": {"text": d.message},
+        "locations": [{"physicalLocation": {
+            "artifactLocation": {"uri": _uri(d.path)},
+            "region": {"startLine": max(1, d.pos.line), "startColumn": max(1, d.pos.col)},
+        }}],
+    } for d in diagnostics]
+    doc = {
+        "$schema": SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {"name": "llverify", "version": __version__, "semanticVersion": __version__,
+                                "rules": [{"id": "spec-error", "name": "spec-error",
+                                           "shortDescription": {"text": "the spec file is malformed"},
+                                           "help": {"text": "Fix the spec at the given location; see docs/spec.md."}}]}},
+            "results": results,
         }],
     }
     return json.dumps(doc, indent=2) + "\n"

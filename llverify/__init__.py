@@ -10,7 +10,8 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 from llverify.errors import LayoutError, LlverifyError, SizeGuardError  # noqa: E402
-from llverify.layout import ColumnAction, LinearLayout  # noqa: E402
+from llverify.layout import LinearLayout  # noqa: E402
+from llverify.column_action import ColumnAction  # noqa: E402
 
 __all__ = [
     "ColumnAction",

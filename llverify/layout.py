@@ -29,15 +29,13 @@ Invalid arguments raise :class:`~llverify.errors.LayoutError` naming the dim.
 
 from __future__ import annotations
 
-import itertools
-import re
 from types import MappingProxyType
 from typing import Any, Iterable, Mapping, Sequence, Union
 
 from llverify import f2
 from llverify.errors import LayoutError
 
-__all__ = ["ColumnAction", "LinearLayout"]
+__all__ = ["LinearLayout"]
 
 Basis = tuple[int, ...]
 BasesArg = Union[Mapping[str, Sequence[Sequence[int]]], Sequence[tuple[str, Sequence[Sequence[int]]]]]
@@ -751,58 +749,9 @@ class LinearLayout:
         (Triton's ``lstsq``).  Requires equal out dims and sizes and a
         surjective ``outer``.  Result: in dims of self, out dims = outer's in dims.
         """
-        B, A0 = self, outer
-        outs = list(B.out_dim_names)
-        if set(outs) != set(A0.out_dim_names) or len(outs) != len(A0.out_dim_names):
-            raise LayoutError(
-                f"invert_and_compose: out dims {outs} and {list(A0.out_dim_names)} must be equal (ignoring order)")
-        A = A0.transpose_outs(outs)
-        for n in outs:
-            if A.out_dim_size(n) != B.out_dim_size(n):
-                raise LayoutError(
-                    f"invert_and_compose: out dim '{n}' has size {B.out_dim_size(n)} vs {A.out_dim_size(n)}; "
-                    "a conversion does not change the shape")
-        if not A.is_surjective():
-            raise LayoutError("invert_and_compose: the outer layout must be surjective to have a (pseudo)inverse")
-        ident = A._identity_dims_with(B)
-        a_red = [(d, 1 << len(bs)) for d, bs in A._bases if d not in ident]
-        b_red = [(d, 1 << len(bs)) for d, bs in B._bases if d not in ident]
-        a_cols = A._columns_except(ident)
-        b_cols = B._columns_except(ident)
-        ech = f2.Echelon.of(a_cols)
-        sol = []
-        for c in b_cols:
-            residual, combo = ech.reduce(c)
-            if residual:
-                raise LayoutError("invert_and_compose: the image of the source is not contained in the image of the destination")
-            sol.append(combo)
-        ret = LinearLayout._from_flat(b_red, a_red, sol)
-        for d in ident:
-            ret = ret * LinearLayout.identity_1d(A.in_dim_size(d), d, d)
-        return ret.transpose_ins(list(B.in_dim_names)).transpose_outs(list(A.in_dim_names))
+        from llverify.layout_invert import invert_and_compose
 
-    def _identity_dims_with(self, other: "LinearLayout") -> list[str]:
-        """In dims a conversion from ``other`` to ``self`` maps by identity.
-
-        A dim qualifies when its bases are identical in both layouts (same
-        out-dim order) and, in each layout, the span of its bases meets the
-        span of the other dims' bases only in 0 (no other dim "touches" its
-        image, so mapping it to itself can never conflict with the rest).
-        This reproduces the triton 3.9.0 wheel: identical broadcast (zero)
-        dims stay put, identical dims entangled with others are solved.
-        """
-        ob = dict(other._bases)
-        out = []
-        for d, bs in self._bases:
-            if d not in ob or ob[d] != bs:
-                continue
-            if all(
-                f2.rank(L._columns_except([x for x in L.in_dim_names if x != d])) + f2.rank(L._columns_except([d]))
-                == L.rank
-                for L in (self, other)
-            ):
-                out.append(d)
-        return out
+        return invert_and_compose(self, outer)
 
     def pseudoinvert(self) -> "LinearLayout":
         """A right inverse ``R`` with ``self(R(y)) == y`` (self must be surjective).
@@ -831,69 +780,15 @@ class LinearLayout:
         C keeps self's dims in order, except dims of ``divisor`` that C would
         leave with size 1.  Example: ``(A * B).divide_left(A) == B``.
         """
-        return self._divide(divisor, left=True)
+        from llverify.layout_divide import divide
+
+        return divide(self, divisor, left=True)
 
     def divide_right(self, divisor: "LinearLayout") -> "LinearLayout | None":
         """``C`` with ``self == C * divisor``, or None if there is none."""
-        return self._divide(divisor, left=False)
+        from llverify.layout_divide import divide
 
-    def _divide(self, divisor: "LinearLayout", left: bool) -> "LinearLayout | None":
-        if not set(divisor.in_dim_names) <= set(self.in_dim_names) or \
-                not set(divisor.out_dim_names) <= set(self.out_dim_names):
-            return None
-        d_out = dict(divisor._out)
-        q_out = []
-        for n, s in self._out:
-            ds = d_out.get(n, 1)
-            if s % ds:
-                return None
-            q_out.append((n, s // ds))
-        q_size = dict(q_out)
-        d_b = dict(divisor._bases)
-        q_bases = []
-        for d, bs in self._bases:
-            nd = len(d_b.get(d, ()))
-            if nd > len(bs):
-                return None
-            q_bases.append((d, list(bs[nd:] if left else bs[:len(bs) - nd])))
-        # quotient components: with left division they sit above the divisor's bits
-        if left:
-            conv = []
-            for d, bs in q_bases:
-                nb = []
-                for b in bs:
-                    comp = []
-                    for (n, _), c in zip(self._out, b):
-                        ds = d_out.get(n, 1)
-                        if c % ds:
-                            return None
-                        comp.append(c // ds)
-                    nb.append(tuple(comp))
-                conv.append((d, nb))
-            q_bases = conv
-        else:
-            for d, bs in q_bases:
-                for b in bs:
-                    if any(c >= q_size[n] for (n, _), c in zip(self._out, b)):
-                        return None
-        drop_in = {d for d, bs in q_bases if not bs and d in d_b}
-        drop_out = {n for n, s in q_out if s == 1 and n in d_out}
-        keep = [k for k, (n, _) in enumerate(q_out) if n not in drop_out]
-        cand = LinearLayout._make(
-            [(d, [tuple(b[k] for k in keep) for b in bs]) for d, bs in q_bases if d not in drop_in],
-            [q_out[k] for k in keep])
-        full = LinearLayout._make([(d, [tuple(b) for b in bs]) for d, bs in q_bases], q_out)
-        for c in (cand, full):
-            # The quotient keeps self's dim orders; when the divisor's orders
-            # disagree with self's, Triton's dim supremum may need the quotient's
-            # dims in another order to reproduce self exactly, so try those too.
-            for ins in itertools.islice(itertools.permutations(c.in_dim_names), 24):
-                for outs in itertools.islice(itertools.permutations(c.out_dim_names), 6):
-                    cc = c.transpose_ins(list(ins)).transpose_outs(list(outs))
-                    prod = divisor * cc if left else cc * divisor
-                    if prod == self:
-                        return cc
-        return None
+        return divide(self, divisor, left=False)
 
     # -- matrix view, equality, text ------------------------------------------
     def get_matrix_view(self) -> list[list[int]]:
@@ -937,109 +832,9 @@ class LinearLayout:
         outs = "{" + ", ".join(f"{n!r}: {s}" for n, s in self._out) + "}"
         return f"LinearLayout({bases}, out_dims={outs}, require_surjective=False)"
 
-    _LINE = re.compile(r"^(?: - |   )([^\s=]+)=(\d+) -> \(([^)]*)\)$")
-    _SIZE1 = re.compile(r"^ - (\S+) is a size 1 dimension$")
-    _OUTS = re.compile(r"^where out dims are: \[(.*)\]$")
-    _OUTDIM = re.compile(r"^(\S+) \(size (\d+)\)$")
-
     @classmethod
     def from_string(cls, text: str) -> "LinearLayout":
         """Parse Triton's ``toString()`` text back into a layout (inverse of ``str``)."""
-        lines = text.strip("\n").split("\n")
+        from llverify.layout_text import parse_layout_text
 
-        def parse_outs(body: str) -> list[tuple[str, int]]:
-            outs = []
-            for part in (p.strip() for p in body.split(",")) if body.strip() else []:
-                m = cls._OUTDIM.match(part)
-                if not m:
-                    raise LayoutError(f"from_string: cannot parse out dim {part!r}")
-                outs.append((m.group(1), int(m.group(2))))
-            return outs
-
-        if lines == ["(empty layout)"]:
-            return cls.empty()
-        m = re.match(r"^\(empty layout with out-dims \[(.*)\]\)$", lines[0]) if len(lines) == 1 else None
-        if m:
-            return cls([], parse_outs(m.group(1)), require_surjective=False)
-        mo = cls._OUTS.match(lines[-1]) if lines else None
-        if not mo:
-            raise LayoutError("from_string: the last line must be 'where out dims are: [...]'")
-        outs = parse_outs(mo.group(1))
-        bases: list[tuple[str, list[list[int]]]] = []
-        for ln, line in enumerate(lines[:-1], start=1):
-            ms = cls._SIZE1.match(line)
-            if ms:
-                bases.append((ms.group(1), []))
-                continue
-            ml = cls._LINE.match(line)
-            if not ml:
-                raise LayoutError(f"from_string: line {ln} is not a basis line: {line!r}")
-            d, val, comps = ml.group(1), int(ml.group(2)), ml.group(3)
-            if line.startswith(" - "):
-                bases.append((d, []))
-            elif not bases or bases[-1][0] != d:
-                raise LayoutError(f"from_string: line {ln} continues in dim '{d}' without its first line")
-            if val != 1 << len(bases[-1][1]):
-                raise LayoutError(f"from_string: line {ln}: expected {d}={1 << len(bases[-1][1])}, got {d}={val}")
-            bases[-1][1].append([int(c) for c in comps.split(",")] if comps.strip() else [])
-        return cls(bases, outs, require_surjective=False)
-
-
-class ColumnAction:
-    """A reindexing of the bases of one in dim (Triton's ``ColumnAction``).
-
-    ``action[i]`` is the old basis index that becomes new basis ``i``; the
-    action may drop bases (a selection) but never repeats one.  Applied to a
-    layout it permutes/selects the columns of ``in_dim``; applied to a list of
-    ``2 ** in_size_log2`` values indexed by that dim, it moves each value so
-    that ``new[x] == old[y]`` where ``y`` has bit ``action[i]`` set iff ``x``
-    has bit ``i``.  Example: ``ColumnAction([1, 0], "register", 2)`` swaps the
-    two register bits; values ``[a, b, c, d]`` become ``[a, c, b, d]``.
-    """
-
-    __slots__ = ("action", "in_dim", "in_size_log2")
-
-    def __init__(self, action: Sequence[int], in_dim: str, in_size_log2: int) -> None:
-        action = tuple(int(a) for a in action)
-        if len(set(action)) != len(action) or any(not 0 <= a < in_size_log2 for a in action):
-            raise LayoutError(f"ColumnAction on in dim '{in_dim}': {list(action)} must be distinct indices < {in_size_log2}")
-        object.__setattr__(self, "action", action)
-        object.__setattr__(self, "in_dim", in_dim)
-        object.__setattr__(self, "in_size_log2", in_size_log2)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError("ColumnAction is immutable")
-
-    def is_identity(self) -> bool:
-        return self.action == tuple(range(self.in_size_log2))
-
-    def apply(self, target: "LinearLayout | Sequence[Any]") -> Any:
-        """Apply to a layout (reindex ``in_dim``'s bases) or to a value list."""
-        if isinstance(target, LinearLayout):
-            bs = target._in_bases(self.in_dim)
-            if len(bs) != self.in_size_log2:
-                raise LayoutError(
-                    f"ColumnAction expects in dim '{self.in_dim}' of {self.in_size_log2} bits, layout has {len(bs)}")
-            new = tuple(bs[a] for a in self.action)
-            return LinearLayout._make([(d, new if d == self.in_dim else b) for d, b in target._bases], target._out)
-        values = list(target)
-        if len(values) != 1 << self.in_size_log2:
-            raise LayoutError(f"ColumnAction expects {1 << self.in_size_log2} values, got {len(values)}")
-        out = []
-        for x in range(1 << len(self.action)):
-            y = 0
-            for i, a in enumerate(self.action):
-                if (x >> i) & 1:
-                    y |= 1 << a
-            out.append(values[y])
-        return out
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, ColumnAction) and (self.action, self.in_dim, self.in_size_log2) == (
-            other.action, other.in_dim, other.in_size_log2)
-
-    def __hash__(self) -> int:
-        return hash((self.action, self.in_dim, self.in_size_log2))
-
-    def __repr__(self) -> str:
-        return f"ColumnAction({list(self.action)}, {self.in_dim!r}, {self.in_size_log2})"
+        return parse_layout_text(text)

@@ -27,7 +27,8 @@ from dataclasses import dataclass
 
 from llverify.codegen.common import check_bitwidth, flat_bases, log2, remove_broadcast_registers, row_major_flat
 from llverify.errors import LayoutError
-from llverify.layout import ColumnAction, LinearLayout
+from llverify.column_action import ColumnAction
+from llverify.layout import LinearLayout
 
 __all__ = [
     "VectorPlan", "largest_vectorisation", "global_vector_width", "shared_vector_width",

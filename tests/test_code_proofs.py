@@ -8,7 +8,7 @@ from llverify.layout import LinearLayout
 from llverify.prove.code import (
     IndexCodeError, bijective, code_equals_code, code_equals_layout, in_range, injective,
 )
-from llverify.prove.code_z3 import evaluate_point
+from llverify.prove.code_eval import evaluate_point
 from llverify.prove.code_parse import parse_code
 
 

@@ -40,9 +40,9 @@ import z3
 
 from llverify.layout import LinearLayout
 from llverify.prove.code_parse import C_TYPES, IndexCodeError, ParsedCode, parse_code
-from llverify.prove.code_z3 import (
-    encode, evaluate_arrays, evaluate_point, python_width, resolve_types,
-)
+from llverify.prove.code_eval import evaluate_arrays, evaluate_point
+from llverify.prove.code_types import resolve_types
+from llverify.prove.code_z3 import encode, python_width
 from llverify.prove.verdict import Counterexample, Verdict
 
 __all__ = [

@@ -1,7 +1,9 @@
-"""The meaning of index code: Z3 bit-vector terms and concrete (numpy) evaluation.
+"""The meaning of index code, and its Z3 bit-vector encoding.
 
-Two independent implementations of one stated semantics, so that a Z3
-counterexample is *replayed* by code that shares nothing with the encoder.
+The semantics stated here has two independent implementations: this Z3
+encoder and the concrete numpy evaluator of :mod:`llverify.prove.code_eval`,
+so that a Z3 counterexample is *replayed* by code that shares nothing with
+the encoder.
 
 **C** (``lang == "c"``): every value has a type among ``int32``, ``uint32``,
 ``int64``, ``uint64`` (``long`` is 64 bits).  Variables have their declared
@@ -36,51 +38,20 @@ at ``x == 2^31 - 1`` (``x + 1`` overflows).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
-import numpy as np
 import z3
 
+from llverify.prove.code_types import (
+    DEFAULT_C_TYPE, INT32, MAX_PYTHON_WIDTH, CType, common_type, resolve_types, type_name,
+)
 from llverify.prove.code_parse import (
     C_TYPES, Binary, Cast, Compare, Const, IndexCodeError, Logical, MinMax, Node, ParsedCode, Ternary,
     Unary, Var,
 )
 
-__all__ = ["CType", "Fault", "Z3Result", "python_width", "interval_of", "encode", "evaluate_arrays",
-           "evaluate_point", "DEFAULT_C_TYPE", "MAX_PYTHON_WIDTH", "resolve_types"]
-
-DEFAULT_C_TYPE = "uint32"
-MAX_PYTHON_WIDTH = 1024
-
-CType = tuple[int, bool]  # (bits, signed)
-INT32: CType = (32, True)
-
-
-def resolve_types(parsed: ParsedCode, types: Mapping[str, str] | None) -> dict[str, str]:
-    """Per variable, its C type name (declared or the default); Python gets ``int``."""
-    types = dict(types or {})
-    for name, t in types.items():
-        if parsed.lang == "c" and t not in C_TYPES:
-            raise IndexCodeError(f"variable '{name}' has unknown C type {t!r}; use one of {sorted(C_TYPES)}")
-        if parsed.lang == "python" and t not in ("int",):
-            raise IndexCodeError(f"variable '{name}': Python index code has unbounded 'int' variables, not {t!r}")
-    default = DEFAULT_C_TYPE if parsed.lang == "c" else "int"
-    return {v: types.get(v, default) for v in parsed.variables}
-
-
-def _common(a: CType, b: CType) -> CType:
-    """C's usual arithmetic conversions on our four types."""
-    if a == b:
-        return a
-    if a[1] == b[1]:
-        return a if a[0] >= b[0] else b
-    u, s = (a, b) if not a[1] else (b, a)
-    return u if u[0] >= s[0] else s
-
-
-def _tname(t: CType) -> str:
-    return ("int" if t[1] else "uint") + str(t[0])
-
+__all__ = ["CType", "Fault", "Z3Result", "python_width", "interval_of", "encode", "DEFAULT_C_TYPE",
+           "MAX_PYTHON_WIDTH", "resolve_types"]
 
 # ---------------------------------------------------------------- intervals --
 def _bits_signed(lo: int, hi: int) -> int:
@@ -278,7 +249,7 @@ def encode(parsed: ParsedCode, var_terms: Mapping[str, tuple[Any, bool]],
             return -a, ta
         if isinstance(n, Compare):
             (a, ta), (b, tb) = go(n.left, path), go(n.right, path)
-            t = PT if python else _common(ta, tb)
+            t = PT if python else common_type(ta, tb)
             a, b = _conv(a, ta, t), _conv(b, tb, t)
             s = t[1]
             c = {"<": (lambda: a < b) if s else (lambda: z3.ULT(a, b)),
@@ -298,13 +269,13 @@ def encode(parsed: ParsedCode, var_terms: Mapping[str, tuple[Any, bool]],
         if isinstance(n, Ternary):
             c = truth(go(n.cond, path))
             (a, ta), (b, tb) = go(n.then, z3.And(path, c)), go(n.orelse, z3.And(path, z3.Not(c)))
-            t = PT if python else _common(ta, tb)
+            t = PT if python else common_type(ta, tb)
             return z3.If(c, _conv(a, ta, t), _conv(b, tb, t)), t
         if isinstance(n, MinMax):
             acc, tacc = go(n.args[0], path)
             for arg in n.args[1:]:
                 b, tb = go(arg, path)
-                t = PT if python else _common(tacc, tb)
+                t = PT if python else common_type(tacc, tb)
                 x, y = _conv(acc, tacc, t), _conv(b, tb, t)
                 lt = (x < y) if t[1] else z3.ULT(x, y)
                 acc = z3.If(lt, x, y) if n.op == "min" else z3.If(lt, y, x)
@@ -315,7 +286,7 @@ def encode(parsed: ParsedCode, var_terms: Mapping[str, tuple[Any, bool]],
         op = n.op
         if op in ("<<", ">>"):
             return shift(op, a, ta, b, tb, path, n)
-        t = PT if python else _common(ta, tb)
+        t = PT if python else common_type(ta, tb)
         a, b = _conv(a, ta, t), _conv(b, tb, t)
         w, s = t
         if python:
@@ -343,13 +314,13 @@ def encode(parsed: ParsedCode, var_terms: Mapping[str, tuple[Any, bool]],
                 ok = {"+": lambda: z3.And(z3.BVAddNoOverflow(a, b, True), z3.BVAddNoUnderflow(a, b)),
                       "-": lambda: z3.And(z3.BVSubNoOverflow(a, b), z3.BVSubNoUnderflow(a, b, True)),
                       "*": lambda: z3.And(z3.BVMulNoOverflow(a, b, True), z3.BVMulNoUnderflow(a, b))}[op]()
-                fault(z3.Not(ok), path, f"signed overflow in '{op}' ({_tname(t)})", n.col)
+                fault(z3.Not(ok), path, f"signed overflow in '{op}' ({type_name(t)})", n.col)
             return {"+": a + b, "-": a - b, "*": a * b}[op], t
         if op in ("/", "%"):
             fault(b == 0, path, f"division by zero in '{op}'", n.col)
             if s:
                 fault(z3.And(a == z3.BitVecVal(1 << (w - 1), w), b == z3.BitVecVal(-1, w)), path,
-                      f"signed overflow in '{op}' (INT_MIN / -1, {_tname(t)})", n.col)
+                      f"signed overflow in '{op}' (INT_MIN / -1, {type_name(t)})", n.col)
                 return (a / b if op == "/" else z3.SRem(a, b)), t
             return (z3.UDiv(a, b) if op == "/" else z3.URem(a, b)), t
         raise IndexCodeError(f"col {n.col}: operator '{op}' is not C (use '/' for division)")
@@ -374,212 +345,8 @@ def encode(parsed: ParsedCode, var_terms: Mapping[str, tuple[Any, bool]],
             wide = z3.ZeroExt(w, a) << z3.ZeroExt(w, bb)
             bad = z3.Or(a < 0, z3.UGE(wide, z3.BitVecVal(1 << (w - 1), 2 * w)))
             fault(z3.And(z3.Not(neg), z3.Not(too_big), bad), path,
-                  f"left shift of a negative or overflowing signed value in '<<' ({_tname(t)})", n.col)
+                  f"left shift of a negative or overflowing signed value in '<<' ({type_name(t)})", n.col)
         return a << bb, t
 
     term, ctype = go(parsed.root, z3.BoolVal(True))
     return Z3Result(term, ctype, tuple(faults))
-
-
-# ------------------------------------------------------------ concrete --
-@dataclass
-class _Faults:
-    items: list[tuple[np.ndarray, str, int]]
-
-
-def _wrap(x: np.ndarray, t: CType) -> np.ndarray:
-    w, s = t
-    m = x & ((1 << w) - 1) if x.dtype == object else np.bitwise_and(x, np.int64((1 << w) - 1) if w < 64 else -1)
-    if s:
-        half = 1 << (w - 1)
-        m = np.where(m >= half, m - (1 << w), m)
-    return m
-
-
-def evaluate_arrays(parsed: ParsedCode, env: Mapping[str, np.ndarray], types: Mapping[str, str] | None = None,
-                    use_object: bool | None = None) -> tuple[np.ndarray, list[tuple[np.ndarray, str, int]]]:
-    """Evaluate the code at every point of ``env`` (arrays of equal length).
-
-    Returns the values (mathematical integers in the result's type) and the
-    faults: ``(mask, what, col)`` per possible UB / runtime error, masked by
-    the path condition.  Values at faulting points are meaningless.
-    Uses int64 arithmetic where that is exact (C with 32-bit types only;
-    Python when the caller says so), else Python ints in object arrays.
-    """
-    python = parsed.lang == "python"
-    tmap = resolve_types(parsed, types)
-    if use_object is None:
-        use_object = python or any(C_TYPES[t][0] > 32 for t in tmap.values()) or _has_wide(parsed.root)
-    dt = object if use_object else np.int64
-    n_pts = len(next(iter(env.values()))) if env else 1
-    faults: list[tuple[np.ndarray, str, int]] = []
-    PT: CType = (0, True)
-
-    def arr(v: Any) -> np.ndarray:
-        return np.full(n_pts, v, dtype=dt) if dt == object else np.full(n_pts, v, dtype=np.int64)
-
-    def fault(mask: np.ndarray, active: np.ndarray, what: str, col: int) -> None:
-        m = mask & active
-        if m.any():
-            faults.append((m, what, col))
-
-    def conv(x: np.ndarray, frm: CType, to: CType) -> np.ndarray:
-        if python or frm == to:
-            return x
-        if not to[1] and to[0] >= frm[0] and not frm[1]:
-            return x
-        if to[1] and to[0] > frm[0]:
-            return x
-        return _wrap(x, to)
-
-    def b2i(c: np.ndarray) -> np.ndarray:
-        return np.where(c, arr(1), arr(0))
-
-    def go(n: Node, active: np.ndarray) -> tuple[np.ndarray, CType]:
-        if isinstance(n, Var):
-            x = np.asarray(env[n.name]).astype(dt)
-            if python:
-                return x, PT
-            t = C_TYPES[tmap[n.name]]
-            return _wrap(x, t), t
-        if isinstance(n, Const):
-            return arr(n.value), (PT if python else C_TYPES[n.ctype or "int32"])
-        if isinstance(n, Cast):
-            x, tx = go(n.operand, active)
-            return (x, PT) if python else (conv(x, tx, C_TYPES[n.ctype]), C_TYPES[n.ctype])
-        if isinstance(n, Unary):
-            x, tx = go(n.operand, active)
-            if n.op == "+":
-                return x, tx
-            if n.op == "not":
-                return b2i(x == 0), (PT if python else INT32)
-            if n.op == "~":
-                return (~x if python else _wrap(~x, tx)), tx
-            if python:
-                return -x, tx
-            if tx[1]:
-                fault(x == -(1 << (tx[0] - 1)), active, "signed overflow in unary minus", n.col)
-            return _wrap(-x, tx), tx
-        if isinstance(n, Compare):
-            (a, ta), (b, tb) = go(n.left, active), go(n.right, active)
-            if not python:
-                t = _common(ta, tb)
-                a, b = conv(a, ta, t), conv(b, tb, t)
-            c = {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b, "==": a == b, "!=": a != b}[n.op]
-            return b2i(np.asarray(c, dtype=bool)), (PT if python else INT32)
-        if isinstance(n, Logical):
-            x, tx = go(n.left, active)
-            lt = np.asarray(x != 0, dtype=bool)
-            y, ty = go(n.right, active & (lt if n.op == "and" else ~lt))
-            if python:
-                return (np.where(lt, y, x) if n.op == "and" else np.where(lt, x, y)), PT
-            rt = np.asarray(y != 0, dtype=bool)
-            return b2i((lt & rt) if n.op == "and" else (lt | rt)), INT32
-        if isinstance(n, Ternary):
-            c, _ = go(n.cond, active)
-            cb = np.asarray(c != 0, dtype=bool)
-            (a, ta), (b, tb) = go(n.then, active & cb), go(n.orelse, active & ~cb)
-            t = PT if python else _common(ta, tb)
-            return np.where(cb, conv(a, ta, t), conv(b, tb, t)), t
-        if isinstance(n, MinMax):
-            acc, tacc = go(n.args[0], active)
-            for arg in n.args[1:]:
-                b, tb = go(arg, active)
-                t = PT if python else _common(tacc, tb)
-                x, y = conv(acc, tacc, t), conv(b, tb, t)
-                acc = np.where(x < y, x, y) if n.op == "min" else np.where(x < y, y, x)
-                tacc = t
-            return acc, tacc
-        assert isinstance(n, Binary)
-        (a, ta), (b, tb) = go(n.left, active), go(n.right, active)
-        op = n.op
-        if op in ("<<", ">>"):
-            if python:
-                neg = b < 0
-                fault(neg, active, f"negative shift count in '{op}' (ValueError)", n.col)
-                bs = np.where(neg, arr(0), b)
-                return (np.left_shift(a, bs) if op == "<<" else np.right_shift(a, bs)), PT
-            w = ta[0]
-            bad = (b < 0) | (b >= w)
-            fault(bad, active, f"shift amount outside [0, {w}) in '{op}'", n.col)
-            bs = np.where(bad, arr(0), b)
-            if op == ">>":
-                return np.right_shift(a, bs), ta
-            if ta[1]:
-                ub = (~bad) & ((a < 0) | (np.left_shift(np.where(a < 0, arr(0), a), bs) >= (1 << (w - 1))))
-                fault(ub, active, f"left shift of a negative or overflowing signed value in '<<' ({_tname(ta)})", n.col)
-            return _wrap(np.left_shift(a, bs), ta), ta
-        t = PT if python else _common(ta, tb)
-        a, b = conv(a, ta, t), conv(b, tb, t)
-        if op in ("&", "|", "^"):
-            r = {"&": np.bitwise_and, "|": np.bitwise_or, "^": np.bitwise_xor}[op](a, b)
-            return (r if python else _wrap(r, t)), t
-        if op in ("+", "-", "*"):
-            r = {"+": np.add, "-": np.subtract, "*": np.multiply}[op](a, b)
-            if python:
-                return r, t
-            if t[1]:
-                fault((r < -(1 << (t[0] - 1))) | (r >= (1 << (t[0] - 1))), active,
-                      f"signed overflow in '{op}' ({_tname(t)})", n.col)
-            return _wrap(r, t), t
-        zero = b == 0
-        bs = np.where(zero, arr(1), b)
-        if python:
-            fault(zero, active, f"division by zero in '{op}' (ZeroDivisionError)", n.col)
-            if op == "//":
-                return np.floor_divide(a, bs), t
-            if op == "%":
-                return np.remainder(a, bs), t
-            raise IndexCodeError(f"col {n.col}: operator '{op}' is not Python")
-        if op not in ("/", "%"):
-            raise IndexCodeError(f"col {n.col}: operator '{op}' is not C (use '/' for division)")
-        fault(zero, active, f"division by zero in '{op}'", n.col)
-        if t[1]:
-            ov = (a == -(1 << (t[0] - 1))) & (b == -1)
-            fault(ov, active, f"signed overflow in '{op}' (INT_MIN / -1, {_tname(t)})", n.col)
-            bs = np.where(ov, arr(1), bs)
-        q = np.floor_divide(np.abs(a), np.abs(bs))
-        q = np.where((a < 0) != (bs < 0), -q, q)
-        if op == "/":
-            return _wrap(q, t), t
-        return _wrap(a - bs * q, t), t
-
-    val, _ = go(parsed.root, np.ones(n_pts, dtype=bool))
-    return val, faults
-
-
-def _has_wide(n: Node) -> bool:
-    if isinstance(n, Const):
-        return n.ctype is not None and C_TYPES[n.ctype][0] > 32
-    if isinstance(n, Cast):
-        return C_TYPES[n.ctype][0] > 32 or _has_wide(n.operand)
-    if isinstance(n, Unary):
-        return _has_wide(n.operand)
-    if isinstance(n, (Binary, Compare, Logical)):
-        return _has_wide(n.left) or _has_wide(n.right)
-    if isinstance(n, Ternary):
-        return _has_wide(n.cond) or _has_wide(n.then) or _has_wide(n.orelse)
-    if isinstance(n, MinMax):
-        return any(_has_wide(a) for a in n.args)
-    return False
-
-
-def evaluate_point(parsed: ParsedCode, values: Mapping[str, int],
-                   types: Mapping[str, str] | None = None) -> tuple[int | None, str | None]:
-    """Evaluate at one point with exact Python integers.
-
-    Returns ``(value, None)``, or ``(None, "col N: what")`` when the first
-    fault (in evaluation order) fires there.
-    """
-    env = {k: np.array([int(v)], dtype=object) for k, v in values.items()}
-    missing = [v for v in parsed.variables if v not in env]
-    if missing:
-        raise IndexCodeError(f"no value for variable(s) {missing}")
-    val, faults = evaluate_arrays(parsed, env, types, use_object=True)
-    for mask, what, col in faults:
-        if bool(mask[0]):
-            return None, f"col {col}: {what}"
-    return int(val[0]), None
-
-
-Evaluator = Callable[[Mapping[str, np.ndarray]], np.ndarray]

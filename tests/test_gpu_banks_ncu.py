@@ -7,49 +7,51 @@ from pathlib import Path
 
 import pytest
 
-from llverify.gpu.banks import lemma_wavefronts, simulate_wavefronts
-from llverify.gpu.cases import suite
+from llverify.gpu.cases import Case, row_major_shared, suite
 from llverify.gpu.ncu import METRICS, ncu_command, parse_csv, per_instruction
 from llverify.gpu.predict import predict
-from llverify.gpu.tile import DistMap, SharedMap, row_major_shared
 from llverify.layout import LinearLayout
 
 DATA = Path(__file__).parent / "data"
 
 
-def _column_reader(n_rows: int, vec_cols: int) -> DistMap:
-    """Lane i reads row i (a column of an n x 32 f32 tile); registers step along the row."""
-    regs = [(0, 1 << k) for k in range(vec_cols.bit_length() - 1)]
-    lanes = [(1 << k, 0) for k in range(5)]
-    L = LinearLayout([("register", regs), ("lane", lanes), ("warp", []), ("block", [])],
-                     [("dim0", n_rows), ("dim1", 32)], require_surjective=False)
-    return DistMap.of(L)
+def _access_case(L: LinearLayout, shape: tuple[int, int]) -> Case:
+    """L stored and loaded through a row-major f32 buffer (the kernel's instruction mix, codegen's numbers)."""
+    return Case("hand", "hand", "f32", "given", L, L, shared=row_major_shared(shape))
+
+
+def _rows(n_rows: int, n_cols: int, regs: list[tuple[int, int]]) -> LinearLayout:
+    return LinearLayout([("register", regs), ("lane", [(1 << k, 0) for k in range(5)]), ("warp", []), ("block", [])],
+                        [("dim0", n_rows), ("dim1", n_cols)], require_surjective=False)
 
 
 def test_a_column_read_of_a_row_major_tile_is_a_32_way_conflict():
-    m = _column_reader(32, 1)
-    s = SharedMap.of(row_major_shared((32, 32)))
-    assert lemma_wavefronts(m, s, 4, 1) == simulate_wavefronts(m, s, 4, 1) == 32
+    # lane i holds row i of a 32x32 f32 tile, one element per register: 32 columns,
+    # register j is column j: every ld/st.shared touches one column -> 32 words in one bank
+    c = _access_case(_rows(32, 32, [(0, 1 << k) for k in range(5)]), (32, 32))
+    p = predict(c, c.kernel())
+    assert p.vector == {"store": 4, "load": 4, "global_load": 4, "global_store": 4}
+    # 16-byte vectors: 8 lanes per phase hit rows 0..7 at words 32 r: 8 distinct words in 4 banks each
+    assert p.wavefronts == p.simulated == {"store": 32.0, "load": 32.0}
+    assert p.instructions_per_block == {"store": 8, "load": 8}
 
 
 def test_16_byte_rows_are_conflict_free_in_four_wavefronts():
     # lane i reads 4 consecutive f32 of row i of a 32x4 tile: 32 lanes x 16 B = 4 wavefronts
-    L = LinearLayout([("register", [(0, 1), (0, 2)]), ("lane", [(1 << k, 0) for k in range(5)]),
-                      ("warp", []), ("block", [])], [("dim0", 32), ("dim1", 4)])
-    m, s = DistMap.of(L), SharedMap.of(row_major_shared((32, 4)))
-    assert lemma_wavefronts(m, s, 4, 4) == simulate_wavefronts(m, s, 4, 4) == 4
-    # the same rows padded to 8 columns put lanes 4 apart in the same banks: 2-way per phase
-    L8 = LinearLayout([("register", [(0, 1), (0, 2)]), ("lane", [(1 << k, 0) for k in range(5)]),
-                       ("warp", []), ("block", [])], [("dim0", 32), ("dim1", 8)], require_surjective=False)
-    s8 = SharedMap.of(row_major_shared((32, 8)))
-    assert lemma_wavefronts(DistMap.of(L8), s8, 4, 4) == simulate_wavefronts(DistMap.of(L8), s8, 4, 4) == 8
+    c = _access_case(_rows(32, 4, [(0, 1), (0, 2)]), (32, 4))
+    p = predict(c, c.kernel())
+    assert p.wavefronts == p.simulated == {"store": 4.0, "load": 4.0}
+    assert p.instructions_per_block == {"store": 1, "load": 1}
 
 
 @pytest.mark.parametrize("case", [c for c in suite(quick=True) if c.shared is not None], ids=lambda c: c.name)
-def test_three_predictions_agree_on_the_suite(case):
-    p = predict(case, case.kernel())
-    assert p.codegen_error is None
-    assert p.wavefronts == p.lemma == p.simulated
+def test_codegens_closed_form_and_simulator_agree_on_the_kernels(case):
+    """The kernel vectorises exactly as bank_wavefronts does, and lemma 9.4 equals brute force on it."""
+    k = case.kernel()
+    p = predict(case, k)
+    assert p.error is None
+    assert p.wavefronts == p.simulated
+    assert (p.vector["store"], p.vector["load"]) == (k.svec, k.lvec)
 
 
 def test_the_parser_reads_thousands_separators_and_empty_kernels():

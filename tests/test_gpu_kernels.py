@@ -13,12 +13,15 @@ import subprocess
 import numpy as np
 import pytest
 
-from llverify.gpu.cases import Case, make_case, suite, triton_swizzle
+from llverify.codegen import VectorPlan, shuffle_plan
+from llverify.errors import LayoutError
+from llverify.gpu.cases import Case, make_case, row_major_shared, suite, triton_swizzle
 from llverify.gpu.emulate import EmulationError, emulate
 from llverify.gpu.kernels import _addr
 from llverify.gpu.reference import expected, first_mismatch, id_planes
-from llverify.gpu.tile import DistMap, SharedMap, row_major_shared, vector_plan
-from llverify.gpu.zoo import Spec, build, build_local
+from llverify.gpu.shuffle import LaneAffine, shuffle_program
+from llverify.gpu.tile import DistMap, VectorGroups, offset_columns
+from llverify.layout import LinearLayout
 
 QUICK = suite(quick=True)
 NVCC = shutil.which("nvcc")
@@ -50,32 +53,75 @@ def test_every_plan_moves_every_element_to_its_register(case):
     assert _emulated_ok(case) is None
 
 
-def test_a_wrong_shared_layout_breaks_nothing_but_a_wrong_plan_is_caught():
-    """Any invertible S is correct (only speed changes); a plan that skips a round is not."""
-    c = next(x for x in QUICK if x.variant == "shuffle" and x.plan is not None and x.plan.transpose is None)
-    assert _emulated_ok(c) is None
+def _forced_transposition(case: Case) -> Case:
+    t = make_case(case.pair, case.dtype, "shuffle", case.src, case.dst, shuffle_method="transposition")
+    assert t is not None and t.program.method == "transposition"
+    return t
+
+
+SHUFFLES = [c for c in QUICK if c.variant == "shuffle"]
+
+
+def test_the_suite_shuffles_come_from_codegens_plan_and_reproduce_its_tables():
+    """Every shuffle case is codegen's shuffle_plan; the fitted lane maps give back its per-lane tables."""
+    assert SHUFFLES and all(c.program.method == "plan" for c in SHUFFLES)
+    for c in SHUFFLES:
+        plan = shuffle_plan(c.src, c.dst, 8 * c.elem_bytes)
+        assert len(plan.rounds) == len(c.program.rounds) and c.program.elems_per_word == plan.elems_per_shuffle
+        for rnd, code in zip(plan.rounds, c.program.rounds):
+            for u in range(32):
+                assert code.src_lane.at(u) == rnd.src_lane[u]
+                assert tuple(f.at(u) for f in code.send) == rnd.send_regs[u]
+                assert tuple(f.at(u) for f in code.recv) == rnd.recv_regs[u]
+    f16 = next(c for c in SHUFFLES if c.pair.startswith("mma2_to_dotA2") and c.dtype == "f16")
+    assert f16.program.num_shuffles == 0          # codegen: every round is local (a register permutation)
+    f8 = next(c for c in SHUFFLES if c.pair.startswith("rowblocked_to_mma2") and c.dtype == "f8")
+    assert f8.program.elems_per_word == 4         # four f8 per 32-bit shuffle
+
+
+@pytest.mark.parametrize("case", SHUFFLES, ids=lambda c: c.name)
+def test_the_transposition_form_moves_every_element_too(case):
+    assert _emulated_ok(_forced_transposition(case)) is None
+
+
+def test_lane_affine_fit_refuses_non_affine_tables():
+    assert LaneAffine.fit([u ^ 5 for u in range(32)]) == LaneAffine(5, (1, 2, 4, 8, 16))
+    assert LaneAffine.fit([u * u % 32 for u in range(32)]) is None
+
+
+def test_wrong_shuffles_are_caught():
+    """Mutants: a dropped round, a wrong source lane, a swapped transposition step."""
     import dataclasses
 
-    broken_plan = dataclasses.replace(c.plan, rounds=c.plan.rounds[1:])
-    bad = dataclasses.replace(c, plan=broken_plan)
-    assert _emulated_ok(bad) is not None
-    t = next(x for x in QUICK if x.variant == "shuffle" and x.plan is not None and x.plan.transpose is not None
-             and x.plan.transpose.pairs)
-    tg = t.plan.transpose
-    (s0, d0), (s1, d1) = tg.groups[0], tg.groups[1]
-    groups = ((s0, d1), (s1, d0)) + tg.groups[2:]          # receivers file two groups in each other's registers
-    swapped = dataclasses.replace(t.plan, transpose=dataclasses.replace(tg, groups=groups))
-    assert _emulated_ok(dataclasses.replace(t, plan=swapped)) is not None
+    c = next(x for x in SHUFFLES if x.program.num_shuffles > 0)
+    assert _emulated_ok(c) is None
+    prog = c.program
+    assert _emulated_ok(dataclasses.replace(c, program=dataclasses.replace(prog, rounds=prog.rounds[1:]))) is not None
+    r0 = prog.rounds[0]
+    wrong = dataclasses.replace(r0, src_lane=LaneAffine(r0.src_lane.c0 ^ 1, r0.src_lane.cols))
+    mutant = dataclasses.replace(prog, rounds=(wrong,) + prog.rounds[1:])
+    assert _emulated_ok(dataclasses.replace(c, program=mutant)) is not None
+    t = _forced_transposition(c)
+    steps = t.program.steps
+    assert len(steps) >= 2
+    swapped = dataclasses.replace(t.program, steps=steps[1:] + steps[:1])
+    assert _emulated_ok(dataclasses.replace(t, program=swapped)) is not None
+
+
+def test_a_conversion_across_warps_has_no_shuffle_program():
+    c = next(x for x in QUICK if x.pair.startswith("blocked_to_mma2"))
+    prog, why = shuffle_program(c.src, c.dst, 16)
+    assert prog is None and "shuffle_plan" in why and "transposition_decomposition" in why
+    assert make_case("x", "f16", "shuffle", c.src, c.dst) is None
 
 
 def test_a_layout_that_is_not_a_bijection_is_refused_as_a_shared_layout():
-    from llverify.errors import LayoutError
-    from llverify.layout import LinearLayout
-
     s = LinearLayout([("offset", [(0, 1), (0, 1)]), ("block", [])], [("dim0", 2), ("dim1", 2)],
                      require_surjective=False)
+    access = LinearLayout([("register", [(0, 1)]), ("lane", [(1, 0)] + [(0, 0)] * 4), ("warp", [])],
+                          [("dim0", 2), ("dim1", 2)])
     with pytest.raises(LayoutError):
-        SharedMap.of(s)
+        offset_columns(access, s)
 
 
 def test_reference_agrees_with_layout_apply():
@@ -131,44 +177,37 @@ def test_address_folding_is_xor():
                 break
 
 
-def test_vector_plan_permutes_registers_and_keeps_alignment():
-    p = vector_plan([2, 1, 16], [4, 8], 2)
-    assert (p.vec, p.chosen, p.rest) == (4, (1, 0), (2,))
-    assert [p.register(0, i) for i in range(4)] == [0, 2, 1, 3]
-    assert vector_plan([1, 2], [1], 4).vec == 1          # a lane shares bit 0: no vector
-    assert vector_plan([1, 2, 4, 8], [16], 1).vec == 16  # 16 bytes at most
-    assert vector_plan([1, 2, 4], [8], 4).vec == 4
+def test_vector_groups_read_codegens_register_order():
+    vg = VectorGroups(VectorPlan(4, 64, (1, 0, 2)))
+    assert (vg.vec, vg.chosen, vg.rest, vg.n_groups()) == (4, (1, 0), (2,), 2)
+    assert [vg.register(0, i) for i in range(4)] == [0, 2, 1, 3]
+    assert [vg.register(1, i) for i in range(4)] == [4, 6, 5, 7]
+    assert vg.group_address([2, 1, 16], 1) == 16
 
 
-def test_local_zoo_matches_the_hw_zoo():
-    mma2 = Spec.of("nvidia_mma", version=2, warps_per_cta=(4, 1), instr_shape=(16, 8))
-    mma3 = Spec.of("nvidia_mma", version=3, warps_per_cta=(4, 1), instr_shape=(16, 64, 16))
-    specs = [
-        ("blocked", (64, 64), dict(size_per_thread=(1, 8), threads_per_warp=(4, 8), warps_per_cta=(4, 1), order=(1, 0))),
-        ("blocked", (128, 64), dict(size_per_thread=(4, 1), threads_per_warp=(16, 2), warps_per_cta=(1, 8), order=(0, 1))),
-        ("nvidia_mma", (64, 64), mma2.kwargs()),
-        ("nvidia_mma", (64, 64), mma3.kwargs()),
-        ("dot_operand", (64, 64), dict(operand_index=0, parent=mma2, k_width=2)),
-        ("dot_operand", (64, 64), dict(operand_index=1, parent=Spec.of("nvidia_mma", version=2, warps_per_cta=(2, 2),
-                                                                          instr_shape=(16, 8)), k_width=4)),
-        ("dot_operand", (64, 64), dict(operand_index=0, parent=mma3, k_width=1)),
-        ("slice", (64,), dict(dim=1, parent=mma2)),
-        ("swizzled_shared", (32, 32), dict(vec=2, per_phase=2, max_phase=4, order=(1, 0))),
-    ]
-    for kind, shape, params in specs:
-        assert build(kind, shape, **params) == build_local(kind, shape, **params), (kind, shape, params)
+def test_distmap_ids_are_row_major_coordinates():
+    from llverify.hw import build
+
+    L = build("blocked", [16, 16], size_per_thread=[1, 4], threads_per_warp=[8, 4], warps_per_cta=[2, 1], order=[1, 0])
+    m = DistMap.of(L)
+    for d, cols in (("register", m.reg), ("lane", m.lane), ("warp", m.warp)):
+        for i, col in enumerate(cols):
+            c = L.apply(**{x: (1 << i if x == d else 0) for x in L.in_dim_names})
+            assert col == c["dim0"] * 16 + c["dim1"]
 
 
 def test_triton_swizzle_is_the_128_byte_pattern():
-    s = SharedMap.of(triton_swizzle((64, 64), 2))       # 8 halves per 16 bytes, 8 phases
-    assert s.offset(1 * 64 + 0) == 64 + 8                # row 1 starts one 16-byte chunk over
-    assert s.offset(8 * 64) == 8 * 64                    # row 8 wraps around
-    assert SharedMap.of(row_major_shared((8, 8))).offset(13) == 13
+    s = triton_swizzle((64, 64), 2)                       # 8 halves per 16 bytes, 8 phases
+    assert s.apply(offset=64 + 8, block=0) == {"dim0": 1, "dim1": 0}   # row 1 starts one 16-byte chunk over
+    assert s.apply(offset=8 * 64, block=0) == {"dim0": 8, "dim1": 0}   # row 8 wraps around
+    rm = row_major_shared((8, 8))
+    assert all(rm.apply(offset=o, block=0) == {"dim0": o // 8, "dim1": o % 8} for o in range(64))
+    assert row_major_shared((64,)).apply(offset=37, block=0) == {"dim0": 37}
 
 
 @pytest.mark.skipif(NVCC is None, reason="nvcc is not on PATH")
 def test_generated_cuda_compiles_with_nvcc(tmp_path):
-    """One translation unit with a kernel of every (variant, type), plus all shuffles and slices."""
+    """One translation unit with a kernel of every (variant, type), all shuffles and slices, and f32 transposition forms."""
     picked: dict = {}
     for c in QUICK:
         picked.setdefault((c.variant, c.dtype), c)
@@ -176,7 +215,10 @@ def test_generated_cuda_compiles_with_nvcc(tmp_path):
             picked.setdefault(c.name, c)
     src = tmp_path / "all.cu"
     unique = {c.name: c for c in picked.values()}
-    src.write_text("\n".join(c.kernel().code for c in unique.values()))
+    forced = [_forced_transposition(c) for c in SHUFFLES if c.dtype == "f32"]
+    codes = [c.kernel().code for c in unique.values()]
+    codes += [c.kernel().code.replace(c.kernel_name, c.kernel_name + "_T") for c in forced]
+    src.write_text("\n".join(codes))
     r = subprocess.run([NVCC, "-arch=sm_90", "-cubin", "-o", str(tmp_path / "all.cubin"), str(src)],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-3000:]

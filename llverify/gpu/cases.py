@@ -1,19 +1,20 @@
 """Conversion cases for the harness and the fixed benchmark suite.
 
 A :class:`Case` is one kernel: a conversion A -> B of one element type, by
-one *variant*:
+one *variant*.  Every layout comes from :mod:`llverify.hw` and every plan
+from :mod:`llverify.codegen`; this module only picks them:
 
-* ``unswizzled``: shared memory in row-major order (:func:`row_major_shared`);
-* ``triton``: Triton's swizzled shared layout for the pair, the mma swizzle
-  Triton gives a shared tile feeding an mma (``swizzled_shared`` with
-  ``vec = 16 bytes``, ``per_phase = max(1, 128 bytes / row bytes)``,
-  ``max_phase = max(1, 8 / per_phase)``, the row-major order);
-* ``optimal``: llverify's optimal swizzle (seed 000, sections 5.4 and 9.2),
-  from ``llverify.codegen.optimal_swizzle`` when it exists, else the local
-  construction in :mod:`llverify.gpu.swizzle`;
-* ``shuffle``: warp shuffles, when :func:`~llverify.gpu.shuffle.shuffle_plan`
-  allows the conversion (no data crosses warps and each sender's register
-  is a function of the sender).
+* ``unswizzled``: shared memory in row-major order (``hw.build("swizzled_shared",
+  vec=1, per_phase=1, max_phase=1)``, :func:`row_major_shared`);
+* ``triton``: the swizzle Triton gives a shared tile feeding an mma,
+  ``llverify.codegen.triton_mma_v2_operand_swizzle`` for a K-contiguous
+  operand A (row-major order, ``k_width = 4 bytes / element``): 16-byte
+  vectors, ``per_phase = max(1, 128 B / row bytes)``, ``max_phase = 8 /
+  per_phase``;
+* ``optimal``: ``llverify.codegen.optimal_swizzle(A, B, bitwidth).layout``
+  (seed 000, sections 5.4 and 9.2);
+* ``shuffle``: warp shuffles from ``llverify.codegen.shuffle_plan`` (else
+  ``transposition_decomposition``), see :mod:`llverify.gpu.shuffle`.
 
 :func:`suite` is the fixed benchmark: blocked <-> mma v2/v3, mma -> dot
 operands, blocked -> dot operands, transposes and slices, for f32/f16/f8 at
@@ -26,15 +27,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Sequence
 
+from llverify.codegen import optimal_swizzle, triton_mma_v2_operand_swizzle
 from llverify.errors import LayoutError
-from llverify.gpu import zoo
 from llverify.gpu.kernels import KernelSource, shared_conversion_kernel, shuffle_conversion_kernel
 from llverify.gpu.reference import DTYPES
-from llverify.gpu.shuffle import ShufflePlan, shuffle_plan
-from llverify.gpu.tile import DistMap, SharedMap, row_major_shared
+from llverify.gpu.shuffle import ShuffleProgram, shuffle_program
+from llverify.gpu.tile import DistMap, tile_shape
+from llverify.hw import build, build_spec
 from llverify.layout import LinearLayout
 
-__all__ = ["Case", "VARIANTS", "make_case", "suite", "triton_swizzle", "optimal_swizzle_for"]
+__all__ = ["Case", "VARIANTS", "make_case", "suite", "triton_swizzle", "row_major_shared"]
 
 VARIANTS = ("unswizzled", "triton", "optimal", "shuffle")
 
@@ -50,12 +52,16 @@ class Case:
     src: LinearLayout
     dst: LinearLayout
     shared: LinearLayout | None = None
-    plan: ShufflePlan | None = None
+    program: ShuffleProgram | None = None
     notes: tuple[str, ...] = field(default=())
 
     @property
     def elem_bytes(self) -> int:
         return DTYPES[self.dtype][0]
+
+    @property
+    def bitwidth(self) -> int:
+        return 8 * self.elem_bytes
 
     @property
     def kernel_name(self) -> str:
@@ -65,47 +71,36 @@ class Case:
         return DistMap.of(self.src), DistMap.of(self.dst)
 
     def kernel(self) -> KernelSource:
-        a, b = self.maps()
         comment = [f"case {self.name}: {self.pair}, {self.dtype}, variant {self.variant}"] + list(self.notes)
-        if self.variant == "shuffle":
-            assert self.plan is not None
-            return shuffle_conversion_kernel(self.kernel_name, a, b, self.plan, self.elem_bytes, comment)
-        assert self.shared is not None
-        return shared_conversion_kernel(self.kernel_name, a, b, SharedMap.of(self.shared), self.elem_bytes, comment)
+        if self.program is not None:
+            return shuffle_conversion_kernel(self.kernel_name, self.src, self.dst, self.program, self.elem_bytes,
+                                             comment)
+        if self.shared is None:
+            raise LayoutError(f"case {self.name} has neither a shared layout nor a shuffle program")
+        return shared_conversion_kernel(self.kernel_name, self.src, self.dst, self.shared, self.elem_bytes, comment)
+
+
+def row_major_shared(shape: Sequence[int]) -> LinearLayout:
+    """The unswizzled shared layout (offset = row-major element id), built by ``llverify.hw``."""
+    order = list(reversed(range(len(shape))))
+    return build("swizzled_shared", list(shape), vec=1, per_phase=1, max_phase=1, order=order)
+
+
+def _k_width(eb: int) -> int:
+    return max(1, 4 // eb)
 
 
 def triton_swizzle(shape: Sequence[int], elem_bytes: int) -> LinearLayout:
-    """Triton's mma swizzle for a row-major 2-D shared tile (see the module docstring)."""
+    """Triton's mma-operand swizzle for a row-major 2-D tile (``llverify.codegen.triton_mma_v2_operand_swizzle``)."""
     if len(shape) != 2:
         raise LayoutError("the Triton swizzle variant needs a 2-D tile")
-    row_bytes = shape[1] * elem_bytes
-    vec = max(1, min(16 // elem_bytes, shape[1]))
-    per_phase = max(1, 128 // row_bytes)
-    max_phase = max(1, min(8 // per_phase, shape[1] // vec))
-    return zoo.build("swizzled_shared", shape, vec=vec, per_phase=per_phase, max_phase=max_phase, order=(1, 0))
+    return triton_mma_v2_operand_swizzle(0, list(shape), [1, 0], 8 * elem_bytes, _k_width(elem_bytes)).layout
 
 
-def optimal_swizzle_for(src: LinearLayout, dst: LinearLayout, bits: int) -> tuple[LinearLayout, str]:
-    """(shared layout, where it came from): ``llverify.codegen.optimal_swizzle`` else the local construction."""
-    try:
-        from llverify import codegen  # noqa: PLC0415
-        fn = getattr(codegen, "optimal_swizzle", None)
-    except ImportError:  # pragma: no cover
-        fn = None
-    if fn is not None:
-        res: Any = fn(src, dst, bits)
-        for attr in ("layout", "shared", "swizzle"):
-            if not isinstance(res, LinearLayout) and hasattr(res, attr):
-                res = getattr(res, attr)
-        if isinstance(res, LinearLayout):
-            return res, "llverify.codegen.optimal_swizzle"
-    from llverify.gpu.swizzle import optimal_swizzle  # noqa: PLC0415
-    return optimal_swizzle(src, dst, bits), "llverify.gpu.swizzle (local)"
-
-
-def make_case(pair: str, dtype: str, variant: str, src: LinearLayout, dst: LinearLayout) -> Case | None:
-    """The case for one variant, or None where the variant does not apply (no shuffle plan, 1-D swizzle)."""
-    shape = tuple(src.out_dim_size(f"dim{i}") for i in range(src.num_out_dims))
+def make_case(pair: str, dtype: str, variant: str, src: LinearLayout, dst: LinearLayout,
+              shuffle_method: str | None = None) -> Case | None:
+    """The case for one variant, or None where the variant does not apply (no shuffle program, 1-D swizzle)."""
+    shape = tile_shape(src)
     eb = DTYPES[dtype][0]
     name = f"{pair}.{dtype}.{variant}"
     if variant == "unswizzled":
@@ -113,47 +108,50 @@ def make_case(pair: str, dtype: str, variant: str, src: LinearLayout, dst: Linea
     if variant == "triton":
         if len(shape) != 2:
             return None
-        return Case(name, pair, dtype, variant, src, dst, shared=triton_swizzle(shape, eb))
+        return Case(name, pair, dtype, variant, src, dst, shared=triton_swizzle(shape, eb),
+                    notes=("swizzle from llverify.codegen.triton_mma_v2_operand_swizzle",))
     if variant == "optimal":
         if len(shape) != 2:
             return None
-        s, origin = optimal_swizzle_for(src, dst, 8 * eb)
-        return Case(name, pair, dtype, variant, src, dst, shared=s, notes=(f"swizzle from {origin}",))
+        plan = optimal_swizzle(src, dst, 8 * eb)
+        return Case(name, pair, dtype, variant, src, dst, shared=plan.layout,
+                    notes=("swizzle from llverify.codegen.optimal_swizzle",))
     if variant == "shuffle":
-        plan = shuffle_plan(DistMap.of(src), DistMap.of(dst), eb)
-        if plan is None:
+        prog, _why = shuffle_program(src, dst, 8 * eb, shuffle_method)
+        if prog is None:
             return None
-        return Case(name, pair, dtype, variant, src, dst, plan=plan)
+        return Case(name, pair, dtype, variant, src, dst, program=prog,
+                    notes=(f"shuffles from {prog.source}",))
     raise LayoutError(f"unknown variant '{variant}' (one of {VARIANTS})")
 
 
 # -- the fixed suite ----------------------------------------------------------
-def _k_width(eb: int) -> int:
-    return max(1, 4 // eb)
+def _spec(kind: str, **params: Any) -> dict[str, Any]:
+    """A layout spec as ``llverify.hw.build_spec`` reads it (parents nest as specs)."""
+    return {"kind": kind, **params}
 
 
 def _pairs(shape: tuple[int, int], warps: int, eb: int) -> Iterator[tuple[str, LinearLayout, LinearLayout]]:
-    S = zoo.Spec.of
     vec = min(16 // eb, shape[1])
     t1 = min(32, shape[1] // vec)
-    blocked = S("blocked", size_per_thread=(1, vec), threads_per_warp=(32 // t1, t1),
-                warps_per_cta=(warps, 1), order=(1, 0))
+    blocked = _spec("blocked", size_per_thread=[1, vec], threads_per_warp=[32 // t1, t1],
+                    warps_per_cta=[warps, 1], order=[1, 0])
     # a blocked layout whose warps own the same rows as the mma's (intra-warp conversions)
     rows_per_warp = shape[0] // warps
-    blocked_rows = S("blocked", size_per_thread=(rows_per_warp // 8, 2), threads_per_warp=(8, 4),
-                     warps_per_cta=(warps, 1), order=(1, 0))
+    blocked_rows = _spec("blocked", size_per_thread=[rows_per_warp // 8, 2], threads_per_warp=[8, 4],
+                         warps_per_cta=[warps, 1], order=[1, 0])
     t0 = min(32, shape[0] // vec)
-    blocked_t = S("blocked", size_per_thread=(vec, 1), threads_per_warp=(t0, 32 // t0),
-                  warps_per_cta=(1, warps), order=(0, 1))
-    mma2 = S("nvidia_mma", version=2, warps_per_cta=(warps, 1), instr_shape=(16, 8))
-    mma3 = S("nvidia_mma", version=3, warps_per_cta=(warps, 1), instr_shape=(16, min(shape[1], 128), 16))
-    mma2_sq = S("nvidia_mma", version=2, warps_per_cta=(2, warps // 2), instr_shape=(16, 8))
-    dot_a2 = S("dot_operand", operand_index=0, parent=mma2, k_width=_k_width(eb))
-    dot_b2 = S("dot_operand", operand_index=1, parent=mma2_sq, k_width=_k_width(eb))
-    dot_a3 = S("dot_operand", operand_index=0, parent=mma3, k_width=_k_width(eb))
+    blocked_t = _spec("blocked", size_per_thread=[vec, 1], threads_per_warp=[t0, 32 // t0],
+                      warps_per_cta=[1, warps], order=[0, 1])
+    mma2 = _spec("nvidia_mma", version=2, warps_per_cta=[warps, 1], instr_shape=[16, 8])
+    mma3 = _spec("nvidia_mma", version=3, warps_per_cta=[warps, 1], instr_shape=[16, min(shape[1], 128), 16])
+    mma2_sq = _spec("nvidia_mma", version=2, warps_per_cta=[2, warps // 2], instr_shape=[16, 8])
+    dot_a2 = _spec("dot_operand", operand_index=0, parent=mma2, k_width=_k_width(eb))
+    dot_b2 = _spec("dot_operand", operand_index=1, parent=mma2_sq, k_width=_k_width(eb))
+    dot_a3 = _spec("dot_operand", operand_index=0, parent=mma3, k_width=_k_width(eb))
 
-    def b(spec: zoo.Spec, shp: Sequence[int] = shape) -> LinearLayout:
-        return zoo.build(spec.kind, shp, **spec.kwargs())
+    def b(spec: dict[str, Any], shp: Sequence[int] = shape) -> LinearLayout:
+        return build_spec(spec, list(shp))
 
     yield "blocked_to_mma2", b(blocked), b(mma2)
     yield "mma2_to_blocked", b(mma2), b(blocked)
@@ -167,7 +165,8 @@ def _pairs(shape: tuple[int, int], warps: int, eb: int) -> Iterator[tuple[str, L
     yield "blocked_to_dotB2", b(blocked), b(dot_b2)
     yield "blocked_transpose", b(blocked), b(blocked_t)
     n = shape[0]
-    yield "slice_mma2_to_blocked", b(S("slice", dim=1, parent=mma2), (n,)), b(S("slice", dim=1, parent=blocked), (n,))
+    yield "slice_mma2_to_blocked", b(_spec("slice", dim=1, parent=mma2), (n,)), \
+        b(_spec("slice", dim=1, parent=blocked), (n,))
 
 
 SUITE_SHAPES: tuple[tuple[tuple[int, int], int, tuple[str, ...]], ...] = (

@@ -9,13 +9,15 @@ row-major tiles, one element id after another):
 
 1. *global load* (plan (c)): register r of thread (warp w, lane l) receives
    ``in[tile][id(A(r, l, w))]``, ``gvec`` elements per instruction, where
-   ``gvec`` is :func:`~llverify.gpu.tile.vector_plan` of A's id columns
-   (registers may be permuted into vectors);
+   ``gvec`` is ``llverify.codegen.global_vector_width(A)`` (registers may be
+   permuted into vectors, section 5.3);
 2. ``reps`` times: the conversion A -> B, either (a) through shared memory
-   with layout S (store A's registers at ``S^-1`` offsets, ``svec`` elements
-   per ``st.shared``, barrier, load B's registers, ``lvec`` per ``ld.shared``,
-   barrier) or (b) through warp shuffles (rounds of
-   :class:`~llverify.gpu.shuffle.ShufflePlan`); B's registers accumulate the
+   with layout S (store A's registers at ``S^-1`` offsets, ``svec =
+   shared_vector_width(A, S)`` elements per ``st.shared``, barrier, load B's
+   registers, ``lvec = shared_vector_width(B, S)`` per ``ld.shared``,
+   barrier) or (b) through warp shuffles (a
+   :class:`~llverify.gpu.shuffle.ShuffleProgram` read off codegen's
+   ``shuffle_plan`` or ``transposition_decomposition``); B's registers accumulate the
    results by XOR, so for odd ``reps`` they end equal to one conversion.  The
    sources are XORed with ``salt * it`` (``salt`` is 0 at run time; the
    compiler cannot know it, so repetitions are not folded away);
@@ -26,9 +28,9 @@ Element bits are moved, never interpreted: f32 / f16 / f8 are 4 / 2 / 1-byte
 words held one per 32-bit register.  All index arithmetic is XOR of constants
 selected by lane and warp bits, as the linear layouts prescribe.
 
-Example: ``shared_conversion_kernel(case)`` for blocked -> mma at 64x64 f16
-gives a kernel with ``st.shared.v2`` stores when A's register pairs are
-contiguous in S and ``ld.shared.b32`` loads for B's register pairs.
+Example: ``shared_conversion_kernel(name, blocked, mma, row_major, 2)`` at
+64x64 f16 stores 8-element (16-byte) vectors and loads B's register pairs
+as 4-byte words.
 """
 
 from __future__ import annotations
@@ -37,11 +39,14 @@ import os
 from dataclasses import dataclass
 from typing import Sequence
 
-from llverify.gpu.banks import access_offsets
-from llverify.gpu.shuffle import ShufflePlan
-from llverify.gpu.tile import DistMap, SharedMap, vector_plan
+from llverify.codegen.vectorize import global_vector_width, shared_vector_width
+from llverify.errors import LayoutError
+from llverify.gpu.shuffle import LaneAffine, RoundCode, ShuffleProgram
+from llverify.gpu.tile import DistMap, VectorGroups, offset_columns
+from llverify.layout import LinearLayout
 
-__all__ = ["KernelSource", "shared_conversion_kernel", "shuffle_conversion_kernel", "global_copy_kernel"]
+__all__ = ["KernelSource", "shared_conversion_kernel", "shared_vectors", "shuffle_conversion_kernel",
+           "global_copy_kernel", "word_aligned"]
 
 
 @dataclass(frozen=True)
@@ -79,17 +84,6 @@ def _select_sum(var: str, bits: Sequence[int], consts: Sequence[int]) -> str:
 
 def _sum(var: str, consts: Sequence[int]) -> str:
     return _select_sum(var, range(len(consts)), consts)
-
-
-def _span(cols: Sequence[int], i: int) -> int:
-    v = 0
-    k = 0
-    while i:
-        if i & 1:
-            v ^= cols[k]
-        i >>= 1
-        k += 1
-    return v
 
 
 def _addr(var: str, const: int, var_bits: int, eb: int) -> str:
@@ -154,7 +148,19 @@ def _describe_layout(tag: str, m: DistMap) -> list[str]:
             f"lane {list(m.lane)}, warp {list(m.warp)}"]
 
 
-def _prologue(name: str, a: DistMap, b: DistMap, eb: int, smem: bool) -> tuple[list[str], int]:
+def _maps(src: LinearLayout, dst: LinearLayout) -> tuple[DistMap, DistMap]:
+    a, b = DistMap.of(src), DistMap.of(dst)
+    if a.shape != b.shape:
+        raise LayoutError(f"shapes differ: A {a.shape}, B {b.shape}")
+    if a.n_warps != b.n_warps:
+        raise LayoutError("A and B must use the same number of warps")
+    for name, m in (("A", a), ("B", b)):
+        if len(set(m.reg)) != len(m.reg) or 0 in m.reg:
+            raise LayoutError(f"layout {name} broadcasts registers; the generator addresses every register")
+    return a, b
+
+
+def _prologue(name: str, src: LinearLayout, a: DistMap, b: DistMap, eb: int, smem: bool) -> tuple[list[str], int]:
     nt = a.n_threads
     min_blocks = os.environ.get("LLVERIFY_GPU_MIN_BLOCKS", "").strip()   # experiments: force register limits
     bounds = f"{nt}, {int(min_blocks)}" if min_blocks else f"{nt}"
@@ -174,9 +180,10 @@ def _prologue(name: str, a: DistMap, b: DistMap, eb: int, smem: bool) -> tuple[l
         f"    unsigned b[{b.n_reg}];",
     ]
     # (c) vectorised global load of A's registers
-    gp = vector_plan(list(a.reg), list(a.lane) + list(a.warp), eb)
+    gp = VectorGroups(global_vector_width(src, 8 * eb))
     gvec = gp.vec
-    body.append(f"    // global load: {gvec} element(s) per instruction (register bits {list(gp.chosen)} are id bits 0..)")
+    body.append(f"    // global load: {gvec} element(s) per instruction (llverify.codegen.global_vector_width; "
+                f"register bits {list(gp.chosen)} are id bits 0..)")
     for g in range(gp.n_groups()):
         rid = gp.group_address(a.reg, g)
         t, _ = _pack(["0"] * gvec, eb)
@@ -203,28 +210,32 @@ def _epilogue(b: DistMap, eb: int) -> tuple[list[str], int]:
     return body, ovec
 
 
-def shared_conversion_kernel(name: str, a: DistMap, b: DistMap, s: SharedMap, eb: int,
+def shared_vectors(src: LinearLayout, dst: LinearLayout, shared: LinearLayout,
+                   eb: int) -> tuple[VectorGroups, VectorGroups]:
+    """Store and load vectors: ``llverify.codegen.shared_vector_width`` of A and of B on S."""
+    return (VectorGroups(shared_vector_width(src, shared, 8 * eb)),
+            VectorGroups(shared_vector_width(dst, shared, 8 * eb)))
+
+
+def shared_conversion_kernel(name: str, src: LinearLayout, dst: LinearLayout, shared: LinearLayout, eb: int,
                              comment: Sequence[str] = ()) -> KernelSource:
     """Conversion A -> B through shared memory laid out by S (see the module docstring)."""
-    if not (a.shape == b.shape == s.shape):
-        raise ValueError(f"shapes differ: A {a.shape}, B {b.shape}, S {s.shape}")
-    if a.n_warps != b.n_warps:
-        raise ValueError("A and B must use the same number of warps")
-    a_reg, a_lane, a_warp = access_offsets(a, s)
-    b_reg, b_lane, b_warp = access_offsets(b, s)
-    sp = vector_plan(a_reg, a_lane + a_warp, eb)
-    lp = vector_plan(b_reg, b_lane + b_warp, eb)
+    a, b = _maps(src, dst)
+    a_reg, a_lane, a_warp = offset_columns(src, shared)
+    b_reg, b_lane, b_warp = offset_columns(dst, shared)
+    sp, lp = shared_vectors(src, dst, shared, eb)
     svec, lvec = sp.vec, lp.vec
+    s_cols = [list(c) for c in shared.bases["offset"]]
     lines = list(comment) + _describe_layout("A (source)", a) + _describe_layout("B (destination)", b) + [
-        f"S (shared, id -> offset columns): {list(s.offset_of_id_bit)}",
+        f"S (shared, offset bases -> coordinates): {s_cols}",
         f"shared store: {svec} element(s) of {eb} byte(s) per st.shared (register bits {list(sp.chosen)}); "
-        f"shared load: {lvec} per ld.shared (register bits {list(lp.chosen)})",
+        f"shared load: {lvec} per ld.shared (register bits {list(lp.chosen)}) (llverify.codegen.shared_vector_width)",
     ]
     code = _header(name, lines)
-    body, gvec = _prologue(name, a, b, eb, smem=True)
+    body, gvec = _prologue(name, src, a, b, eb, smem=True)
     code += body
     code += [
-        "    // shared offsets of register 0 (S^-1 o A and S^-1 o B on the lane and warp bases)",
+        "    // shared offsets of register 0 (llverify.codegen.access_to_offsets: S^-1 A and S^-1 B on lanes, warps)",
         f"    const unsigned a_off = {_sum('lane', a_lane)} ^ {_sum('warp', a_warp)};",
         f"    const unsigned b_off = {_sum('lane', b_lane)} ^ {_sum('warp', b_warp)};",
         "    for (int it = 0; it < reps; ++it) {",
@@ -248,122 +259,133 @@ def shared_conversion_kernel(name: str, a: DistMap, b: DistMap, s: SharedMap, eb
                         a.n_elems, gvec, ovec, svec, lvec, 0)
 
 
-def _send_select(prefix: int, bits: Sequence[tuple[str, int, int]], k: int, words: str) -> str:
-    if k == len(bits):
-        return f"{words}[{prefix}]"
-    var, bit, c = bits[k]
-    if c == 0:
-        return _send_select(prefix, bits, k + 1, words)
-    return (f"((({var} >> {bit}) & 1u) ? {_send_select(prefix ^ c, bits, k + 1, words)}"
-            f" : {_send_select(prefix, bits, k + 1, words)})")
+def _select(arr: str, f: LaneAffine, scale: int = 1) -> str:
+    """C expression for ``arr[f(lane) / scale]``: a select tree over the lane bits f depends on."""
+    bits = f.varying_bits
+
+    def rec(prefix: int, k: int) -> str:
+        if k == len(bits):
+            return f"{arr}[{prefix // scale}]"
+        bit = bits[k]
+        return (f"(((lane >> {bit}) & 1u) ? {rec(prefix ^ f.cols[bit], k + 1)} : {rec(prefix, k + 1)})")
+    return rec(f.c0, 0)
 
 
-def _swap_stages(arr: str, n: int, bits: Sequence[tuple[str, int]]) -> list[str]:
-    """Conditional swaps: stage p exchanges arr[z] and arr[z ^ 2^p] when bit ``bits[p]`` of its variable is set."""
-    out = []
-    for p, (var, bit) in enumerate(bits):
-        out.append(f"            {{ const bool c = ({var} >> {bit}) & 1u;")
-        for z in range(n):
-            if not z >> p & 1:
-                y = z ^ (1 << p)
-                out.append(f"              {{ const unsigned t0 = c ? {arr}[{y}] : {arr}[{z}], t1 = c ? {arr}[{z}] : {arr}[{y}];"
-                           f" {arr}[{z}] = t0; {arr}[{y}] = t1; }}")
-        out.append("            }")
-    return out
+def _receive(target: str, f: LaneAffine, val: str, scale: int = 1, offset: int = 0) -> list[str]:
+    """``target[f(lane) / scale + offset] ^= val``: plain when f is constant, else predicated on each candidate."""
+    if not f.varying_bits:
+        return [f"{target}[{f.c0 // scale + offset}] ^= {val};"]
+    cands = sorted({f.at(u) for u in range(32)})
+    out = [f"{{ const unsigned di = {_hex(f.c0)} ^ {_sum('lane', f.cols)};"]
+    out += [f"  {target}[{d // scale + offset}] ^= (di == {_hex(d)}) ? {val} : 0u;" for d in cands]
+    return out + ["}"]
 
 
-def _transpose_body(plan: ShufflePlan, vec: int, eb: int) -> list[str]:
-    """Select (swap stages by sender lane bits), 2^m shuffles, select (swaps by receiver lane bits)."""
-    tg = plan.transpose
-    assert tg is not None
-    m = len(tg.pairs)
-    n = 1 << m
-    code = [f"        // transposition: {len(tg.groups)} group(s) of {n} rounds; pairs (B reg bit, B lane bit, "
-            f"A lane bit, A reg bit) = {list(tg.pairs)}"]
-    for g, (send_base, dst_base) in enumerate(tg.groups):
-        code.append("        {")
-        code.append(f"            unsigned u[{n}];")
-        for z in range(n):
-            idx = send_base
-            for p, (_, _, _, r) in enumerate(tg.pairs):
-                if z >> p & 1:
-                    idx ^= 1 << r
-            code.append(f"            u[{z}] = w[{idx}];")
-        code += _swap_stages("u", n, [("lane", a) for (_, _, a, _) in tg.pairs])
-        for z in range(n):
-            rd = plan.rounds[g * n + z]
-            src = f"{_hex(rd.src_lane0)} ^ {_sum('lane', rd.src_lane_bits)}"
-            code.append(f"            u[{z}] = __shfl_sync(0xffffffffu, u[{z}], {src});")
-        code += _swap_stages("u", n, [("lane", k) for (_, k, _, _) in tg.pairs])
-        for y in range(n):
-            d = dst_base
-            for p, (j, _, _, _) in enumerate(tg.pairs):
-                if y >> p & 1:
-                    d ^= 1 << j
-            vals = _unpack(f"u[{y}]", vec, eb)
-            code.append("            " + " ".join(f"b[{d * vec + i}] ^= {v};" for i, v in enumerate(vals)))
+def word_aligned(rd: RoundCode, vec: int) -> bool:
+    """Slot i is register ``vec * w + i`` on both sides for every lane: whole packed words move."""
+    if vec == 1:
+        return True
+    for slots in (rd.send, rd.recv):
+        f0 = slots[0]
+        if f0.c0 % vec or any(c % vec for c in f0.cols):
+            return False
+        if any(f.cols != f0.cols or f.c0 != f0.c0 + i for i, f in enumerate(slots)):
+            return False
+    return True
+
+
+def _plan_body(prog: ShuffleProgram, n_a: int, eb: int) -> list[str]:
+    vec = prog.elems_per_word
+    words = all(word_aligned(rd, vec) for rd in prog.rounds)
+    code = [f"        // {len(prog.rounds)} round(s) of {prog.source} ({prog.num_shuffles} shfl.sync, "
+            f"{vec} element(s) per 32-bit word; {'whole words' if words else 'per-element packing'})"]
+    if words:
+        code.append(f"        unsigned w[{n_a // vec}];")
+        for g in range(n_a // vec):
+            _, e = _pack([f"a[{g * vec + i}] ^ s" for i in range(vec)], eb)
+            code.append(f"        w[{g}] = (unsigned)({e});")
+    for k, rd in enumerate(prog.rounds):
+        if words:
+            payload = _select("w", rd.send[0], vec)
+        else:
+            _, payload = _pack([f"({_select('a', f)} ^ s)" for f in rd.send], eb)
+        if rd.local:
+            fetch = f"const unsigned got = {payload};"
+        else:
+            fetch = f"const unsigned got = __shfl_sync(0xffffffffu, {payload}, {_hex(rd.src_lane.c0)} ^ {_sum('lane', rd.src_lane.cols)});"
+        code.append(f"        {{ // round {k}")
+        code.append(f"          {fetch}")
+        for f, v in zip(rd.recv, _unpack("got", vec, eb)):
+            code += ["          " + x for x in _receive("b", f, v)]
         code.append("        }")
     return code
 
 
-def shuffle_conversion_kernel(name: str, a: DistMap, b: DistMap, plan: ShufflePlan, eb: int,
+def _lane_swap_src(l1: int, l2: int) -> str:
+    return f"lane ^ ((((lane >> {l1}) ^ (lane >> {l2})) & 1u) * {_hex((1 << l1) | (1 << l2))})"
+
+
+def _transposition_body(prog: ShuffleProgram) -> list[str]:
+    """Data exchanges in order (see :mod:`llverify.gpu.shuffle`); ``phys`` renames registers at compile time."""
+    n = prog.n_regs
+    phys = list(range(n))
+    code = [f"        // {len(prog.steps)} transposition(s) of {prog.source} ({prog.num_shuffles} shfl.sync)",
+            f"        unsigned x[{n}];"]
+    code += [f"        x[{i}] = a[{i}] ^ s;" for i in range(n)]
+    for t in prog.steps:
+        code.append(f"        // {t.kind} {t.a} <-> {t.b}")
+        if t.kind == "register_swap":
+            r1, r2 = t.a[1], t.b[1]
+            phys = [phys[_swap_bits(i, r1, r2)] for i in range(n)]
+        elif t.kind == "lane_swap":
+            src = _lane_swap_src(t.a[1], t.b[1])
+            code += [f"        x[{j}] = __shfl_sync(0xffffffffu, x[{j}], {src});" for j in range(n)]
+        else:
+            r, ln = (t.a[1], t.b[1]) if t.a[0] == "register" else (t.b[1], t.a[1])
+            code.append(f"        {{ const bool c = (lane >> {ln}) & 1u;")
+            for i in range(n):
+                if i >> r & 1:
+                    continue
+                lo, hi = phys[i], phys[i | 1 << r]
+                code.append(f"          {{ const unsigned t = __shfl_xor_sync(0xffffffffu, c ? x[{lo}] : x[{hi}], {1 << ln});"
+                            f" if (c) x[{lo}] = t; else x[{hi}] = t; }}")
+            code.append("        }")
+    code += [f"        b[{i}] ^= x[{phys[i]}];" for i in range(n)]
+    return code
+
+
+def _swap_bits(i: int, p: int, q: int) -> int:
+    """``i`` with bits p and q exchanged."""
+    if (i >> p & 1) != (i >> q & 1):
+        i ^= (1 << p) | (1 << q)
+    return i
+
+
+def shuffle_conversion_kernel(name: str, src: LinearLayout, dst: LinearLayout, prog: ShuffleProgram, eb: int,
                               comment: Sequence[str] = ()) -> KernelSource:
-    """Conversion A -> B through ``shfl.sync`` rounds of ``plan`` (see :mod:`llverify.gpu.shuffle`)."""
-    vec = plan.vec
+    """Conversion A -> B with ``shfl.sync`` as ``prog`` says (see :mod:`llverify.gpu.shuffle`)."""
+    a, b = _maps(src, dst)
     lines = list(comment) + _describe_layout("A (source)", a) + _describe_layout("B (destination)", b) + [
-        f"warp shuffles: {len(plan.rounds)} round(s), {vec} element(s) per 32-bit shfl.sync",
+        f"warp shuffles from {prog.source}: {prog.num_shuffles} shfl.sync per conversion",
     ]
     code = _header(name, lines)
-    body, gvec = _prologue(name, a, b, eb, smem=False)
+    body, gvec = _prologue(name, src, a, b, eb, smem=False)
     code += body
-    nw = a.n_reg // vec
-    code += [
-        "    for (int it = 0; it < reps; ++it) {",
-        "        const unsigned s = salt * (unsigned)it;",
-        f"        unsigned w[{nw}];",
-    ]
-    for g in range(nw):
-        _, e = _pack([f"a[{g * vec + i}] ^ s" for i in range(vec)], eb)
-        code.append(f"        w[{g}] = (unsigned)({e});")
-    if plan.transpose is not None and plan.transpose.pairs:
-        code += _transpose_body(plan, vec, eb)
-        plan_rounds: Sequence = ()
-    else:
-        plan_rounds = plan.rounds
-    for rd in plan_rounds:
-        sel_bits = [("lane", k, c) for k, c in enumerate(rd.send_reg_bits)] + \
-                   [("warp", k, c) for k, c in enumerate(rd.send_reg_warp_bits)]
-        send = _send_select(rd.send_reg0, sel_bits, 0, "w")
-        if rd.local:
-            fetch = f"const unsigned got = {send};"
-        else:
-            src = f"{_hex(rd.src_lane0)} ^ {_sum('lane', rd.src_lane_bits)} ^ {_sum('warp', rd.src_lane_warp_bits)}"
-            fetch = f"const unsigned got = __shfl_sync(0xffffffffu, {send}, {src});"
-        vals = _unpack("got", vec, eb)
-        if not any(rd.dst_vec_bits):
-            code.append(f"        {{ {fetch}"
-                        + "".join(f" b[{rd.dst_vec * vec + i}] ^= {v};" for i, v in enumerate(vals)) + " }")
-            continue
-        # receiver-side select: the destination vector depends on this lane's bits
-        cands = [rd.dst_vec ^ _span([c for c in rd.dst_vec_bits if c], m)
-                 for m in range(1 << sum(1 for c in rd.dst_vec_bits if c))]
-        code.append(f"        {{ {fetch} const unsigned di = {_hex(rd.dst_vec)} ^ {_sum('lane', rd.dst_vec_bits)};")
-        for d in cands:
-            code.append("            " + " ".join(f"b[{d * vec + i}] ^= (di == {_hex(d)}) ? {v} : 0u;"
-                                                  for i, v in enumerate(vals)))
-        code.append("        }")
+    code += ["    for (int it = 0; it < reps; ++it) {", "        const unsigned s = salt * (unsigned)it;"]
+    code += _plan_body(prog, a.n_reg, eb) if prog.method == "plan" else _transposition_body(prog)
     code.append("    }")
     tail, ovec = _epilogue(b, eb)
     code += tail
     return KernelSource(name, "\n".join(code) + "\n", a.n_threads, 0, eb, a.n_reg, b.n_reg, a.n_elems,
-                        gvec, ovec, 0, 0, len(plan.rounds))
+                        gvec, ovec, 0, 0, prog.num_shuffles)
 
 
-def global_copy_kernel(name: str, a: DistMap, eb: int, comment: Sequence[str] = ()) -> KernelSource:
+def global_copy_kernel(name: str, src: LinearLayout, eb: int, comment: Sequence[str] = ()) -> KernelSource:
     """Plan (c) alone: vectorised global load in layout A, registers written out (identity conversion)."""
+    a, _ = _maps(src, src)
     lines = list(comment) + _describe_layout("A", a) + ["no conversion: registers go straight to the output"]
     code = _header(name, lines)
-    body, gvec = _prologue(name, a, a, eb, smem=False)
+    body, gvec = _prologue(name, src, a, a, eb, smem=False)
     code += body
     code += ["    for (int it = 0; it < reps; ++it) {",
              "        const unsigned s = salt * (unsigned)it;",

@@ -1,14 +1,16 @@
 """What a case's kernel should do on the hardware, computed before it runs.
 
-For a shared-memory case: the store and load vector widths the generator
-chose, the warp-level ``st.shared`` / ``ld.shared`` instructions one block
-executes per conversion, and the wavefronts per instruction from three
-sources: ``llverify.codegen.bank_wavefronts`` (lemma 9.4, the codegen
-layer's closed form; "predicted" in the report when it is importable),
-:func:`~llverify.gpu.banks.lemma_wavefronts` and the brute-force
-:func:`~llverify.gpu.banks.simulate_wavefronts`.  A shuffle case has no
-shared-memory instruction; its prediction is the number of ``shfl.sync``
-rounds.
+Glue only: the numbers come from :mod:`llverify.codegen`.  For a
+shared-memory case, the kernel's store and load vectors are codegen's
+``shared_vector_width`` (so the generator and the prediction cannot
+disagree on them), and the wavefronts per warp-level instruction are
+``llverify.codegen.bank_wavefronts`` (lemma 9.4, "predicted" in the
+report) cross-checked by ``llverify.codegen.simulate_wavefronts`` (brute
+force over every instruction of the kernel's vectors).  What this module
+adds is the kernel's instruction mix: one ``st.shared`` per store vector
+and one ``ld.shared`` per load vector per thread, so a block executes
+``warps * registers / vector`` of each per conversion.  A shuffle case has
+no shared-memory instruction; it reports its ``shfl.sync`` count.
 
 Example: blocked (1x8 f16 per thread) -> mma v2 at 64x64 through a row-major
 buffer stores 16-byte vectors (4 per thread, 4 wavefronts each) and loads
@@ -20,61 +22,45 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from llverify.gpu.banks import lemma_wavefronts, simulate_wavefronts
+from llverify.codegen import bank_wavefronts, simulate_wavefronts
 from llverify.gpu.cases import Case
-from llverify.gpu.kernels import KernelSource
-from llverify.gpu.tile import SharedMap
+from llverify.gpu.kernels import KernelSource, shared_vectors
 
-__all__ = ["Prediction", "predict"]
+__all__ = ["Prediction", "predict", "PREDICTION_SOURCE"]
+
+PREDICTION_SOURCE = "llverify.codegen.bank_wavefronts"
 
 
 @dataclass(frozen=True)
 class Prediction:
     source: str                              # which function gave "wavefronts"
     wavefronts: dict[str, float | None]      # per warp-level instruction
-    lemma: dict[str, float | None]
-    simulated: dict[str, float | None]
+    simulated: dict[str, float | None]       # codegen's brute-force simulator on the kernel's vectors
     instructions_per_block: dict[str, int]   # warp-level shared instructions of one conversion
     vector: dict[str, int]                   # elements per instruction
-    shuffle_rounds: int
-    codegen_error: str | None = None
+    shuffle_rounds: int                      # shfl.sync per thread and conversion
+    error: str | None = None                 # codegen's closed form and the kernel's vectors disagree
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
 
-def _codegen_wavefronts(case: Case, access: Any, vec: int) -> tuple[int | None, str | None]:
-    try:
-        from llverify.codegen.banks import bank_wavefronts  # noqa: PLC0415
-    except ImportError as exc:
-        return None, f"llverify.codegen.banks unavailable ({exc})"
-    try:
-        rep = bank_wavefronts(access, case.shared, 8 * case.elem_bytes, max_vector_elems=vec)
-    except Exception as exc:  # noqa: BLE001  (report, never crash the harness)
-        return None, f"{type(exc).__name__}: {exc}"
-    if rep.vector.elems != vec:
-        return None, f"codegen vectorised {rep.vector.elems} elements, the kernel {vec}"
-    return rep.wavefronts, None
-
-
 def predict(case: Case, k: KernelSource) -> Prediction:
+    """Codegen's wavefront prediction for the instruction mix of ``k`` (see the module docstring)."""
     a, b = case.maps()
-    warps = a.n_warps
     if case.shared is None:
-        return Prediction("none (warp shuffles)", {"store": None, "load": None}, {"store": None, "load": None},
-                          {"store": None, "load": None}, {"store": 0, "load": 0},
+        none = {"store": None, "load": None}
+        return Prediction("none (warp shuffles)", dict(none), dict(none), {"store": 0, "load": 0},
                           {"global_load": k.gvec, "global_store": k.ovec}, k.shuffle_rounds)
-    s = SharedMap.of(case.shared)
-    eb = case.elem_bytes
-    lemma = {"store": float(lemma_wavefronts(a, s, eb, k.svec)), "load": float(lemma_wavefronts(b, s, eb, k.lvec))}
-    sim = {"store": float(simulate_wavefronts(a, s, eb, k.svec)), "load": float(simulate_wavefronts(b, s, eb, k.lvec))}
-    cg_st, err_st = _codegen_wavefronts(case, case.src, k.svec)
-    cg_ld, err_ld = _codegen_wavefronts(case, case.dst, k.lvec)
-    if cg_st is not None and cg_ld is not None:
-        src, waves = "llverify.codegen.bank_wavefronts", {"store": float(cg_st), "load": float(cg_ld)}
-    else:
-        src, waves = "llverify.gpu.banks.lemma_wavefronts", dict(lemma)
-    insts = {"store": warps * (a.n_reg // k.svec), "load": warps * (b.n_reg // k.lvec)}
-    return Prediction(src, waves, lemma, sim, insts,
-                      {"store": k.svec, "load": k.lvec, "global_load": k.gvec, "global_store": k.ovec},
-                      0, err_st or err_ld)
+    bits = case.bitwidth
+    sp, lp = shared_vectors(case.src, case.dst, case.shared, case.elem_bytes)
+    st = bank_wavefronts(case.src, case.shared, bits, max_vector_elems=k.svec)
+    ld = bank_wavefronts(case.dst, case.shared, bits, max_vector_elems=k.lvec)
+    sim = {"store": float(simulate_wavefronts(case.src, case.shared, bits, vector=sp.plan).wavefronts),
+           "load": float(simulate_wavefronts(case.dst, case.shared, bits, vector=lp.plan).wavefronts)}
+    err = None
+    if (st.vector, ld.vector) != (sp.plan, lp.plan):
+        err = f"bank_wavefronts vectorised {st.vector.elems}/{ld.vector.elems}, the kernel {k.svec}/{k.lvec}"
+    insts = {"store": a.n_warps * (a.n_reg // k.svec), "load": b.n_warps * (b.n_reg // k.lvec)}
+    return Prediction(PREDICTION_SOURCE, {"store": float(st.wavefronts), "load": float(ld.wavefronts)}, sim, insts,
+                      {"store": k.svec, "load": k.lvec, "global_load": k.gvec, "global_store": k.ovec}, 0, err)

@@ -45,9 +45,10 @@ def _case_json(row: dict[str, Any], prof: dict[str, Any], peak: float) -> dict[s
         "name": c.name, "pair": c.pair, "dtype": c.dtype, "variant": c.variant, "shape": shape,
         "warps": k.threads // 32, "kernel": k.name,
         "prediction_source": p.source,
-        "wavefronts_predicted": p.wavefronts, "wavefronts_lemma": p.lemma, "wavefronts_simulated": p.simulated,
+        "wavefronts_predicted": p.wavefronts, "wavefronts_simulated": p.simulated, "prediction_error": p.error,
         "instructions_predicted_per_block": p.instructions_per_block,
         "vector_elems": p.vector, "shuffle_rounds": p.shuffle_rounds,
+        "shuffle_source": None if c.program is None else c.program.source,
         "notes": list(c.notes),
         "resources": row.get("resources"),
     }
@@ -204,7 +205,7 @@ def markdown(rep: dict[str, Any]) -> str:
               "|---|---|---|---|---|---|---|---|"]
     for c in rep["cases"]:
         v = c["vector_elems"]
-        vec = f"{v.get('store', '-')}/{v.get('load', '-')}" if c["variant"] != "shuffle" else f"{c['shuffle_rounds']} rounds"
+        vec = f"{v.get('store', '-')}/{v.get('load', '-')}" if c["variant"] != "shuffle" else f"{c['shuffle_rounds']} shfl"
         lines.append(f"| `{c['name']}` | {'yes' if c['bit_exact'] else '**NO**'} | {vec} | "
                      f"{_wf(c['wavefronts_predicted'])} | {_wf(c['wavefronts_measured'])} | "
                      f"{_f(c.get('time_us'), 3)} | {_f(c.get('bandwidth_fraction'))} | {_res(c.get('resources'))} |")

@@ -1,20 +1,21 @@
-"""Layouts as XOR-linear maps on element ids and shared-memory offsets.
+"""GPU addressing glue: a layout's bases as element ids and shared-memory offsets, and vector groups.
 
-The harness names every element of a tile by its *element id*, the row-major
-flattened logical coordinate ``id = sum_d coord[d] * prod(shape[d+1:])``.  With
-power-of-two extents this is bit concatenation (last dim in the low bits), so
-for a distributed layout L (seed 000, definition 4.10)
+The harness names every element of a tile by its *element id*, the index of
+a contiguous row-major tensor (``llverify.codegen.common.row_major_flat``:
+last dim fastest).  With power-of-two extents a distributed layout L
+(seed 000, definition 4.10) is then XOR-linear on ids,
 
-    id(L(r, l, w)) = id(L(r)) ^ id(L(l)) ^ id(L(w))
+    id(L(r, l, w)) = id(L(r)) ^ id(L(l)) ^ id(L(w)),
 
-and each in dim is described by the ids of its bases (:class:`DistMap`).  A
-shared layout S maps ``offset -> coordinate`` and is invertible; its inverse,
-read on ids, is the linear map ``id -> offset`` (:class:`SharedMap`), so the
-offset of register r of thread (l, w) is ``off(r) ^ off(l) ^ off(w)``.
+so a kernel only needs the ids of each in dim's bases (:class:`DistMap`).
+Shared offsets come from ``llverify.codegen.access_to_offsets`` (``S^-1 L``)
+read the same way (:func:`offset_columns`), and vector widths from
+``llverify.codegen.vectorize`` (section 5.3); :class:`VectorGroups` only
+turns such a plan into the register numbers and first addresses the CUDA
+generator writes out.  Nothing here constructs a layout.
 
-Example: the 16x16 row-major identity has ``offset_of_id(x) == x``; for
-``blocked[1,4|8,4|2,1|1,0]`` on 16x16 the register bases have ids 1, 2 and
-lane bit 2 has id 16.
+Example: for ``blocked[1,4|8,4|2,1|1,0]`` on 16x16 the register bases have
+ids 1, 2 and lane bit 2 has id 16.
 """
 
 from __future__ import annotations
@@ -25,25 +26,12 @@ from typing import Sequence
 
 import numpy as np
 
+from llverify.codegen import VectorPlan, access_to_offsets
+from llverify.codegen.common import flat_bases, remove_broadcast_registers, row_major_flat
 from llverify.errors import LayoutError
 from llverify.layout import LinearLayout
 
-__all__ = ["DistMap", "SharedMap", "VectorPlan", "row_major_shared", "vector_plan", "xor_span", "ids_table"]
-
-
-def _coord_id(coord: Sequence[int], shape: Sequence[int]) -> int:
-    v = 0
-    for c, s in zip(coord, shape):
-        v = v * s + c
-    return v
-
-
-def _shape_of(layout: LinearLayout) -> tuple[int, ...]:
-    names = list(layout.out_dim_names)
-    want = [f"dim{i}" for i in range(len(names))]
-    if sorted(names) != sorted(want):
-        raise LayoutError(f"the harness needs out dims dim0..dim{len(names) - 1}, got {names}")
-    return tuple(layout.out_dim_size(n) for n in want)
+__all__ = ["DistMap", "VectorGroups", "offset_columns", "xor_span", "ids_table", "tile_shape"]
 
 
 def xor_span(cols: Sequence[int]) -> np.ndarray:
@@ -55,12 +43,25 @@ def xor_span(cols: Sequence[int]) -> np.ndarray:
     return out
 
 
+def tile_shape(layout: LinearLayout) -> tuple[int, ...]:
+    """``(size of dim0, dim1, ...)``; the harness needs out dims named ``dim0..dimN``."""
+    names = list(layout.out_dim_names)
+    want = [f"dim{i}" for i in range(len(names))]
+    if sorted(names) != sorted(want):
+        raise LayoutError(f"the harness needs out dims dim0..dim{len(names) - 1}, got {names}")
+    return tuple(layout.out_dim_size(n) for n in want)
+
+
+def _canonical(layout: LinearLayout) -> LinearLayout:
+    return layout.transpose_outs([f"dim{i}" for i in range(len(tile_shape(layout)))])
+
+
 @dataclass(frozen=True)
 class DistMap:
-    """A distributed layout on a tile, as element-id columns per hardware in dim.
+    """A distributed layout on one tile as element-id columns per hardware in dim.
 
-    ``reg[i]`` is the id of register basis i, likewise ``lane`` and ``warp``.
-    ``block`` must be trivial (one CTA per tile).
+    ``reg[i]`` is the id of register basis i, likewise ``lane`` and ``warp``
+    (``row_major_flat`` of the layout).  ``block`` must be trivial: one CTA per tile.
     """
 
     shape: tuple[int, ...]
@@ -77,11 +78,9 @@ class DistMap:
             raise LayoutError("the harness runs one CTA per tile: the layout's block dim must have size 1")
         if layout.in_dim_size("lane") != 32:
             raise LayoutError(f"NVIDIA warps have 32 lanes, the layout has {layout.in_dim_size('lane')}")
-        shape = _shape_of(layout)
-        order = [f"dim{i}" for i in range(len(shape))]
-        L = layout.transpose_outs(order)
-        cols = {d: tuple(_coord_id(b, shape) for b in L.bases[d]) for d in ("register", "lane", "warp")}
-        return DistMap(shape, cols["register"], cols["lane"], cols["warp"])
+        ids = row_major_flat(_canonical(layout), "id")
+        cols = {d: tuple(flat_bases(ids, d)) for d in ("register", "lane", "warp")}
+        return DistMap(tile_shape(layout), cols["register"], cols["lane"], cols["warp"])
 
     @property
     def n_reg(self) -> int:
@@ -108,93 +107,43 @@ def ids_table(m: DistMap) -> np.ndarray:
     return w ^ ln ^ r
 
 
-@dataclass(frozen=True)
-class SharedMap:
-    """An invertible shared layout S as the linear map ``id -> offset`` (columns per id bit)."""
+def offset_columns(access: LinearLayout, shared: LinearLayout) -> tuple[list[int], list[int], list[int]]:
+    """Shared offsets of the (register, lane, warp) bases: ``llverify.codegen.access_to_offsets`` read per basis.
 
-    shape: tuple[int, ...]
-    offset_of_id_bit: tuple[int, ...]
-    layout: LinearLayout | None = None
-
-    @staticmethod
-    def of(layout: LinearLayout) -> "SharedMap":
-        dims = set(layout.in_dim_names)
-        if "offset" not in dims or not dims <= {"offset", "block"}:
-            raise LayoutError(f"a shared layout needs in dims offset (block), got {sorted(dims)}")
-        if "block" in dims and layout.in_dim_size("block") != 1:
-            raise LayoutError("the harness runs one CTA per tile: the shared layout's block dim must have size 1")
-        shape = _shape_of(layout)
-        order = [f"dim{i}" for i in range(len(shape))]
-        S = layout.transpose_outs(order)
-        id_of_off = [_coord_id(b, shape) for b in S.bases["offset"]]
-        n = len(id_of_off)
-        if (1 << n) != prod(shape):
-            raise LayoutError(f"shared layout has {1 << n} offsets for {prod(shape)} elements: it must be invertible")
-        # invert the n x n F2 matrix (columns id_of_off) by Gauss-Jordan on (column, offset-bit) pairs
-        rows = [(c, 1 << i) for i, c in enumerate(id_of_off)]
-        basis: dict[int, tuple[int, int]] = {}
-        for c, tag in rows:
-            for p in sorted(basis, reverse=True):
-                if c >> p & 1:
-                    bc, bt = basis[p]
-                    c, tag = c ^ bc, tag ^ bt
-            if c == 0:
-                raise LayoutError("shared layout is not invertible (two offsets hold the same element)")
-            p = c.bit_length() - 1
-            for q in list(basis):
-                bc, bt = basis[q]
-                if bc >> p & 1:
-                    basis[q] = (bc ^ c, bt ^ tag)
-            basis[p] = (c, tag)
-        cols = []
-        for k in range(n):
-            c, tag = basis[k]
-            assert c == 1 << k
-            cols.append(tag)
-        return SharedMap(shape, tuple(cols), layout)
-
-    def offset(self, element_id: int) -> int:
-        v, k = 0, 0
-        while element_id:
-            if element_id & 1:
-                v ^= self.offset_of_id_bit[k]
-            element_id >>= 1
-            k += 1
-        return v
-
-    def offsets(self, ids: np.ndarray) -> np.ndarray:
-        out = np.zeros_like(ids)
-        for k, c in enumerate(self.offset_of_id_bit):
-            out ^= np.where((ids >> k) & 1, c, 0)
-        return out
-
-
-def row_major_shared(shape: Sequence[int]) -> LinearLayout:
-    """The unswizzled shared layout: offset = row-major element id (last dim fastest)."""
-    shape = tuple(shape)
-    bases = []
-    for d in reversed(range(len(shape))):
-        k = 1
-        while k < shape[d]:
-            c = [0] * len(shape)
-            c[d] = k
-            bases.append(tuple(c))
-            k *= 2
-    return LinearLayout([("offset", bases), ("block", [])], [(f"dim{i}", s) for i, s in enumerate(shape)])
+    The generator addresses every register, so ``access`` may not broadcast
+    registers (``LayoutError`` otherwise); ``shared`` must be invertible.
+    """
+    if remove_broadcast_registers(access) != access:
+        raise LayoutError("the kernel generator needs a layout without broadcast (zero or repeated) register bases")
+    cvt = access_to_offsets(access, shared)
+    cols = tuple(flat_bases(cvt.sublayout([d for d in cvt.in_dim_names], ["offset"]), d)
+                 for d in ("register", "lane", "warp"))
+    return list(cols[0]), list(cols[1]), list(cols[2])
 
 
 @dataclass(frozen=True)
-class VectorPlan:
-    """Registers grouped into vectors (section 5.3, generalized vectorization: registers may be permuted).
+class VectorGroups:
+    """A codegen :class:`~llverify.codegen.VectorPlan` as the generator's loop: vector g, element i.
 
-    Element i of vector g is register ``register(g, i)``: the register bits
-    ``chosen`` (whose address columns are 1, 2, 4, ...) take the bits of i,
-    the other register bits (``rest``, in order) the bits of g.
+    Element i of vector g is register ``register(g, i)``: the first
+    ``log2 elems`` entries of ``register_order`` take the bits of i, the others
+    (in order) the bits of g.  Example: order ``(1, 0, 2)`` with 4 elements:
+    vector 0 is registers 0, 2, 1, 3.
     """
 
-    vec: int
-    chosen: tuple[int, ...]
-    rest: tuple[int, ...]
+    plan: VectorPlan
+
+    @property
+    def vec(self) -> int:
+        return self.plan.elems
+
+    @property
+    def chosen(self) -> tuple[int, ...]:
+        return self.plan.register_order[:self.vec.bit_length() - 1]
+
+    @property
+    def rest(self) -> tuple[int, ...]:
+        return self.plan.register_order[self.vec.bit_length() - 1:]
 
     def register(self, g: int, i: int) -> int:
         r = 0
@@ -216,30 +165,3 @@ class VectorPlan:
 
     def n_groups(self) -> int:
         return 1 << len(self.rest)
-
-
-def vector_plan(reg_cols: Sequence[int], other_cols: Sequence[int], elem_bytes: int,
-                max_bytes: int = 16) -> VectorPlan:
-    """Largest vector, registers permuted: for i < log2 v some register column is ``1 << i`` and every
-    other column (other registers, lanes, warps) has its low ``log2 v`` bits zero.
-
-    Example: register columns ``[2, 1, 16]``, others ``[4, 8]``, 2 bytes: column 1 is register 1,
-    column 2 register 0, and nothing else touches bits 0-1: v = 4, chosen = (1, 0), rest = (2,).
-    """
-    best = VectorPlan(1, (), tuple(range(len(reg_cols))))
-    chosen: list[int] = []
-    v = 1
-    while (2 * v) * elem_bytes <= max_bytes:
-        want = v  # column value 1 << len(chosen)
-        idx = next((i for i, c in enumerate(reg_cols) if c == want and i not in chosen), None)
-        if idx is None:
-            break
-        cand = chosen + [idx]
-        mask = 2 * v - 1
-        rest = [c for i, c in enumerate(reg_cols) if i not in cand] + list(other_cols)
-        if any(c & mask for c in rest):
-            break
-        chosen = cand
-        v *= 2
-        best = VectorPlan(v, tuple(chosen), tuple(i for i in range(len(reg_cols)) if i not in chosen))
-    return best

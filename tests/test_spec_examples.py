@@ -40,8 +40,8 @@ def test_there_are_enough_examples_and_each_says_what_it_shows() -> None:
 
 def test_bundled_specs_are_copies_of_the_examples() -> None:
     bundled = ROOT / "llverify" / "bundled_specs"
-    yamls = [p.name for p in SPECS if p.suffix == ".yaml"]
-    assert sorted(p.name for p in bundled.glob("*.yaml")) == sorted(yamls)
+    yamls = [p.name for p in SPECS if p.suffix in (".yaml", ".json")]
+    assert sorted(p.name for p in bundled.glob("*.*") if p.suffix in (".yaml", ".json")) == sorted(yamls)
     for name in yamls:
         assert filecmp.cmp(ROOT / "specs" / name, bundled / name, shallow=False), name
 

@@ -19,7 +19,7 @@ from llverify.gpu.cases import Case, make_case, row_major_shared, suite, triton_
 from llverify.gpu.emulate import EmulationError, emulate
 from llverify.gpu.kernels import _addr
 from llverify.gpu.reference import expected, first_mismatch, id_planes
-from llverify.gpu.shuffle import LaneAffine, shuffle_program
+from llverify.gpu.shuffle import Stage, WordStep, shuffle_program, stages_of
 from llverify.gpu.tile import DistMap, VectorGroups, offset_columns
 from llverify.layout import LinearLayout
 
@@ -62,21 +62,53 @@ def _forced_transposition(case: Case) -> Case:
 SHUFFLES = [c for c in QUICK if c.variant == "shuffle"]
 
 
-def test_the_suite_shuffles_come_from_codegens_plan_and_reproduce_its_tables():
-    """Every shuffle case is codegen's shuffle_plan; the fitted lane maps give back its per-lane tables."""
+def test_the_suite_shuffles_come_from_codegens_word_structure():
+    """Every shuffle case is codegen's shuffle_plan read as words: constants of each round, linear parts as stages."""
     assert SHUFFLES and all(c.program.method == "plan" for c in SHUFFLES)
     for c in SHUFFLES:
         plan = shuffle_plan(c.src, c.dst, 8 * c.elem_bytes)
-        assert len(plan.rounds) == len(c.program.rounds) and c.program.elems_per_word == plan.elems_per_shuffle
-        for rnd, code in zip(plan.rounds, c.program.rounds):
+        prog = c.program
+        assert prog.a_words == plan.a_words and prog.b_words == plan.b_words
+        assert len(plan.rounds) == len(prog.rounds) and prog.elems_per_word == plan.elems_per_shuffle
+        for rnd, wr, st in zip(plan.rounds, plan.word_rounds, prog.rounds):
             for u in range(32):
-                assert code.src_lane.at(u) == rnd.src_lane[u]
-                assert tuple(f.at(u) for f in code.send) == rnd.send_regs[u]
-                assert tuple(f.at(u) for f in code.recv) == rnd.recv_regs[u]
+                # the program's source lane and sent word reproduce the plan's per-lane tables
+                sl = 0
+                for j, col in enumerate(prog.lane_map):
+                    sl ^= col if u >> j & 1 else 0
+                assert sl ^ st.src_xor == rnd.src_lane[u]
+                sent = st.send
+                for stage in prog.send_stages:
+                    sent ^= stage.xor if stage.active(rnd.src_lane[u]) else 0
+                assert prog.a_words[sent] == rnd.send_regs[rnd.src_lane[u]]
+                assert wr.recv_word.at(u) == st.recv ^ sum(0 for _ in ()) ^ \
+                    _xor_of(s.xor for s in prog.recv_stages if s.active(u))
+        # no per-element candidates: selects are per word and stage, at most 2 stages per side here
+        assert len(prog.send_stages) <= 1 and len(prog.recv_stages) <= 1 and not prog.perm_stages
     f16 = next(c for c in SHUFFLES if c.pair.startswith("mma2_to_dotA2") and c.dtype == "f16")
-    assert f16.program.num_shuffles == 0          # codegen: every round is local (a register permutation)
+    assert f16.program.num_shuffles == 0 and f16.program.num_word_selects == 0   # all rounds local
     f8 = next(c for c in SHUFFLES if c.pair.startswith("rowblocked_to_mma2") and c.dtype == "f8")
-    assert f8.program.elems_per_word == 4         # four f8 per 32-bit shuffle
+    assert f8.program.elems_per_word == 4 and f8.program.num_shuffles == 8       # four f8 per 32-bit shuffle
+    assert f8.program.num_word_selects == 2 * 8                                # one send + one receive stage
+
+
+def _xor_of(xs) -> int:
+    v = 0
+    for x in xs:
+        v ^= x
+    return v
+
+
+def test_stages_of_a_lane_linear_map():
+    """stages_of writes f(u) = XOR_j u_j cols[j] as rank-many parity-conditioned XORs (checked on all 32 lanes)."""
+    for cols in [(0, 2, 2, 0, 0), (1, 2, 3, 0, 4), (0, 0, 0, 0, 0), (4, 0, 1, 0, 5)]:
+        st = stages_of(cols)
+        assert len(st) == len({c for c in cols if c}) if cols == (0, 2, 2, 0, 0) else True
+        for u in range(32):
+            want = _xor_of(c for j, c in enumerate(cols) if u >> j & 1)
+            assert _xor_of(s.xor for s in st if s.active(u)) == want
+    assert stages_of((0, 2, 2, 0, 0)) == (Stage(0b110, 2),)
+    assert len(stages_of((1, 2, 3, 0, 4))) == 3
 
 
 @pytest.mark.parametrize("case", SHUFFLES, ids=lambda c: c.name)
@@ -84,13 +116,8 @@ def test_the_transposition_form_moves_every_element_too(case):
     assert _emulated_ok(_forced_transposition(case)) is None
 
 
-def test_lane_affine_fit_refuses_non_affine_tables():
-    assert LaneAffine.fit([u ^ 5 for u in range(32)]) == LaneAffine(5, (1, 2, 4, 8, 16))
-    assert LaneAffine.fit([u * u % 32 for u in range(32)]) is None
-
-
 def test_wrong_shuffles_are_caught():
-    """Mutants: a dropped round, a wrong source lane, a swapped transposition step."""
+    """Mutants: a dropped round, a wrong source lane, a dropped send stage, a wrong received word, a swapped transposition step."""
     import dataclasses
 
     c = next(x for x in SHUFFLES if x.program.num_shuffles > 0)
@@ -98,9 +125,14 @@ def test_wrong_shuffles_are_caught():
     prog = c.program
     assert _emulated_ok(dataclasses.replace(c, program=dataclasses.replace(prog, rounds=prog.rounds[1:]))) is not None
     r0 = prog.rounds[0]
-    wrong = dataclasses.replace(r0, src_lane=LaneAffine(r0.src_lane.c0 ^ 1, r0.src_lane.cols))
+    wrong = dataclasses.replace(r0, src_xor=r0.src_xor ^ 1)
     mutant = dataclasses.replace(prog, rounds=(wrong,) + prog.rounds[1:])
     assert _emulated_ok(dataclasses.replace(c, program=mutant)) is not None
+    assert prog.send_stages
+    assert _emulated_ok(dataclasses.replace(c, program=dataclasses.replace(prog, send_stages=()))) is not None
+    r1 = prog.rounds[1]
+    swapped_recv = (dataclasses.replace(r0, recv=r1.recv), dataclasses.replace(r1, recv=r0.recv)) + prog.rounds[2:]
+    assert _emulated_ok(dataclasses.replace(c, program=dataclasses.replace(prog, rounds=swapped_recv))) is not None
     t = _forced_transposition(c)
     steps = t.program.steps
     assert len(steps) >= 2

@@ -17,6 +17,41 @@ Working in the flattened tensor space ``F2^d`` (A, B without broadcasting):
 Rounds: ``2^|R|`` shuffles.  Figure 3's shape (8 elements, 4 lanes x 2
 registers, V = I = ∅): ``|R| = 1``, 2 rounds, one element per shuffle.
 
+Word structure (what a kernel generator needs, :class:`WordRound`).  A
+*word* is a coset ``x + span(V)``: the ``2^|V|`` elements one 32-bit
+shuffle carries.  Since each ``v ∈ V`` is a register basis vector of A and
+of B, A's register index splits into (word, position) bits, the position
+bits being V's register bits, and likewise for B.  Let ``H = span(I ∪ G)``:
+it has one vector per lane in A and in B (``α(h)`` = A-lane of h,
+``β(h)`` = B-lane of h, both bijective and linear).  In round k lane u
+receives the word of ``x_k(u) = R(k) ^ β^-1(u ^ β(R(k)))``; with ``y`` the
+element of that word at A position 0, every quantity is affine in the lane:
+
+* ``src_lane(u) = A-lane(y) = c_k ^ S u`` with ``S = α β^-1`` the same in
+  every round (``S = 1``: ``__shfl_xor_sync`` by ``c_k``; ``c_k = 0`` too: a
+  local round, no shuffle);
+* ``send_word(t)`` = A word of the element sent by lane t: ``s_k ^ P_s t``;
+* ``recv_word(u)`` = B word it lands in: ``r_k ^ P_r u``;
+* ``word_perm(u)`` = B position of ``y``: ``q_k ^ Q u``; the element at A
+  position p lands at B position ``p ^ word_perm(u)``.
+
+The linear parts ``S, P_s, P_r, Q`` do not depend on k, so a generator can
+apply ``P_s`` (and ``P_r``) once as lane-conditional word swaps before (after)
+all rounds, and each round sends and receives one fixed word: no per-round
+selects, no per-element candidates.  Worked example (Figure 3's shape,
+``A = (reg [1] | lane [2, 4])``, ``B = (reg [2] | lane [6, 3])``, one
+element per word): G = (4, 7), R = (1,), 2 rounds; ``S`` swaps the two lane
+bits (``src_lane(u) = c_k ^ swap(u)``, ``c_0 = 0``, ``c_1 = 1``), lane t
+sends word ``k ^ t0`` (``P_s = [1, 0]``) and lane u stores into word
+``k ^ u0`` (``P_r = [1, 0]``), ``Q = 0``.  The tables ``rounds[k]`` are computed independently,
+per lane, from the elements; :func:`llverify.prove.plans.prove_shuffle_plan`
+proves the tables on every (warp, lane, register) and that the affine
+structure expands to exactly those tables.
+
+Per-warp validity: the plan is computed on warp 0 and block 0.  The same
+rounds are right in every warp and block iff A and B give every warp (block)
+basis the same element (``warp_uniform``); the proof checks every warp.
+
 :func:`transposition_decomposition` gives Triton's other factorisation when
 ``cvt`` permutes register and lane *bits*: register<->register swaps (free
 renaming), lane<->lane swaps (one shuffle each) and register<->lane swaps
@@ -25,7 +60,7 @@ renaming), lane<->lane swaps (one shuffle each) and register<->lane swaps
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import product
 from typing import Sequence
 
@@ -36,7 +71,7 @@ from llverify.errors import LayoutError
 from llverify.layout import LinearLayout
 
 __all__ = ["ShuffleRound", "ShufflePlan", "shuffle_plan", "Transposition", "transposition_decomposition",
-           "warp_positions"]
+           "warp_positions", "LaneMap", "WordRound", "transposition_packing"]
 
 
 @dataclass(frozen=True)
@@ -58,6 +93,51 @@ class ShuffleRound:
 
 
 @dataclass(frozen=True)
+class LaneMap:
+    """An affine map of the lane bits: ``f(u) = c0 ^ XOR over set bits j of u of cols[j]``.
+
+    Example: ``LaneMap(1, (0, 2)).at(3) == 1 ^ 2 == 3``.
+    """
+
+    c0: int
+    cols: tuple[int, ...]
+
+    def at(self, u: int) -> int:
+        v = self.c0
+        for j, c in enumerate(self.cols):
+            if u >> j & 1:
+                v ^= c
+        return v
+
+    @property
+    def is_identity(self) -> bool:
+        return self.c0 == 0 and self.cols == tuple(1 << j for j in range(len(self.cols)))
+
+    def to_json(self) -> dict:
+        return {"c0": self.c0, "cols": list(self.cols)}
+
+
+@dataclass(frozen=True)
+class WordRound:
+    """Round k at word granularity (see the module docstring), each an affine :class:`LaneMap`.
+
+    ``src_lane(u)``: the lane u reads.  ``send_word(t)``: the A word
+    (index into ``ShufflePlan.a_words``) lane t sends.  ``recv_word(u)``: the B
+    word (``ShufflePlan.b_words``) lane u stores it in.  ``word_perm(u)``: the
+    element at sent position p goes to position ``p ^ word_perm(u)``.
+    """
+
+    src_lane: LaneMap
+    send_word: LaneMap
+    recv_word: LaneMap
+    word_perm: LaneMap
+
+    def to_json(self) -> dict:
+        return {"src_lane": self.src_lane.to_json(), "send_word": self.send_word.to_json(),
+                "recv_word": self.recv_word.to_json(), "word_perm": self.word_perm.to_json()}
+
+
+@dataclass(frozen=True)
 class ShufflePlan:
     """The section-5.4 plan: bases V, I, E, F, G, R (flattened tensor coordinates) and the rounds."""
 
@@ -71,6 +151,19 @@ class ShufflePlan:
     G: tuple[int, ...]
     R: tuple[int, ...]
     rounds: tuple[ShuffleRound, ...]
+    a_words: tuple[tuple[int, ...], ...] = ()     # A word w, position p -> src register
+    b_words: tuple[tuple[int, ...], ...] = ()     # B word w, position p -> dst register
+    word_rounds: tuple[WordRound, ...] = ()
+    warp_uniform: bool = True                     # A and B agree on every warp/block basis
+
+    @property
+    def elems_per_word(self) -> int:
+        return 1 << len(self.V)
+
+    def linear_part(self, field: str) -> tuple[int, ...] | None:
+        """The lane-linear part of ``word_rounds[k].<field>`` if it is the same in every round, else None."""
+        parts = {getattr(w, field).cols for w in self.word_rounds}
+        return next(iter(parts)) if len(parts) == 1 else None
 
     @property
     def num_rounds(self) -> int:
@@ -88,13 +181,21 @@ class ShufflePlan:
         """A copy with round ``k`` replaced (used to build mutants in tests)."""
         rounds = list(self.rounds)
         rounds[k] = rnd
-        return ShufflePlan(self.src, self.dst, self.bitwidth, self.V, self.I, self.E, self.F, self.G, self.R,
-                           tuple(rounds))
+        return replace(self, rounds=tuple(rounds))
+
+    def with_word_round(self, k: int, wr: WordRound) -> "ShufflePlan":
+        """A copy with word round ``k`` replaced (mutants in tests)."""
+        wrs = list(self.word_rounds)
+        wrs[k] = wr
+        return replace(self, word_rounds=tuple(wrs))
 
     def to_json(self) -> dict:
         return {"bitwidth": self.bitwidth, "V": list(self.V), "I": list(self.I), "E": list(self.E),
                 "F": list(self.F), "G": list(self.G), "R": list(self.R), "num_rounds": self.num_rounds,
-                "elems_per_shuffle": self.elems_per_shuffle, "rounds": [r.to_json() for r in self.rounds]}
+                "elems_per_shuffle": self.elems_per_shuffle, "warp_uniform": self.warp_uniform,
+                "a_words": [list(w) for w in self.a_words], "b_words": [list(w) for w in self.b_words],
+                "word_rounds": [w.to_json() for w in self.word_rounds],
+                "rounds": [r.to_json() for r in self.rounds]}
 
 
 def warp_positions(layout: LinearLayout) -> dict[int, tuple[int, int]]:
@@ -171,32 +272,85 @@ def shuffle_plan(src: LinearLayout, dst: LinearLayout, bitwidth: int = 32) -> Sh
             R.append(cand)
             ech.append(cand)
     a_kept = _kept_register_bits(src)
-    span_v = _span(V)
-    span_rest = _span(I + G)
+    a_pos = [a_reg.index(v) for v in V]           # V's register bits in A and in B
+    b_pos = [b_reg.index(v) for v in V]
+    a_words = _word_table(len(a_reg), a_pos, lambda r: _orig_reg(r, a_kept))
+    b_words = _word_table(len(b_reg), b_pos, lambda r: r)
+    H = I + G
     n_lanes = 1 << len(a_thr)
-    rounds = []
+    by_a = _lane_solver(H, pa)                      # lane -> the h in span(H) with that A-lane
+    by_b = _lane_solver(H, pb)
+    span_v = _span(V)
+
+    def strip_v(x: int) -> int:
+        """The element of x's word at A position 0 (V components removed in A's coordinates)."""
+        r = pa[x][0]
+        for i, j in enumerate(a_pos):
+            if r >> j & 1:
+                x ^= V[i]
+        return x
+
+    rounds, word_rounds = [], []
     for k in range(1 << len(R)):
         rk = 0
         for j, b in enumerate(R):
             if k >> j & 1:
                 rk ^= b
-        send: list[tuple[int, ...] | None] = [None] * n_lanes
-        recv: list[tuple[int, ...] | None] = [None] * n_lanes
-        srcl = [0] * n_lanes
-        for g in span_rest:
-            coset = [rk ^ g ^ s for s in span_v]
-            rep = min(coset)
-            elems = [rep ^ s for s in span_v]
-            a_lane = pa[rep][1]
-            b_lane = pb[rep][1]
-            send[a_lane] = tuple(_orig_reg(pa[x][0], a_kept) for x in elems)
-            recv[b_lane] = tuple(pb[x][0] for x in elems)
-            srcl[b_lane] = a_lane
-        if any(s is None for s in send) or any(r is None for r in recv):  # pragma: no cover
-            raise LayoutError("shuffle_plan: a round does not cover every lane")
-        rounds.append(ShuffleRound(tuple(srcl), tuple(send), tuple(recv)))  # type: ignore[arg-type]
+        y_of_u = [strip_v(rk ^ by_b[u ^ pb[rk][1]]) for u in range(n_lanes)]   # what lane u receives
+        y_of_t = [strip_v(rk ^ by_a[t ^ pa[rk][1]]) for t in range(n_lanes)]   # what lane t sends
+        # the per-lane tables, element by element
+        srcl = tuple(pa[y][1] for y in y_of_u)
+        send = tuple(tuple(_orig_reg(pa[y ^ v][0], a_kept) for v in span_v) for y in y_of_t)
+        recv = tuple(tuple(pb[y ^ v][0] for v in span_v) for y in y_of_u)
+        rounds.append(ShuffleRound(srcl, send, recv))
+        # the same round as affine maps of the lane bits (evaluated on the lane basis; affine by linearity)
+        word_rounds.append(WordRound(
+            _affine(lambda u: pa[y_of_u[u]][1], len(a_thr)),
+            _affine(lambda t: _split(pa[y_of_t[t]][0], a_pos)[0], len(a_thr)),
+            _affine(lambda u: _split(pb[y_of_u[u]][0], b_pos)[0], len(a_thr)),
+            _affine(lambda u: _split(pb[y_of_u[u]][0], b_pos)[1], len(a_thr))))
+    uniform = all(flat_bases(A, d) == flat_bases(B, d) for d in ("warp", "block"))
     return ShufflePlan(src, dst, bitwidth, tuple(V), tuple(I), tuple(E), tuple(F), tuple(G), tuple(R),
-                       tuple(rounds))
+                       tuple(rounds), a_words, b_words, tuple(word_rounds), uniform)
+
+
+def _split(reg: int, pos_bits: Sequence[int]) -> tuple[int, int]:
+    """(word index, position) of a register: position = the bits ``pos_bits`` (in order), word = the others."""
+    word, pos, wj = 0, 0, 0
+    n = max([reg.bit_length()] + [j + 1 for j in pos_bits])
+    for j in range(n):
+        bit = reg >> j & 1
+        if j in pos_bits:
+            pos |= bit << pos_bits.index(j)
+        else:
+            word |= bit << wj
+            wj += 1
+    return word, pos
+
+
+def _word_table(n_bits: int, pos_bits: Sequence[int], name) -> tuple[tuple[int, ...], ...]:
+    """``table[w][p]`` = the register (renamed by ``name``) with word index w and position p."""
+    n_pos = 1 << len(pos_bits)
+    table = [[0] * n_pos for _ in range(1 << (n_bits - len(pos_bits)))]
+    for r in range(1 << n_bits):
+        w, p = _split(r, pos_bits)
+        table[w][p] = name(r)
+    return tuple(tuple(t) for t in table)
+
+
+def _lane_solver(H: Sequence[int], pos: dict[int, tuple[int, int]]) -> dict[int, int]:
+    """lane -> the unique h in span(H) whose lane (in ``pos``) is that lane."""
+    out: dict[int, int] = {}
+    for h in _span(H):
+        out[pos[h][1]] = h
+    if len(out) != 1 << len(H):  # pragma: no cover (section 5.4: H has one vector per lane)
+        raise LayoutError("shuffle_plan: span(I ∪ G) does not have one vector per lane")
+    return out
+
+
+def _affine(f, n_bits: int) -> LaneMap:
+    c0 = f(0)
+    return LaneMap(c0, tuple(f(1 << j) ^ c0 for j in range(n_bits)))
 
 
 def _lanes_bijective(vectors: list[int], pos: dict[int, tuple[int, int]], n_lane_bits: int) -> bool:
@@ -279,3 +433,25 @@ def transposition_decomposition(src: LinearLayout, dst: LinearLayout) -> tuple[T
             else "register_lane_swap"
         steps.append(Transposition(kind, a, b))
     return tuple(steps)
+
+
+def transposition_packing(src: LinearLayout, dst: LinearLayout, bitwidth: int) -> tuple[int, ...] | None:
+    """Register bits that every step of :func:`transposition_decomposition` leaves alone, as word packing.
+
+    Registers that differ only in these bits travel together: a lane swap or
+    a register<->lane swap moves them as one 32-bit word, so up to
+    ``32 // bitwidth`` elements share one shuffle.  Returns the lowest such
+    bits, at most ``log2(32 // bitwidth)`` of them (``()`` for 32-bit
+    elements), or None when ``cvt`` is not a bit permutation.  Example: f16,
+    a single swap of register bit 1 with lane bit 4: bit 0 packs, ``(0,)``,
+    two elements per shuffle.
+    """
+    if bitwidth not in (8, 16, 32):
+        raise LayoutError(f"transposition_packing: element bitwidth {bitwidth} must be 8, 16 or 32")
+    steps = transposition_decomposition(src, dst)
+    if steps is None:
+        return None
+    touched = {s[1] for t in steps for s in (t.a, t.b) if s[0] == "register"}
+    n_reg = convert(src, dst).cvt.in_dim_size_log2("register")
+    free = [j for j in range(n_reg) if j not in touched]
+    return tuple(free[:(32 // bitwidth).bit_length() - 1])

@@ -6,8 +6,10 @@ loads at ``a_id ^ span(reg ids)``; shared stores of ``svec``-element vectors
 at ``a_off ^ span(reg offsets)`` (refusing vectors that are not contiguous
 and aligned, or two threads writing one offset with different values),
 loads likewise; or a :class:`~llverify.gpu.shuffle.ShuffleProgram`: codegen's
-rounds through the fitted lane-affine maps (sender select, ``shfl`` from the
-source lane, receiver select), or its transpositions as data exchanges.
+word rounds as the kernel runs them (pack A's registers into 32-bit words,
+lane-conditional word swaps, one ``shfl`` of a fixed word per round from lane
+``S(lane) ^ c_k``, receive swaps and in-word byte permutations, unpack), or
+its transpositions as data exchanges.
 Comparing the result with :func:`llverify.gpu.reference.expected` checks
 every generated plan on the CPU, so the GPU run only has to confirm that
 the hardware agrees.
@@ -83,21 +85,71 @@ def _shared(case: Case, a: DistMap, b: DistMap, regs: np.ndarray) -> np.ndarray:
     return out
 
 
+def _active(stage, lane: np.ndarray) -> np.ndarray:
+    x = lane & stage.cond
+    par = np.zeros_like(x)
+    while np.any(x):
+        par ^= x & 1
+        x >>= 1
+    return par.astype(bool)
+
+
+def _swap_stage(words: np.ndarray, stage, lane: np.ndarray) -> np.ndarray:
+    """``if parity(lane & cond): word j <-> word j ^ xor`` on ``[warps, 32, n_words, elems]``."""
+    idx = np.arange(words.shape[2]) ^ stage.xor
+    if np.any(idx >= words.shape[2]):
+        raise EmulationError("a stage swaps a word that does not exist")
+    c = _active(stage, lane)[None, :, None, None]
+    return np.where(c, words[:, :, idx], words)
+
+
+def _position_perm(words: np.ndarray, d: int) -> np.ndarray:
+    """Element p -> position p ^ d inside each word (what the generated ``__byte_perm`` selector does)."""
+    idx = np.arange(words.shape[-1]) ^ d
+    if np.any(idx >= words.shape[-1]):
+        raise EmulationError("an in-word permutation leaves the word")
+    return words[..., idx]
+
+
 def _plan_rounds(prog: ShuffleProgram, a: DistMap, b: DistMap, regs: np.ndarray) -> np.ndarray:
-    lanes = range(32)
+    """The generated word program: pack, send stages, one shfl per round, receive and position stages, unpack.
+
+    A 32-bit word is modelled as its ``elems_per_word`` elements (position p =
+    bits ``8 eb p ..``), so element ids stay distinct for any element width;
+    the bit-level pack, unpack and ``__byte_perm`` selectors are tested apart.
+    """
+    lane = np.arange(32)
+    nw, per = prog.n_words, prog.elems_per_word
+    if any(len(w) != per for w in prog.a_words + prog.b_words) or per * nw != a.n_reg:
+        raise EmulationError("words do not hold elems_per_word registers each")
+    wa = regs[:, np.array(prog.a_words)].reshape(a.n_warps, 32, nw, per)
+    for st in prog.send_stages:
+        wa = _swap_stage(wa, st, lane)
+    wb = np.zeros_like(wa)
+    written = np.zeros(nw, dtype=bool)
+    sl = np.zeros(32, dtype=np.int64)
+    for j, c in enumerate(prog.lane_map):
+        sl ^= ((lane >> j) & 1) * c
+    for rd in prog.rounds:
+        if not (0 <= rd.send < nw and 0 <= rd.recv < nw) or written[rd.recv]:
+            raise EmulationError("a round addresses a word that does not exist or is written twice")
+        src = sl ^ rd.src_xor
+        if np.any((src < 0) | (src >= 32)):
+            raise EmulationError("a round reads a lane that does not exist")
+        got = wa[:, src, rd.send]
+        wb[:, :, rd.recv] = _position_perm(got, rd.perm) if rd.perm else got
+        written[rd.recv] = True
+    if not written.all():
+        raise EmulationError("a B word is never received")
+    for st in prog.recv_stages:
+        wb = _swap_stage(wb, st, lane)
+    for st in prog.perm_stages:
+        wb = np.where(_active(st, lane)[None, :, None, None], _position_perm(wb, st.xor), wb)
+    wb = wb.reshape(a.n_threads, nw, per)
     out = np.zeros((b.n_threads, b.n_reg), dtype=regs.dtype)
-    for w in range(a.n_warps):
-        ra = regs[w * 32:(w + 1) * 32]
-        for rd in prog.rounds:
-            for u in lanes:
-                src = rd.src_lane.at(u)
-                if not 0 <= src < 32:
-                    raise EmulationError("a round reads a lane that does not exist")
-                for f_send, f_recv in zip(rd.send, rd.recv):
-                    sr, dr = f_send.at(src), f_recv.at(u)
-                    if not (0 <= sr < a.n_reg and 0 <= dr < b.n_reg):
-                        raise EmulationError("a round addresses a register that does not exist")
-                    out[w * 32 + u, dr] ^= ra[src, sr]
+    for w, rs in enumerate(prog.b_words):
+        for p, r in enumerate(rs):
+            out[:, r] ^= wb[:, w, p]
     return out
 
 

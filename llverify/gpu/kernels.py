@@ -41,12 +41,12 @@ from typing import Sequence
 
 from llverify.codegen.vectorize import global_vector_width, shared_vector_width
 from llverify.errors import LayoutError
-from llverify.gpu.shuffle import LaneAffine, RoundCode, ShuffleProgram
+from llverify.gpu.shuffle import ShuffleProgram
 from llverify.gpu.tile import DistMap, VectorGroups, offset_columns
 from llverify.layout import LinearLayout
 
 __all__ = ["KernelSource", "shared_conversion_kernel", "shared_vectors", "shuffle_conversion_kernel",
-           "global_copy_kernel", "word_aligned"]
+           "global_copy_kernel"]
 
 
 @dataclass(frozen=True)
@@ -259,65 +259,76 @@ def shared_conversion_kernel(name: str, src: LinearLayout, dst: LinearLayout, sh
                         a.n_elems, gvec, ovec, svec, lvec, 0)
 
 
-def _select(arr: str, f: LaneAffine, scale: int = 1) -> str:
-    """C expression for ``arr[f(lane) / scale]``: a select tree over the lane bits f depends on."""
-    bits = f.varying_bits
-
-    def rec(prefix: int, k: int) -> str:
-        if k == len(bits):
-            return f"{arr}[{prefix // scale}]"
-        bit = bits[k]
-        return (f"(((lane >> {bit}) & 1u) ? {rec(prefix ^ f.cols[bit], k + 1)} : {rec(prefix, k + 1)})")
-    return rec(f.c0, 0)
+def _cond(m: int) -> str:
+    """C condition ``parity(lane & m)``."""
+    if m & (m - 1) == 0:
+        return f"((lane >> {m.bit_length() - 1}) & 1u)"
+    return f"(__popc(lane & {_hex(m)}) & 1u)"
 
 
-def _receive(target: str, f: LaneAffine, val: str, scale: int = 1, offset: int = 0) -> list[str]:
-    """``target[f(lane) / scale + offset] ^= val``: plain when f is constant, else predicated on each candidate."""
-    if not f.varying_bits:
-        return [f"{target}[{f.c0 // scale + offset}] ^= {val};"]
-    cands = sorted({f.at(u) for u in range(32)})
-    out = [f"{{ const unsigned di = {_hex(f.c0)} ^ {_sum('lane', f.cols)};"]
-    out += [f"  {target}[{d // scale + offset}] ^= (di == {_hex(d)}) ? {val} : 0u;" for d in cands]
-    return out + ["}"]
+def _perm_selector(d: int, eb: int) -> int:
+    """``__byte_perm`` selector moving the element at position p to position ``p ^ d`` (elements of eb bytes)."""
+    sel = 0
+    for bp in range(4):
+        e = bp // eb
+        sel |= (((e ^ d) * eb + bp % eb) & 7) << (4 * bp)
+    return sel
 
 
-def word_aligned(rd: RoundCode, vec: int) -> bool:
-    """Slot i is register ``vec * w + i`` on both sides for every lane: whole packed words move."""
-    if vec == 1:
-        return True
-    for slots in (rd.send, rd.recv):
-        f0 = slots[0]
-        if f0.c0 % vec or any(c % vec for c in f0.cols):
-            return False
-        if any(f.cols != f0.cols or f.c0 != f0.c0 + i for i, f in enumerate(slots)):
-            return False
-    return True
+def _word_swaps(arr: str, n: int, cond: str, d: int) -> list[str]:
+    """``if cond: arr[j] <-> arr[j ^ d]`` for every pair, as word selects."""
+    out = []
+    for j in range(n):
+        if j < j ^ d < n:
+            out.append(f"        {{ const unsigned lo = {arr}[{j}], hi = {arr}[{j ^ d}]; "
+                       f"{arr}[{j}] = {cond} ? hi : lo; {arr}[{j ^ d}] = {cond} ? lo : hi; }}")
+    return out
 
 
-def _plan_body(prog: ShuffleProgram, n_a: int, eb: int) -> list[str]:
-    vec = prog.elems_per_word
-    words = all(word_aligned(rd, vec) for rd in prog.rounds)
-    code = [f"        // {len(prog.rounds)} round(s) of {prog.source} ({prog.num_shuffles} shfl.sync, "
-            f"{vec} element(s) per 32-bit word; {'whole words' if words else 'per-element packing'})"]
-    if words:
-        code.append(f"        unsigned w[{n_a // vec}];")
-        for g in range(n_a // vec):
-            _, e = _pack([f"a[{g * vec + i}] ^ s" for i in range(vec)], eb)
-            code.append(f"        w[{g}] = (unsigned)({e});")
+def _plan_prelude(prog: ShuffleProgram) -> list[str]:
+    """Loop-invariant lane values: the stage conditions and ``S(lane)``."""
+    code = []
+    for tag, stages in (("cs", prog.send_stages), ("cr", prog.recv_stages), ("cq", prog.perm_stages)):
+        for i, st in enumerate(stages):
+            code.append(f"    const bool {tag}{i} = {_cond(st.cond)};")
+    if not prog.xor_shuffles:
+        code.append(f"    const unsigned sl = {_sum('lane', prog.lane_map)};   // S(lane): src_lane = sl ^ c_k")
+    return code
+
+
+def _plan_body(prog: ShuffleProgram, eb: int) -> list[str]:
+    vec, nw = prog.elems_per_word, prog.n_words
+    code = [f"        // {len(prog.rounds)} round(s) of {prog.source}: {prog.num_shuffles} shfl.sync, "
+            f"{vec} element(s) per 32-bit word, {prog.num_word_selects} word selects",
+            f"        unsigned wa[{nw}], wb[{nw}];",
+            "        // pack A's registers into words (plan.a_words)"]
+    for w, regs in enumerate(prog.a_words):
+        _, e = _pack([f"a[{r}] ^ s" for r in regs], eb)
+        code.append(f"        wa[{w}] = (unsigned)({e});")
+    for i, st in enumerate(prog.send_stages):
+        code.append(f"        // send stage {i}: lane-linear part of the sent word (P_s), word ^= {st.xor}")
+        code += _word_swaps("wa", nw, f"cs{i}", st.xor)
     for k, rd in enumerate(prog.rounds):
-        if words:
-            payload = _select("w", rd.send[0], vec)
+        if prog.local(rd):
+            fetch = f"wa[{rd.send}]"
+        elif prog.xor_shuffles:
+            fetch = f"__shfl_xor_sync(0xffffffffu, wa[{rd.send}], {rd.src_xor})"
         else:
-            _, payload = _pack([f"({_select('a', f)} ^ s)" for f in rd.send], eb)
-        if rd.local:
-            fetch = f"const unsigned got = {payload};"
-        else:
-            fetch = f"const unsigned got = __shfl_sync(0xffffffffu, {payload}, {_hex(rd.src_lane.c0)} ^ {_sum('lane', rd.src_lane.cols)});"
-        code.append(f"        {{ // round {k}")
-        code.append(f"          {fetch}")
-        for f, v in zip(rd.recv, _unpack("got", vec, eb)):
-            code += ["          " + x for x in _receive("b", f, v)]
-        code.append("        }")
+            fetch = f"__shfl_sync(0xffffffffu, wa[{rd.send}], sl ^ {_hex(rd.src_xor)})"
+        if rd.perm:
+            fetch = f"__byte_perm({fetch}, 0u, {_hex(_perm_selector(rd.perm, eb))})"
+        code.append(f"        wb[{rd.recv}] = {fetch};   // round {k}")
+    for i, st in enumerate(prog.recv_stages):
+        code.append(f"        // receive stage {i}: lane-linear part of the received word (P_r), word ^= {st.xor}")
+        code += _word_swaps("wb", nw, f"cr{i}", st.xor)
+    for i, st in enumerate(prog.perm_stages):
+        code.append(f"        // position stage {i} (Q): element p -> p ^ {st.xor}")
+        sel = _hex(_perm_selector(st.xor, eb))
+        code += [f"        wb[{w}] = cq{i} ? __byte_perm(wb[{w}], 0u, {sel}) : wb[{w}];" for w in range(nw)]
+    code.append("        // unpack B's words once (plan.b_words)")
+    for w, regs in enumerate(prog.b_words):
+        vals = _unpack(f"wb[{w}]", vec, eb)
+        code.append("        " + " ".join(f"b[{r}] ^= {v};" for r, v in zip(regs, vals)))
     return code
 
 
@@ -371,8 +382,10 @@ def shuffle_conversion_kernel(name: str, src: LinearLayout, dst: LinearLayout, p
     code = _header(name, lines)
     body, gvec = _prologue(name, src, a, b, eb, smem=False)
     code += body
+    if prog.method == "plan":
+        code += _plan_prelude(prog)
     code += ["    for (int it = 0; it < reps; ++it) {", "        const unsigned s = salt * (unsigned)it;"]
-    code += _plan_body(prog, a.n_reg, eb) if prog.method == "plan" else _transposition_body(prog)
+    code += _plan_body(prog, eb) if prog.method == "plan" else _transposition_body(prog)
     code.append("    }")
     tail, ovec = _epilogue(b, eb)
     code += tail

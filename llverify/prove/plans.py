@@ -11,7 +11,9 @@ by evaluating both sides concretely.
 * :func:`prove_shuffle_plan` (exhaustive + smt): simulating the rounds on
   every (warp, lane, register) leaves every destination slot holding exactly
   the element B assigns it, written once; each shuffle moves <= 32 bits per
-  lane; Z3 re-checks each round for a symbolic lane and slot.
+  lane; the plan's word structure (affine srcLane / sent / received word
+  maps) expands to exactly those tables on every lane; Z3 re-checks each
+  round for a symbolic lane and slot.
 * :func:`prove_broadcast_store` (f2): the kept points (masked bits zero) map
   bijectively onto the layout's image: each element stored exactly once.
 * :func:`prove_gather` (f2): the plan's warp-locality claim, with checked
@@ -104,7 +106,8 @@ def prove_shuffle_plan(plan: ShufflePlan) -> Verdict:
     t0 = time.perf_counter()
     A, B = plan.src, plan.dst.transpose_outs(list(plan.src.out_dim_names))
     details = {**plan.to_json(), "bits_per_shuffle": plan.bits_per_shuffle}
-    details.pop("rounds")
+    for key in ("rounds", "word_rounds", "a_words", "b_words"):
+        details.pop(key, None)
     subj = "shuffle_plan"
     if plan.bits_per_shuffle > 32 or any(len(r) * plan.bitwidth > 32 for rnd in plan.rounds for r in rnd.send_regs):
         return Verdict("refuted", "shuffle_plan", subj, "exhaustive", time.perf_counter() - t0,
@@ -135,6 +138,12 @@ def prove_shuffle_plan(plan: ShufflePlan) -> Verdict:
                            "a destination slot is never written",
                            Counterexample({"lane": u, "register": r, "warp": w, "block": blk},
                                           {"expected (B element)": _element(B, r, u, w, blk)}), details=details)
+    # the word structure (affine maps, a generator's view) expands to exactly the tables just proved
+    bad_word = _word_structure_mismatch(plan)
+    if bad_word is not None:
+        k, u, note = bad_word
+        return Verdict("refuted", "shuffle_plan", subj, "exhaustive", time.perf_counter() - t0, note,
+                       Counterexample({"round": k, "lane": u}, {"table": note}, note), details=details)
     # Z3 (prove.bv's encoding of B): each round and slot j, a symbolic receiving lane u, warp 0
     lb = B.in_dim_size_log2("lane")
     d = max(1, A.total_out_bits)
@@ -166,6 +175,27 @@ def prove_shuffle_plan(plan: ShufflePlan) -> Verdict:
     return Verdict("proved", "shuffle_plan", subj, "exhaustive", time.perf_counter() - t0,
                    f"{plan.num_rounds} rounds of {plan.bits_per_shuffle}-bit shuffles deliver every element once",
                    certificate={"points": n_blocks * n_warps * n_lanes * n_regs_b}, details=details)
+
+
+def _word_structure_mismatch(plan: ShufflePlan) -> tuple[int, int, str] | None:
+    """(round, lane, what) where ``word_rounds`` disagrees with ``rounds``, or None when they agree everywhere."""
+    if not plan.word_rounds:
+        return None
+    if len(plan.word_rounds) != len(plan.rounds):
+        return 0, 0, "word structure and tables have different numbers of rounds"
+    for k, (rnd, wr) in enumerate(zip(plan.rounds, plan.word_rounds)):
+        for u in range(len(rnd.src_lane)):
+            t = rnd.src_lane[u]
+            if wr.src_lane.at(u) != t:
+                return k, u, "word structure: src_lane differs from the table"
+            sw, rw, q = wr.send_word.at(t), wr.recv_word.at(u), wr.word_perm.at(u)
+            if not (0 <= sw < len(plan.a_words) and 0 <= rw < len(plan.b_words)):
+                return k, u, "word structure: a word index out of range"
+            n = len(rnd.recv_regs[u])
+            if q >= n or tuple(plan.a_words[sw]) != tuple(rnd.send_regs[t]) or \
+                    tuple(plan.b_words[rw][p ^ q] for p in range(n)) != tuple(rnd.recv_regs[u]):
+                return k, u, "word structure: sent or received word differs from the table"
+    return None
 
 
 def prove_broadcast_store(plan: BroadcastPlan) -> Verdict:

@@ -12,7 +12,10 @@ from llverify.codegen.broadcast import BroadcastPlan, broadcast_predicate
 from llverify.codegen.conversion import CLASSIFICATIONS, ConversionPlan, classify, convert
 from llverify.codegen.gather import GatherPlan, gather_plan
 from llverify.codegen.shape_ops import SHAPE_OPS, ShapeOpPlan, infer_shape_op
-from llverify.codegen.shuffle import ShufflePlan, ShuffleRound, Transposition, shuffle_plan, transposition_decomposition
+from llverify.codegen.shuffle import (
+    LaneMap, ShufflePlan, ShuffleRound, Transposition, WordRound, shuffle_plan, transposition_decomposition,
+    transposition_packing,
+)
 from llverify.codegen.swizzle import SwizzlePlan, optimal_swizzle
 from llverify.codegen.triton_swizzle import TritonSwizzleChoice, triton_mma_v2_operand_swizzle, triton_nvmma_operand_swizzle
 from llverify.codegen.vectorize import (
@@ -24,7 +27,7 @@ from llverify.codegen.vectorize import (
 )
 
 __all__ = [
-    "BankReport", "BroadcastPlan", "CLASSIFICATIONS", "ConversionPlan", "GatherPlan", "InstructionTiles",
+    "BankReport", "BroadcastPlan", "CLASSIFICATIONS", "ConversionPlan", "GatherPlan", "InstructionTiles", "LaneMap", "WordRound", "transposition_packing",
     "SHAPE_OPS", "ShapeOpPlan", "ShufflePlan", "ShuffleRound", "SimResult", "SwizzlePlan", "Transposition",
     "TritonSwizzleChoice", "VectorPlan", "access_to_offsets", "bank_wavefronts", "broadcast_predicate", "classify",
     "convert", "gather_plan", "global_vector_width", "infer_shape_op", "instruction_tiles", "optimal_swizzle",

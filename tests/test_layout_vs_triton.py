@@ -186,3 +186,29 @@ def test_dim_supremum_matches_triton_on_every_ordering():
                     cases.append({"op": "product", "a": ser(A), "b": ser(B)})
                     ours.append(str(A * B))
     assert run_oracle(cases) == ours
+
+
+def identical_dim_cases(seed: int, n: int):
+    """Conversions whose source copies some of the destination's in dims verbatim:
+    exercises the identity-dim rule and its fallback (see llverify.layout_invert)."""
+    r = random.Random(seed)
+    ours, cases = [], []
+    for _ in range(n):
+        outs = {"dim0": 1 << r.randint(1, 3), "dim1": 1 << r.randint(0, 2)}
+        dst = rand_layout(r, outs=outs, ins=r.sample(IN_NAMES, r.randint(1, 4)), surjective=True, max_bases=2)
+        src_ins = r.sample(IN_NAMES, r.randint(1, 4))
+        bases = {d: [[r.randrange(s) for s in outs.values()] for _ in range(r.randint(0, 2))] for d in src_ins}
+        for d in set(src_ins) & set(dst.in_dim_names):
+            if r.random() < 0.6:
+                bases[d] = [list(v) for v in dst.bases[d]]
+        src = LinearLayout(bases, outs, require_surjective=False)
+        ours.append(lambda a=src, b=dst: str(a.invert_and_compose(b)))
+        cases.append({"op": "invert_and_compose", "a": ser(src), "b": ser(dst)})
+    return ours, cases
+
+
+def test_identical_dims_map_like_triton():
+    ours, cases = identical_dim_cases(3, 600)
+    theirs = run_oracle(cases)
+    for mine, case, t in zip(ours, cases, theirs):
+        assert mine() == t, f"invert_and_compose disagrees:\ncase={json.dumps(case)}"

@@ -34,7 +34,7 @@ def zoo(per_kind: int, max_bits: int, seed: int = 4) -> list[tuple[str, LinearLa
                 L = hw.build(c["kind"], c["shape"], **c["params"])
             except Exception:  # a kind still being written, or a rejected random case
                 continue
-            if L.total_in_bits <= max_bits and L.total_out_bits <= max_bits and L.total_in_bits >= 2:
+            if L.total_in_bits <= max_bits and 1 <= L.total_out_bits <= max_bits and L.total_in_bits >= 2:
                 out.append((kind, L))
                 got += 1
                 if got == per_kind:

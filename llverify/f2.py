@@ -31,6 +31,7 @@ from typing import Iterable, Sequence
 __all__ = [
     "Echelon",
     "bit_count",
+    "combine",
     "columns_to_rows",
     "complement",
     "in_span",
@@ -51,6 +52,22 @@ __all__ = [
 def bit_count(v: int) -> int:
     """Number of set bits (the Hamming weight) of ``v >= 0``."""
     return v.bit_count()
+
+
+def combine(vectors: Sequence[int], mask: int) -> int:
+    """``XOR of vectors[j]`` over the set bits ``j`` of ``mask``: the matrix-vector product.
+
+    With ``vectors`` the columns of a matrix ``M``, this is ``M x`` for the
+    bit vector ``x = mask``.  ``combine([0b01, 0b10, 0b11], 0b101) == 0b10``.
+    """
+    v = 0
+    j = 0
+    while mask:
+        if mask & 1:
+            v ^= vectors[j]
+        mask >>= 1
+        j += 1
+    return v
 
 
 @dataclass(frozen=True)

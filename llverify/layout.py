@@ -298,14 +298,7 @@ class LinearLayout:
 
     def apply_flat(self, x: int) -> int:
         """Evaluate on a flattened input (in dims concatenated, first lowest)."""
-        v = 0
-        j = 0
-        while x:
-            if x & 1:
-                v ^= self._flat[j]
-            x >>= 1
-            j += 1
-        return v
+        return f2.combine(self._flat, x)
 
     # -- accessors ------------------------------------------------------------
     @property
@@ -727,15 +720,7 @@ class LinearLayout:
         for n, s in self._out:
             o = offs[n]
             images.extend(outer._flat[o + i] for i in range(_log2(s)))
-        flat = []
-        for c in self._flat:
-            v, j = 0, 0
-            while c:
-                if c & 1:
-                    v ^= images[j]
-                c >>= 1
-                j += 1
-            flat.append(v)
+        flat = [f2.combine(images, c) for c in self._flat]
         return LinearLayout._from_flat(list(self.in_dims.items()), outer._out, flat)
 
     def invert_and_compose(self, outer: "LinearLayout") -> "LinearLayout":

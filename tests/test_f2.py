@@ -103,3 +103,9 @@ def test_pivot_columns_greedy_in_column_order():
     # column 2 = column 0 ^ column 1 is free; column 3 is new
     assert f2.pivot_columns([1, 2, 3, 4]) == [0, 1, 3]
     assert list(itertools.islice(f2.nullspace([1, 2, 3, 4]), 1)) == [0b0111]
+
+
+@given(vecs, st.integers(0, 127))
+def test_combine_is_the_xor_of_the_selected_vectors(cols, mask):
+    mask &= (1 << len(cols)) - 1
+    assert f2.combine(cols, mask) == combo_value(cols, mask)

@@ -61,7 +61,6 @@ renaming), lane<->lane swaps (one shuffle each) and register<->lane swaps
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from itertools import product
 from typing import Sequence
 
 from llverify import f2
@@ -103,11 +102,7 @@ class LaneMap:
     cols: tuple[int, ...]
 
     def at(self, u: int) -> int:
-        v = self.c0
-        for j, c in enumerate(self.cols):
-            if u >> j & 1:
-                v ^= c
-        return v
+        return self.c0 ^ f2.combine(self.cols, u & ((1 << len(self.cols)) - 1))
 
     @property
     def is_identity(self) -> bool:

@@ -47,16 +47,6 @@ class CertificateError(AssertionError):
     """A certificate failed its check: an internal error, reported as such."""
 
 
-def _xor(cols: Sequence[int], mask: int) -> int:
-    v, j = 0, 0
-    while mask:
-        if mask & 1:
-            v ^= cols[j]
-        mask >>= 1
-        j += 1
-    return v
-
-
 def right_inverse(cols: Sequence[int], n_out: int) -> list[int] | None:
     """``R[r]`` (an input mask) with ``XOR cols[R[r]] == e_r``, or None if not surjective."""
     e = f2.Echelon.of(cols)
@@ -70,7 +60,7 @@ def right_inverse(cols: Sequence[int], n_out: int) -> list[int] | None:
 
 
 def check_right_inverse(cols: Sequence[int], n_out: int, R: Sequence[int]) -> bool:
-    return len(R) == n_out and all(_xor(cols, R[r]) == 1 << r for r in range(n_out))
+    return len(R) == n_out and all(f2.combine(cols, R[r]) == 1 << r for r in range(n_out))
 
 
 def left_inverse(cols: Sequence[int], n_out: int) -> list[int] | None:
@@ -234,7 +224,7 @@ def contained(A: LinearLayout, B: LinearLayout) -> Finding:
             cx = witness.outside_image(A.apply, one_hot(A, j), B, label="A(x)",
                                        note="no input of B holds the element A(x): no conversion exists")
             return refuted(cx, "no conversion exists: A reaches an element that B never holds")
-        if _xor(B.flat_columns, combo) != c:
+        if f2.combine(B.flat_columns, combo) != c:
             raise CertificateError("preimage failed its check")
         combos.append(combo)
     return proved({"kind": "preimages", "B_inputs": combos}, "every basis of A has a checked preimage under B")
@@ -259,7 +249,7 @@ def top_basis(vectors: Sequence[int]) -> list[tuple[int, int]]:
 
 def _check_top_basis(vectors: Sequence[int], basis: Sequence[tuple[int, int]]) -> bool:
     leads = [bv.bit_length() - 1 for bv, _ in basis]
-    if len(set(leads)) != len(leads) or any(_xor(vectors, bc) != bv for bv, bc in basis):
+    if len(set(leads)) != len(leads) or any(f2.combine(vectors, bc) != bv for bv, bc in basis):
         return False
     for v in vectors:  # same span: every vector reduces to 0
         for bv, _ in basis:
@@ -309,7 +299,7 @@ def duplicates(L: LinearLayout, masked: int) -> Finding:
                 d, i = in_bit_names(L)[j]
                 return refuted(cx, f"masked bit {d}={1 << i} holds data that no unmasked input holds")
             full = sum(1 << keep[k] for k in range(len(keep)) if (combo >> k) & 1)
-            if _xor(cols, full) != cols[j]:
+            if f2.combine(cols, full) != cols[j]:
                 raise CertificateError("duplicate combination failed its check")
             combos[j] = full
     inj = _inj(L, [cols[j] for j in keep], allowed)

@@ -42,6 +42,7 @@ from llverify.errors import LayoutError
 from llverify.layout import LinearLayout
 from llverify.prove.plans_banks import prove_bank_count, prove_optimal_swizzle
 from llverify.prove import bv
+from llverify.prove.points import unflatten_in
 from llverify.prove.verdict import Counterexample, Verdict
 
 __all__ = ["prove_conversion_plan", "prove_shuffle_plan", "prove_bank_count", "prove_optimal_swizzle",
@@ -272,20 +273,6 @@ def prove_gather(plan: GatherPlan) -> Verdict:
                    details=details)
 
 
-def _flat_apply(L: LinearLayout, x: int) -> int:
-    """``L`` on a flat input (XOR of the flat columns of x's set bits)."""
-    y = 0
-    for j, c in enumerate(L.flat_columns):
-        if x >> j & 1:
-            y ^= c
-    return y
-
-
-def _unflatten(L: LinearLayout, x: int) -> dict[str, int]:
-    offs = L.flat_in_offsets()
-    return {d: (x >> offs[d]) & (L.in_dim_size(d) - 1) for d in L.in_dim_names}
-
-
 def _shape_op_mismatch(plan: ShapeOpPlan, k: int, hw: dict[str, int]) -> tuple[dict, dict] | None:
     """Replay one output slot with the op's integer semantics: None if it holds, else the two sides."""
     Lo = plan.outputs[k]
@@ -333,13 +320,13 @@ def _prove_shape_op_f2(plan: ShapeOpPlan, t0: float, subj: str, details: dict) -
             free = [1 << i for i in range(n) if i not in sel]
             for x in [base] + [base ^ f for f in free]:
                 checked += 1
-                lhs = cmap(_flat_apply(Lo, x))
+                lhs = cmap(Lo.apply_flat(x))
                 y = pmap(x)
                 o = y >> top_p & 1
                 if o >= len(plan.inputs):
                     o = 0
-                rhs = _flat_apply(ins[o], y & ((1 << top_p) - 1)) | ((y >> top_p & 1) << top_c)
-                hw = _unflatten(Lo, x)
+                rhs = ins[o].apply_flat(y & ((1 << top_p) - 1)) | ((y >> top_p & 1) << top_c)
+                hw = unflatten_in(Lo, x)
                 sem = _shape_op_mismatch(plan, k, hw)
                 if (lhs == rhs) != (sem is None):
                     return Verdict("error", "shape_op_noop", subj, None, time.perf_counter() - t0,

@@ -190,13 +190,10 @@ def check_optimal_swizzle(check: CheckDecl, layouts: Mapping[str, LinearLayout],
 def check_vectorization(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
                         timeout: float | None = None, rlimit: int | None = None) -> Verdict:
     a = check.args
-    fn = _optional("llverify.prove.plans", "prove_vectorization")
-    if fn is not None:
-        return _named(fn(layouts[a["layout"]], layouts[a["shared"]], a["bitwidth"], a["width"]), check)
-    from llverify.spec.vector_claim import prove_vector_width
+    from llverify.prove.plans_vector import prove_vectorization
 
-    return prove_vector_width(layouts[a["layout"]], layouts[a["shared"]], a["bitwidth"], a["width"],
-                              subject=check.subject, **_opts(method, timeout, rlimit))
+    return prove_vectorization(layouts[a["layout"]], layouts[a["shared"]], a["bitwidth"], a["width"],
+                               subject=check.subject, **_opts(method, timeout, rlimit))
 
 
 def check_shuffle_plan(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,

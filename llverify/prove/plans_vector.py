@@ -1,5 +1,4 @@
-"""The ``vectorization`` claim (theorem 5.1), for when the prover layer has no
-``prove_vectorization`` of its own.
+"""The ``vectorization`` claim (theorem 5.1): a vector width proved for a shared-memory access.
 
 Claim: with ``cvt = shared^-1 o access`` (hardware -> shared-memory offset,
 broadcast registers removed), registers ``0 .. width-1`` of every thread hold
@@ -25,22 +24,22 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from llverify.codegen.common import remove_broadcast_registers
 from llverify.layout import LinearLayout
+from llverify.prove.properties import equal
 from llverify.prove.verdict import Counterexample, Verdict
 
-__all__ = ["prove_vector_width"]
+__all__ = ["prove_vectorization"]
 
 
 def _one_hot(L: LinearLayout, dim: str, bit: int) -> dict[str, int]:
     return {d: (1 << bit if d == dim else 0) for d in L.in_dim_names}
 
 
-def prove_vector_width(access: LinearLayout, shared: LinearLayout, bitwidth: int, width: int, *,
+def prove_vectorization(access: LinearLayout, shared: LinearLayout, bitwidth: int, width: int, *,
                        subject: str = "vectorization", method: str | None = None, timeout: float | None = None,
                        rlimit: int | None = None) -> Verdict:
     """Decide the claim of the module docstring."""
-    from llverify.prove import equal
-
     t0 = time.perf_counter()
     prop = "vectorization"
     details: dict[str, Any] = {"width": width, "bits": width * bitwidth}
@@ -50,12 +49,7 @@ def prove_vector_width(access: LinearLayout, shared: LinearLayout, bitwidth: int
     if "offset" not in shared.in_dim_names:
         return Verdict("error", prop, subject, None, time.perf_counter() - t0,
                        "the shared layout must have an `offset` in dim")
-    try:
-        from llverify.codegen.common import remove_broadcast_registers
-
-        access = remove_broadcast_registers(access)
-    except ImportError:  # pragma: no cover - codegen is part of the package
-        pass
+    access = remove_broadcast_registers(access)
     cvt = access.invert_and_compose(shared)
     k = width.bit_length() - 1
     if not cvt.has_in_dim("register") or cvt.in_dim_size("register") < width:

@@ -1,0 +1,212 @@
+"""The TTGIR module as llverify reads it: immutable values, no behaviour beyond lookups.
+
+A TTGIR module (Triton's TritonGPU dialect, as `triton.compile(...).asm["ttgir"]`
+or a `.ttgir` file of Triton's cache prints it) is a tree::
+
+    Module  (module attributes: ttg.target, ttg.num-warps, ttg.threads-per-warp, ttg.num-ctas)
+      Function  (tt.func @name, arguments, body region)
+        Region -> Block (block arguments) -> Op (results, operands, attributes, regions, loc)
+
+Every `Op` keeps two locations: `location`, where it sits in the `.ttgir`
+text (file, 1-based line and column), and `source`, the Python source
+location its `loc(...)` resolves to (through `#loc` aliases, `callsite`,
+`fused` and named locations), when there is one.
+
+Types are kept both as text and as a parsed :class:`TypeRef`; the layout
+encoding of a tensor or memdesc type is a *layout spec* (the dict that
+:func:`llverify.triton.parse.parse_attr` returns), or ``None`` with
+``encoding_error`` saying why it could not be read.  Building the
+:class:`~llverify.layout.LinearLayout` from a spec and a shape is the
+obligation layer's business (a failure there makes only that obligation
+``unknown``, never the whole module).
+
+Example (what the reader returns for one line)::
+
+    %8 = ttg.convert_layout %acc : tensor<128x128xf32, #mma> -> tensor<128x128xf32, #blocked1> loc(#loc14)
+
+    Op(name="ttg.convert_layout", results=(Value("%8", <tensor 128x128 f32 #blocked1>),),
+       operands=("%acc",), operand_types=(<tensor 128x128 f32 #mma>,), ...)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Mapping
+
+__all__ = ["Location", "SourceLocation", "TypeRef", "Value", "Op", "Block", "Region", "Function", "Module",
+           "TtgirError"]
+
+from llverify.errors import LlverifyError
+
+
+class TtgirError(LlverifyError, ValueError):
+    """A malformed TTGIR module; the message starts with ``file:line:col:``."""
+
+
+@dataclass(frozen=True)
+class Location:
+    """A position in a text file (1-based line and column)."""
+
+    file: str
+    line: int
+    col: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+
+@dataclass(frozen=True)
+class SourceLocation:
+    """The Python (or other front-end) source position an op's ``loc(...)`` resolves to."""
+
+    file: str
+    line: int
+    col: int
+    name: str = ""  # a named location's name (``loc("acc"(#loc3))`` -> "acc"), if any
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+
+@dataclass(frozen=True)
+class TypeRef:
+    """One MLIR type as it appears in the module.
+
+    ``kind``: "tensor" | "memdesc" | "tensordesc" | "ptr" | "scalar" | "other".
+    For tensors and memdescs: ``shape`` (all dims, buffer dims of a multi-buffered
+    memdesc included), ``element`` (``f16``, ``!tt.ptr<f16>``, ...), ``encoding``
+    (a layout spec dict) or ``encoding_error``; for memdescs also ``memory_space``
+    (``"smem"``, ``"tmem"``, the alias name), ``mutable`` and ``alloc_shape`` (the
+    trailing allocation shape of a subview, or None).
+    """
+
+    text: str
+    kind: str
+    shape: tuple[int, ...] = ()
+    element: str = ""
+    encoding: Mapping[str, Any] | None = None
+    encoding_text: str | None = None
+    encoding_error: str | None = None
+    memory_space: str | None = None
+    mutable: bool = False
+    alloc_shape: tuple[int, ...] | None = None
+
+    @property
+    def has_layout(self) -> bool:
+        return self.kind in ("tensor", "memdesc") and (self.encoding is not None or self.encoding_error is not None)
+
+
+@dataclass(frozen=True)
+class Value:
+    """An SSA value: ``%x_3``, ``%acc_27#0`` (result 0 of a multi-result op), ``%arg0``."""
+
+    name: str
+    type: TypeRef
+
+
+@dataclass(frozen=True)
+class Op:
+    """One operation.  ``operand_types`` are resolved from the operands' definitions
+    (or the op's own type signature) and align with ``operands``."""
+
+    name: str
+    results: tuple[Value, ...]
+    operands: tuple[str, ...]
+    operand_types: tuple[TypeRef | None, ...]
+    attributes: Mapping[str, str]  # attribute name -> its text as printed ({axis = 1 : i32} -> {"axis": "1 : i32"})
+    regions: tuple["Region", ...]
+    location: Location
+    source: SourceLocation | None
+    text: str  # the op's first line as printed (for messages)
+
+    def attr_int(self, key: str) -> int | None:
+        """An integer attribute (``axis = 1 : i32`` -> 1), or None."""
+        raw = self.attributes.get(key)
+        if raw is None:
+            return None
+        head = raw.split(":")[0].strip()
+        try:
+            return int(head)
+        except ValueError:
+            return None
+
+
+@dataclass(frozen=True)
+class Block:
+    arguments: tuple[Value, ...]
+    ops: tuple[Op, ...]
+
+
+@dataclass(frozen=True)
+class Region:
+    blocks: tuple[Block, ...]
+
+
+@dataclass(frozen=True)
+class Function:
+    """A ``tt.func``: name, arguments (with types), result types and body."""
+
+    name: str
+    arguments: tuple[Value, ...]
+    result_types: tuple[TypeRef, ...]
+    body: Region
+    location: Location
+    source: SourceLocation | None
+    public: bool = True
+
+
+@dataclass(frozen=True)
+class Module:
+    """A whole TTGIR module.
+
+    ``target`` is ``ttg.target`` ("cuda:90", "hip:gfx942"); ``num_warps``,
+    ``threads_per_warp`` and ``num_ctas`` come from the module attributes;
+    ``aliases`` maps each ``#name`` alias to its parsed layout spec (or, for
+    non-layout aliases, its text); ``attributes`` keeps every module attribute
+    as printed.  ``stage`` names the pass snapshot a module came from (an
+    ``MLIR_ENABLE_DUMP`` split), or "".
+    """
+
+    path: str
+    target: str
+    num_warps: int
+    threads_per_warp: int
+    num_ctas: int
+    functions: tuple[Function, ...]
+    aliases: Mapping[str, Any] = field(default_factory=dict)
+    attributes: Mapping[str, str] = field(default_factory=dict)
+    stage: str = ""
+
+    def walk(self) -> Iterator[tuple[Function, Op, int]]:
+        """Every op of every function, pre-order, with the warp count in force there
+        (a ``ttg.warp_specialize`` partition region has its own)."""
+        for fn in self.functions:
+            yield from _walk_region(fn, fn.body, self.num_warps)
+
+
+def _walk_region(fn: Function, region: Region, warps: int) -> Iterator[tuple[Function, Op, int]]:
+    for block in region.blocks:
+        for op in block.ops:
+            yield fn, op, warps
+            inner = [warps] * len(op.regions)
+            if op.name == "ttg.warp_specialize":
+                counts = _int_list(op.attributes.get("partitionNumWarps", ""))
+                # region 0 is the default partition (module warps); the partitions follow
+                for i, n in enumerate(counts):
+                    if 1 + i < len(inner):
+                        inner[1 + i] = n
+            for r, w in zip(op.regions, inner):
+                yield from _walk_region(fn, r, w)
+
+
+def _int_list(text: str) -> list[int]:
+    body = text.strip()
+    if body.startswith("array<i32:"):
+        body = body[len("array<i32:"):].rstrip(">")
+    body = body.strip("[] ")
+    out = []
+    for part in body.split(","):
+        part = part.split(":")[0].strip()
+        if part.lstrip("-").isdigit():
+            out.append(int(part))
+    return out

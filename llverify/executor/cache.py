@@ -1,0 +1,219 @@
+"""A content-addressed verdict cache in SQLite.
+
+Key: the SHA-256 of an obligation's *canonical form* (see
+:func:`obligation_key`: the claim, its canonical arguments, e.g. layout
+bases, the method and budget) together with llverify's version and the Z3
+version, so a new prover or a new solver never reads an old answer.
+
+Value: the verdict as JSON plus a SHA-256 of that JSON.  Trust rules (the
+cache may be stale, truncated, shared between concurrent runs or edited by
+hand; it is never believed blindly):
+
+* a file that is not an SQLite database of this schema (a foreign file, a
+  truncated one, ``PRAGMA quick_check`` failing) is moved aside and rebuilt;
+* a row whose stored digest does not match its JSON is ignored and deleted;
+* only ``proved`` verdicts are served from the cache as they are (their
+  method and certificate were recorded when they were proved); a cached
+  ``refuted`` verdict is returned as a *hint* (:attr:`CacheHit.replay_needed`)
+  and the caller must re-decide it, so every refutation shown is replayed in
+  this run; ``unknown`` and ``error`` verdicts are not stored at all (a larger
+  budget or a fixed bug must get another chance).
+
+Concurrency: WAL journal mode and a busy timeout, every write one short
+transaction with ``INSERT OR REPLACE`` (two runs writing the same key write
+the same value), so concurrent runs sharing one file lose nothing.
+
+>>> import tempfile, os
+>>> from llverify.prove.verdict import Verdict
+>>> path = os.path.join(tempfile.mkdtemp(), "v.sqlite")
+>>> cache = VerdictCache(path)
+>>> key = obligation_key({"property": "surjective", "bases": [[1], [2]]})
+>>> cache.put(key, Verdict("proved", "surjective", "L", "f2", certificate="rank 2"))
+>>> cache.get(key).verdict.certificate
+'rank 2'
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from llverify import __version__
+from llverify.prove.verdict import Counterexample, Verdict, to_jsonable
+
+__all__ = ["VerdictCache", "CacheHit", "obligation_key", "default_cache_path", "verdict_from_json",
+           "SCHEMA_VERSION"]
+
+SCHEMA_VERSION = 1
+_MAGIC = "llverify-verdict-cache"
+
+
+def default_cache_path() -> Path:
+    """``$LLVERIFY_CACHE`` if set, else ``$XDG_CACHE_HOME/llverify/verdicts.sqlite``
+    (``~/.cache/llverify/verdicts.sqlite``)."""
+    env = os.environ.get("LLVERIFY_CACHE")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "llverify" / "verdicts.sqlite"
+
+
+def _solver_version() -> str:
+    try:
+        import z3  # noqa: PLC0415 - only the version string; z3 is loaded anyway by any SMT check
+
+        return z3.get_version_string()
+    except Exception:  # noqa: BLE001 - no solver, no SMT verdicts to confuse
+        return "none"
+
+
+def _canonical(value: Any) -> Any:
+    value = to_jsonable(value)
+    if isinstance(value, dict):
+        return {k: _canonical(value[k]) for k in sorted(value)}
+    if isinstance(value, list):
+        return [_canonical(v) for v in value]
+    return value
+
+
+def obligation_key(obligation: Any) -> str:
+    """SHA-256 (hex) of the canonical JSON of ``obligation`` + llverify and solver versions.
+
+    Postcondition: equal obligations (dict key order aside) give equal keys;
+    any change of version, claim, argument, method or budget gives another key.
+    """
+    payload = json.dumps({"llverify": __version__, "z3": _solver_version(), "obligation": _canonical(obligation)},
+                         sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(payload.encode()).hexdigest()
+
+
+def verdict_from_json(doc: dict[str, Any]) -> Verdict:
+    """Inverse of :meth:`Verdict.to_json` (details and certificate as JSON values)."""
+    cx = doc.get("counterexample")
+    return Verdict(status=doc["status"], property=doc["property"], subject=doc["subject"], method=doc["method"],
+                   seconds=float(doc.get("seconds", 0.0)), message=doc.get("message", ""),
+                   counterexample=None if cx is None else Counterexample(cx["inputs"], cx.get("sides", {}),
+                                                                         cx.get("note", "")),
+                   certificate=doc.get("certificate"), details=doc.get("details") or {})
+
+
+@dataclass(frozen=True)
+class CacheHit:
+    """A cached verdict.  ``replay_needed``: it is a refutation the caller must re-decide."""
+
+    verdict: Verdict
+    replay_needed: bool
+
+
+class VerdictCache:
+    """See the module docstring.  ``path=":memory:"`` gives a private in-memory cache."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = str(path)
+        self.rebuilt = False
+        self.hits = 0
+        self.misses = 0
+        self._conn = self._open()
+
+    # -- opening, validating, rebuilding ---------------------------------------------------------
+    def _connect(self) -> sqlite3.Connection:
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+        conn.execute("PRAGMA busy_timeout = 30000")
+        if self.path != ":memory:":
+            conn.execute("PRAGMA journal_mode = WAL")
+        return conn
+
+    def _valid(self, conn: sqlite3.Connection) -> bool:
+        row = conn.execute("PRAGMA quick_check").fetchone()
+        if not row or row[0] != "ok":
+            return False
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if not tables:
+            return True  # a new, empty file
+        if tables != {"meta", "verdicts"}:
+            return False
+        meta = dict(conn.execute("SELECT key, value FROM meta"))
+        return meta.get("magic") == _MAGIC and meta.get("schema") == str(SCHEMA_VERSION)
+
+    def _create(self, conn: sqlite3.Connection) -> None:
+        conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        conn.execute("CREATE TABLE IF NOT EXISTS verdicts (key TEXT PRIMARY KEY, status TEXT NOT NULL, "
+                     "json TEXT NOT NULL, digest TEXT NOT NULL, created REAL NOT NULL)")
+        conn.execute("INSERT OR REPLACE INTO meta VALUES ('magic', ?), ('schema', ?)", (_MAGIC, str(SCHEMA_VERSION)))
+
+    def _open(self) -> sqlite3.Connection:
+        try:
+            conn = self._connect()
+            if self._valid(conn):
+                self._create(conn)
+                return conn
+            conn.close()
+        except sqlite3.DatabaseError:
+            pass
+        # foreign, truncated or corrupt: move it aside (kept for inspection), start afresh
+        self.rebuilt = True
+        if self.path != ":memory:":
+            stamp = time.strftime("%Y%m%dT%H%M%S")
+            for suffix in ("", "-wal", "-shm"):
+                old = self.path + suffix
+                if os.path.exists(old):
+                    os.replace(old, f"{self.path}.corrupt-{stamp}{suffix}")
+        conn = self._connect()
+        self._create(conn)
+        return conn
+
+    # -- reading and writing --------------------------------------------------------------------
+    def get(self, key: str) -> CacheHit | None:
+        """The cached verdict for ``key`` (digest-checked), or None."""
+        try:
+            row = self._conn.execute("SELECT status, json, digest FROM verdicts WHERE key = ?", (key,)).fetchone()
+        except sqlite3.DatabaseError:
+            row = None
+        if row is None:
+            self.misses += 1
+            return None
+        status, text, digest = row
+        try:
+            if hashlib.sha256(text.encode()).hexdigest() != digest:
+                raise ValueError("digest mismatch")
+            verdict = verdict_from_json(json.loads(text))
+            if verdict.status != status or status not in ("proved", "refuted"):
+                raise ValueError("status mismatch")
+        except (ValueError, KeyError, TypeError):
+            self._conn.execute("DELETE FROM verdicts WHERE key = ?", (key,))
+            self.misses += 1
+            return None
+        self.hits += 1
+        return CacheHit(verdict, replay_needed=status == "refuted")
+
+    def put(self, key: str, verdict: Verdict) -> None:
+        """Store a ``proved`` or ``refuted`` verdict (others are not cached)."""
+        if verdict.status not in ("proved", "refuted"):
+            return
+        text = json.dumps(verdict.to_json(), sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+        digest = hashlib.sha256(text.encode()).hexdigest()
+        try:
+            self._conn.execute("INSERT OR REPLACE INTO verdicts VALUES (?, ?, ?, ?, ?)",
+                               (key, verdict.status, text, digest, time.time()))
+        except sqlite3.DatabaseError:
+            pass  # a cache that cannot be written only costs time
+
+    def __len__(self) -> int:
+        return int(self._conn.execute("SELECT COUNT(*) FROM verdicts").fetchone()[0])
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> "VerdictCache":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

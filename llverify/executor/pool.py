@@ -1,0 +1,157 @@
+"""Running independent work units in process, over a process pool, or on a Ray cluster.
+
+A *unit* is one obligation (or one file to load): a picklable argument of a
+picklable top-level function ``fn`` that never raises (it turns its own
+failures into ``error`` verdicts).  :class:`UnitExecutor` maps ``fn`` over a
+list of units and returns the results **in the order of the units**, whatever
+the executor, so ``-j 2`` prints exactly what ``-j 1`` prints.
+
+* ``inline``: in this process, in order.
+* ``process``: a ``fork`` process pool started once per executor (not per
+  call), units sent in batches (contiguous slices, about four batches per
+  worker) to amortise the inter-process round trip.  Below
+  ``min_parallel`` units the work runs inline: starting workers would cost
+  more than it saves.
+* ``ray``: the same batches as Ray tasks (optional extra ``cluster``),
+  on ``ray_address`` (an existing cluster) or on a local instance with
+  ``jobs`` CPUs.
+
+A worker that dies (killed for memory, a crash in native code) does not
+take the run down: each unit of its batch comes back as a
+:class:`WorkerFailure`, which the caller turns into an ``error`` verdict.
+
+>>> with UnitExecutor(jobs=1) as ex:
+...     ex.map(abs, [-3, 1, -2])
+[3, 1, 2]
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence, TypeVar
+
+__all__ = ["UnitExecutor", "WorkerFailure", "EXECUTORS", "MIN_PARALLEL_UNITS"]
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+EXECUTORS = ("inline", "process", "ray")
+
+#: Below this many units a process pool is slower than running inline on this
+#: kind of machine (fork + pickling round trip ~ 10 ms per worker); measured in
+#: benchmarks/bench_scale.py.
+MIN_PARALLEL_UNITS = 16
+
+
+@dataclass(frozen=True)
+class WorkerFailure:
+    """The result slot of a unit whose worker died; ``message`` says how."""
+
+    message: str
+
+
+def _run_batch(fn: Callable[[T], R], batch: Sequence[T]) -> list[R]:
+    return [fn(unit) for unit in batch]
+
+
+def _batches(n: int, workers: int, batch_size: int | None) -> list[range]:
+    size = batch_size or max(1, math.ceil(n / (workers * 4)))
+    return [range(i, min(n, i + size)) for i in range(0, n, size)]
+
+
+class UnitExecutor:
+    """Map a function over units with ``jobs`` workers of kind ``executor`` (see the module docstring)."""
+
+    def __init__(self, jobs: int = 1, executor: str = "process", *, batch_size: int | None = None,
+                 min_parallel: int = MIN_PARALLEL_UNITS, ray_address: str | None = None) -> None:
+        if executor not in EXECUTORS:
+            raise ValueError(f"unknown executor {executor!r} (expected one of {', '.join(EXECUTORS)})")
+        self.jobs = max(1, int(jobs))
+        self.kind = "inline" if self.jobs == 1 and executor == "process" else executor
+        self.batch_size = batch_size
+        self.min_parallel = min_parallel
+        self.ray_address = ray_address
+        self._pool: ProcessPoolExecutor | None = None
+        self._ray: Any = None
+
+    # -- lifecycle -----------------------------------------------------------------------------
+    def __enter__(self) -> "UnitExecutor":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+        if self._ray is not None and self.ray_address is None:
+            self._ray.shutdown()
+        self._ray = None
+
+    def _process_pool(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=multiprocessing.get_context("fork"))
+        return self._pool
+
+    def _ray_module(self) -> Any:
+        if self._ray is None:
+            try:
+                import ray  # noqa: PLC0415 - optional extra, loaded only for --executor ray
+            except ImportError as exc:
+                raise RuntimeError("--executor ray needs the optional extra: pip install 'llverify[cluster]'") from exc
+            if not ray.is_initialized():
+                if self.ray_address:
+                    ray.init(address=self.ray_address, ignore_reinit_error=True, log_to_driver=False)
+                else:
+                    ray.init(num_cpus=self.jobs, ignore_reinit_error=True, log_to_driver=False,
+                             include_dashboard=False)
+            self._ray = ray
+        return self._ray
+
+    # -- mapping ---------------------------------------------------------------------------------
+    def map(self, fn: Callable[[T], R], units: Sequence[T],
+            progress: Callable[[int, int], None] | None = None) -> list[R | WorkerFailure]:
+        """``[fn(u) for u in units]``, computed by this executor; order preserved."""
+        n = len(units)
+        if self.kind == "inline" or (self.kind == "process" and n < self.min_parallel):
+            out: list[R | WorkerFailure] = []
+            for i, u in enumerate(units):
+                out.append(fn(u))
+                if progress:
+                    progress(i + 1, n)
+            return out
+        batches = _batches(n, self.jobs, self.batch_size)
+        results: list[R | WorkerFailure | None] = [None] * n
+        done = 0
+        if self.kind == "process":
+            pool = self._process_pool()
+            futures = [(b, pool.submit(_run_batch, fn, [units[i] for i in b])) for b in batches]
+            for b, fut in futures:
+                try:
+                    values: list[Any] = fut.result()
+                except Exception as exc:  # noqa: BLE001 - a worker died; its units fail, the run goes on
+                    values = [WorkerFailure(f"worker failed: {type(exc).__name__}: {exc}")] * len(b)
+                for i, v in zip(b, values):
+                    results[i] = v
+                done += len(b)
+                if progress:
+                    progress(done, n)
+        else:
+            ray = self._ray_module()
+            remote = ray.remote(_run_batch)
+            refs = [(b, remote.remote(fn, [units[i] for i in b])) for b in batches]
+            for b, ref in refs:
+                try:
+                    values = ray.get(ref)
+                except Exception as exc:  # noqa: BLE001 - a task failed on the cluster
+                    values = [WorkerFailure(f"ray task failed: {type(exc).__name__}: {exc}")] * len(b)
+                for i, v in zip(b, values):
+                    results[i] = v
+                done += len(b)
+                if progress:
+                    progress(done, n)
+        return results  # type: ignore[return-value]

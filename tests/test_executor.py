@@ -1,0 +1,175 @@
+"""The executors and the verdict cache: order, failures, trust rules, concurrency."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from llverify.executor import UnitExecutor, VerdictCache, WorkerFailure, obligation_key, verdict_from_json
+from llverify.prove.verdict import Counterexample, Verdict
+
+
+def _square(x: int) -> int:
+    return x * x
+
+
+def _die_on_seven(x: int) -> int:
+    if x == 7:
+        os._exit(3)  # a worker killed mid-batch
+    return x
+
+
+def test_process_pool_preserves_order_and_equals_inline() -> None:
+    units = list(range(100, 0, -1))
+    with UnitExecutor(jobs=1) as one, UnitExecutor(jobs=2, min_parallel=1) as two:
+        assert two.map(_square, units) == one.map(_square, units) == [u * u for u in units]
+
+
+def test_pool_starts_once_per_executor() -> None:
+    with UnitExecutor(jobs=2, min_parallel=1) as ex:
+        ex.map(_square, list(range(20)))
+        pool = ex._pool
+        ex.map(_square, list(range(20)))
+        assert ex._pool is pool and pool is not None
+
+
+def test_small_runs_stay_inline() -> None:
+    with UnitExecutor(jobs=2) as ex:
+        assert ex.map(_square, [1, 2, 3]) == [1, 4, 9]
+        assert ex._pool is None  # below MIN_PARALLEL_UNITS no worker was started
+
+
+def test_a_dead_worker_fails_only_its_batch() -> None:
+    with UnitExecutor(jobs=2, min_parallel=1, batch_size=5) as ex:
+        out = ex.map(_die_on_seven, list(range(20)))
+    failed = [i for i, v in enumerate(out) if isinstance(v, WorkerFailure)]
+    assert 7 in failed
+    assert all(out[i] == i for i in range(20) if i not in failed)
+
+
+def test_unknown_executor_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown executor"):
+        UnitExecutor(jobs=2, executor="threads")
+
+
+# -- cache ---------------------------------------------------------------------------------------
+
+def _proved() -> Verdict:
+    return Verdict("proved", "surjective", "blocked[64x64]", "f2", seconds=0.01,
+                   certificate={"right_inverse": [[1, 0], [0, 1]]}, details={"rank": 12})
+
+
+def _refuted() -> Verdict:
+    return Verdict("refuted", "injective", "L", "f2", counterexample=Counterexample(
+        {"register": 1, "lane": 0}, {"L(x)": {"dim0": 0}, "L(0)": {"dim0": 0}}))
+
+
+def test_key_is_canonical_and_sensitive() -> None:
+    a = obligation_key({"property": "equal", "bases": {"lane": [[1]], "register": [[2]]}, "method": "f2"})
+    b = obligation_key({"method": "f2", "bases": {"register": [[2]], "lane": [[1]]}, "property": "equal"})
+    c = obligation_key({"property": "equal", "bases": {"lane": [[1]], "register": [[4]]}, "method": "f2"})
+    assert a == b and a != c
+
+
+def test_round_trip_and_trust_rules(tmp_path) -> None:
+    path = tmp_path / "c.sqlite"
+    with VerdictCache(path) as cache:
+        cache.put("p", _proved())
+        cache.put("r", _refuted())
+        cache.put("u", Verdict("unknown", "equal", "A", "smt", message="rlimit"))
+    with VerdictCache(path) as cache:
+        hit = cache.get("p")
+        assert hit and not hit.replay_needed
+        assert hit.verdict.to_json() == {**_proved().to_json(), "seconds": 0.01}
+        r = cache.get("r")
+        assert r and r.replay_needed and r.verdict.counterexample.inputs == {"register": 1, "lane": 0}
+        assert cache.get("u") is None  # unknowns are never cached
+
+
+def test_tampered_row_is_ignored(tmp_path) -> None:
+    path = tmp_path / "c.sqlite"
+    with VerdictCache(path) as cache:
+        cache.put("k", _refuted())
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE verdicts SET json = replace(json, 'refuted', 'proved'), status = 'proved'")
+    conn.commit()
+    conn.close()
+    with VerdictCache(path) as cache:
+        assert cache.get("k") is None  # digest no longer matches: not trusted, deleted
+        assert len(cache) == 0
+
+
+@pytest.mark.parametrize("content", [b"", b"not a database at all\n" * 50, b"SQLite format 3\x00" + b"\xff" * 4000])
+def test_foreign_or_truncated_file_is_rebuilt(tmp_path, content) -> None:
+    path = tmp_path / "c.sqlite"
+    with VerdictCache(path) as cache:
+        cache.put("k", _proved())
+    if content:
+        path.write_bytes(content)
+    else:  # truncated to half its size
+        data = path.read_bytes()
+        path.write_bytes(data[: len(data) // 2])
+        for extra in ("-wal", "-shm"):
+            if os.path.exists(str(path) + extra):
+                os.remove(str(path) + extra)
+    with VerdictCache(path) as cache:
+        assert cache.get("k") is None
+        cache.put("k2", _proved())
+        assert cache.get("k2") is not None
+
+
+def test_foreign_sqlite_schema_is_rebuilt(tmp_path) -> None:
+    path = tmp_path / "c.sqlite"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE verdicts (key TEXT, json TEXT)")
+    conn.execute("INSERT INTO verdicts VALUES ('k', '{}')")
+    conn.commit()
+    conn.close()
+    with VerdictCache(path) as cache:
+        assert cache.rebuilt and cache.get("k") is None
+
+
+def test_concurrent_writers_lose_nothing(tmp_path) -> None:
+    path = tmp_path / "c.sqlite"
+    VerdictCache(path).close()
+    script = textwrap.dedent(f"""
+        import sys
+        from llverify.executor import VerdictCache
+        from llverify.prove.verdict import Verdict
+        tag = sys.argv[1]
+        with VerdictCache({str(path)!r}) as c:
+            for i in range(300):
+                c.put(f"{{tag}}-{{i}}", Verdict("proved", "surjective", f"L{{i}}", "f2"))
+                c.put(f"shared-{{i}}", Verdict("proved", "surjective", f"S{{i}}", "f2"))
+    """)
+    env = {**os.environ, "PYTHONPATH": os.getcwd()}
+    procs = [subprocess.Popen([sys.executable, "-c", script, tag], env=env) for tag in ("a", "b")]
+    assert all(p.wait(timeout=120) == 0 for p in procs)
+    with VerdictCache(path) as cache:
+        assert len(cache) == 900
+        assert all(cache.get(f"{t}-{i}") for t in "ab" for i in range(300))
+
+
+def test_verdict_from_json_inverts_to_json() -> None:
+    for v in (_proved(), _refuted()):
+        assert verdict_from_json(v.to_json()).to_json() == v.to_json()
+
+
+def _ray_available() -> bool:
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+@pytest.mark.skipif(not _ray_available(), reason="the optional 'cluster' extra (ray) is not installed")
+def test_ray_two_local_workers_equal_inline() -> None:
+    units = list(range(-20, 20))  # a function the workers can import (tests/ is not on their path)
+    with UnitExecutor(jobs=2, executor="ray") as ex:
+        assert ex.map(abs, units) == [abs(u) for u in units]

@@ -1,0 +1,1 @@
+"""`llverify sweep`: paper claims proved over whole parameter families (executors + verdict cache)."""

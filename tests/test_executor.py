@@ -10,7 +10,8 @@ import textwrap
 
 import pytest
 
-from llverify.executor import UnitExecutor, VerdictCache, WorkerFailure, obligation_key, verdict_from_json
+from llverify.executor.cache import VerdictCache, obligation_key, verdict_from_json
+from llverify.executor.pool import UnitExecutor, WorkerFailure
 from llverify.prove.verdict import Counterexample, Verdict
 
 
@@ -139,7 +140,7 @@ def test_concurrent_writers_lose_nothing(tmp_path) -> None:
     VerdictCache(path).close()
     script = textwrap.dedent(f"""
         import sys
-        from llverify.executor import VerdictCache
+        from llverify.executor.cache import VerdictCache
         from llverify.prove.verdict import Verdict
         tag = sys.argv[1]
         with VerdictCache({str(path)!r}) as c:

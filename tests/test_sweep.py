@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from llverify.executor import VerdictCache
+from llverify.executor.cache import VerdictCache
 from llverify.hw.registry import build
 from llverify.prove.properties import distributed
 from llverify.sweep import families

@@ -1,8 +1,6 @@
 """Executors and the verdict cache: how obligations are run (in process, a process pool, a Ray cluster)
-and remembered between runs (a content-addressed SQLite cache)."""
+and remembered between runs (a content-addressed SQLite cache).
 
-from llverify.executor.cache import CacheHit, VerdictCache, default_cache_path, obligation_key, verdict_from_json
-from llverify.executor.pool import EXECUTORS, UnitExecutor, WorkerFailure
-
-__all__ = ["CacheHit", "VerdictCache", "default_cache_path", "obligation_key", "verdict_from_json",
-           "EXECUTORS", "UnitExecutor", "WorkerFailure"]
+Import the pieces from their modules (``llverify.executor.pool``, ``llverify.executor.cache``): this
+package file imports nothing, so a command that only needs the executor does not load the prover.
+"""

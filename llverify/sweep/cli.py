@@ -12,9 +12,7 @@ import sys
 
 import click
 
-from llverify.executor import EXECUTORS, VerdictCache, default_cache_path
-from llverify.sweep.families import FAMILIES
-from llverify.sweep.run import run_sweep
+from llverify.executor.pool import EXECUTORS
 
 __all__ = ["sweep"]
 
@@ -37,6 +35,11 @@ __all__ = ["sweep"]
 def sweep(family: str | None, list_: bool, start: int, limit: int | None, chunk: int, jobs: int, executor: str,
           ray_address: str | None, cache_path: str | None, no_cache: bool, fmt: str, quiet: bool) -> None:
     """Prove a paper claim over every instance of FAMILY (see --list)."""
+    # the families build layouts and load the prover: paid only when this command runs
+    from llverify.executor.cache import VerdictCache, default_cache_path
+    from llverify.sweep.families import FAMILIES
+    from llverify.sweep.run import run_sweep
+
     if list_ or family is None:
         for fam in FAMILIES.values():
             click.echo(f"{fam.name:20} {fam.size():>12,} instances  {fam.claim} ({fam.paper})")

@@ -18,7 +18,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from llverify.executor import UnitExecutor, VerdictCache, WorkerFailure, obligation_key
+from llverify.executor.cache import VerdictCache, obligation_key
+from llverify.executor.pool import UnitExecutor, WorkerFailure
 from llverify.prove.verdict import Verdict
 from llverify.sweep.families import FAMILIES, SKIPPED
 

@@ -1,0 +1,187 @@
+"""Finding and reading TTGIR modules: files, directories, Triton cache directories, MLIR_ENABLE_DUMP output.
+
+* a file ``*.ttgir`` / ``*.mlir`` (or any file named explicitly) is one module;
+* a directory is searched recursively for ``*.ttgir`` and ``*.mlir`` (names
+  compared case-insensitively, sorted, symlinked directories followed once);
+  a Triton cache directory (``~/.triton/cache``, ``$TRITON_CACHE_DIR``: one
+  hash directory per kernel holding ``<kernel>.ttgir`` beside ``.llir``,
+  ``.ptx`` and ``.json``) is just such a directory;
+* a file whose text holds ``// -----// IR Dump Before <Pass> (<arg>) ...``
+  headers (what ``MLIR_ENABLE_DUMP=1`` writes to stderr) is split into one
+  module per snapshot, ``Module.stage`` = ``"<Pass>"``, in dump order;
+  snapshots that are not modules (a function-level dump) are skipped.
+
+Only regular files are read (FIFOs, devices and sockets are refused without
+being opened), each at most :data:`~llverify.ttgir.reader.MAX_MODULE_BYTES`;
+every problem is a :class:`~llverify.ttgir.model.TtgirError` *in the result
+list*, so one bad file never hides the others.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from pathlib import Path
+from typing import Iterator, Sequence
+
+from llverify.ttgir.model import Module, TtgirError
+from llverify.ttgir.reader import MAX_MODULE_BYTES, parse_module
+
+__all__ = ["load_paths", "load_text", "is_dump", "split_dump", "discover", "read_text"]
+
+_DUMP_HEADER = re.compile(r"^// -----// (.*?)(?://----- //)?\s*$", re.M)
+_STAGE = re.compile(r"IR Dump (Before|After):? ([\w.\-]+)")
+_SUFFIXES = (".ttgir", ".mlir")
+
+
+def is_dump(text: str) -> bool:
+    """Does ``text`` hold MLIR pass-dump headers?"""
+    return re.search(r"^// -----// .*IR Dump", text, re.M) is not None
+
+
+def split_dump(text: str) -> Iterator[tuple[str, int, str]]:
+    """``(stage, first line number, snapshot text)`` per snapshot of a dump.
+
+    The snapshot text keeps its line numbers' origin: the caller adds
+    ``first line - 1`` to report positions in the dump file.
+    """
+    heads = list(_DUMP_HEADER.finditer(text))
+    for i, m in enumerate(heads):
+        end = heads[i + 1].start() if i + 1 < len(heads) else len(text)
+        body = text[m.end():end]
+        line = text.count("\n", 0, m.end()) + 1
+        stage = _stage_name(m.group(1))
+        yield stage, line, body
+
+
+def _stage_name(header: str) -> str:
+    """``IR Dump Before TritonGPUCoalesce: ...`` -> ``TritonGPUCoalesce``; ``After X`` -> ``X (after)``;
+    ``SoftwarePipeliner internal IR Dump After: LowerLoops`` -> ``SoftwarePipeliner internal: LowerLoops``."""
+    m = _STAGE.search(header)
+    if not m:
+        return header.strip()
+    name = m.group(2).rstrip(":")
+    prefix = header[:m.start()].strip()
+    if prefix:
+        return f"{prefix}: {name}"
+    return name if m.group(1) == "Before" else f"{name} (after)"
+
+
+def read_text(path: str) -> str:
+    """The text of a regular file, size-limited and UTF-8 checked (raises TtgirError)."""
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        raise TtgirError(f"{path}:1:1: cannot read: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise TtgirError(f"{path}:1:1: not a regular file (a FIFO, device, socket or directory is not read)")
+    if st.st_size > MAX_MODULE_BYTES:
+        raise TtgirError(f"{path}:1:1: file of {st.st_size} bytes exceeds the {MAX_MODULE_BYTES >> 20} MiB limit")
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise TtgirError(f"{path}:1:1: cannot read: {exc.strerror or exc}") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise TtgirError(f"{path}:1:1: not a regular file")
+        chunks = []
+        total = 0
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            total += len(chunk)
+            if total > MAX_MODULE_BYTES:
+                raise TtgirError(f"{path}:1:1: file exceeds the {MAX_MODULE_BYTES >> 20} MiB limit")
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise TtgirError(f"{path}:{line}:{col}: not UTF-8 text ({exc.reason})") from None
+
+
+def _shift(err: TtgirError, path: str, offset: int) -> TtgirError:
+    msg = str(err)
+    m = re.match(rf"^{re.escape(path)}:(\d+):(\d+): (.*)$", msg, re.S)
+    if m and offset:
+        return TtgirError(f"{path}:{int(m.group(1)) + offset}:{m.group(2)}: {m.group(3)}")
+    return err
+
+
+def load_text(text: str, path: str) -> list[Module | TtgirError]:
+    """Every module in ``text``: one, or one per dump snapshot."""
+    if not is_dump(text):
+        try:
+            return [parse_module(text, path)]
+        except TtgirError as exc:
+            return [exc]
+    out: list[Module | TtgirError] = []
+    for stage, line, body in split_dump(text):
+        if not re.search(r"^\s*module\b", body, re.M):
+            continue  # a function- or op-level snapshot
+        # pad with newlines so reported lines are the dump file's own
+        try:
+            out.append(parse_module("\n" * line + body, path, stage=stage))
+        except TtgirError as exc:
+            out.append(exc)
+    return out
+
+
+def discover(paths: Sequence[str]) -> list[str | TtgirError]:
+    """The module files named by ``paths`` (see the module docstring), in a stable order."""
+    found: list[str | TtgirError] = []
+    for p in paths:
+        if p == "":
+            found.append(TtgirError("<command line>:1:1: empty path"))
+            continue
+        try:
+            is_dir = os.path.isdir(p)
+        except (OSError, ValueError) as exc:
+            found.append(TtgirError(f"{p}:1:1: cannot read: {exc}"))
+            continue
+        if not is_dir:
+            found.append(p)
+            continue
+        seen: set[tuple[int, int]] = set()
+        for root, dirs, files in os.walk(p, followlinks=True, onerror=lambda e: found.append(
+                TtgirError(f"{e.filename}:1:1: cannot read: {e.strerror}"))):
+            try:
+                st = os.stat(root)
+            except OSError:
+                continue
+            if (st.st_dev, st.st_ino) in seen:
+                dirs[:] = []
+                continue
+            seen.add((st.st_dev, st.st_ino))
+            dirs.sort()
+            for name in sorted(files):
+                if name.lower().endswith(_SUFFIXES):
+                    found.append(os.path.join(root, name))
+    return found
+
+
+def load_paths(paths: Sequence[str]) -> list[Module | TtgirError]:
+    """Every module under ``paths``; unreadable or malformed inputs come back as TtgirError entries."""
+    out: list[Module | TtgirError] = []
+    for item in discover(paths):
+        if isinstance(item, TtgirError):
+            out.append(item)
+            continue
+        try:
+            text = read_text(item)
+        except TtgirError as exc:
+            out.append(exc)
+            continue
+        out.extend(load_text(text, item))
+    return out
+
+
+def default_cache_dir() -> Path:
+    """Triton's cache directory: ``$TRITON_CACHE_DIR`` or ``~/.triton/cache``."""
+    return Path(os.environ.get("TRITON_CACHE_DIR") or Path.home() / ".triton" / "cache")

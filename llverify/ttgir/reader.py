@@ -1,0 +1,530 @@
+"""Read a TTGIR module as Triton 3.9 prints it (``.asm["ttgir"]``, a cache ``.ttgir``, one dump snapshot).
+
+Triton prints one operation per line; a line ending in ``{`` opens a region
+(``scf.for ... {``, ``"tt.reduce"(%x) <{axis = 0 : i32}> ({``, ``} else {``,
+``default {``, ``partition0(%a: ...) num_warps(4) {``), a line starting with
+``}`` closes one and may carry the rest of the op (``}) : (tensor<...>) ->
+tensor<...> loc(#loc3)``), ``^bb0(%a: f32 loc(...)):`` starts a block.  The
+reader follows that structure with an explicit stack (no recursion: hostile
+nesting cannot overflow the interpreter) and then, for each op, splits the
+collected text at top level into results, name, operands, attributes,
+type signature and ``loc(...)``.
+
+Types are resolved in program order: an operand's type is its definition's
+(function argument, block argument, op result); a result's type comes from
+the op's printed signature (``: T``, ``: T -> U``, ``: (T, U) -> V``,
+``-> (T)`` of ``scf.for`` / ``scf.if``).  Locations: ``Op.location`` is the
+``.ttgir`` line and column; ``Op.source`` follows ``#loc`` aliases, named
+locations, ``callsite(callee at caller)`` (the callee) and ``fused[...]`` to a
+Python ``file:line:col``.
+
+Only structural breakage raises :class:`~llverify.ttgir.model.TtgirError`
+(``file:line:col: message``): unbalanced regions, a truncated module, a line
+that is not an operation, limits exceeded.  An op or attribute the reader
+does not know is still an ``Op``; an encoding llverify cannot build is a
+``TypeRef`` with ``encoding_error``.
+
+>>> m = parse_module('''#blocked = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+... module attributes {"ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32} {
+...   tt.func public @k(%x: tensor<128xf32, #blocked> loc("x"(#loc))) attributes {noinline = false} {
+...     %0 = arith.addf %x, %x : tensor<128xf32, #blocked> loc(#loc1)
+...     tt.return loc(#loc)
+...   } loc(#loc)
+... } loc(#loc)
+... #loc = loc("k.py":3:0)
+... #loc1 = loc("k.py":4:9)''')
+>>> op = next(op for _, op, _ in m.walk())
+>>> op.name, op.operands, op.results[0].type.encoding["kind"], str(op.location), str(op.source)
+('arith.addf', ('%x', '%x'), 'blocked', '<string>:4:5', 'k.py:4:9')
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from llverify.ttgir.model import (Block, Function, Location, Module, Op, Region, SourceLocation, TtgirError,
+                                  TypeRef, Value)
+from llverify.ttgir.syntax import MAX_DEPTH, find_top, matching_close, rfind_top, split_arrow, split_top, strip_parens
+from llverify.ttgir.types import AliasTable, parse_typeref
+
+__all__ = ["parse_module", "MAX_MODULE_BYTES", "MAX_REGION_DEPTH"]
+
+#: modules larger than this are refused before any work (Triton's largest real modules are a few MB)
+MAX_MODULE_BYTES = 64 << 20
+#: regions nested deeper than this are refused
+MAX_REGION_DEPTH = 256
+#: an op's collected text longer than this is refused (a dense constant is printed as a splat)
+MAX_OP_CHARS = 1 << 20
+
+_ALIAS = re.compile(r"^#([A-Za-z_][A-Za-z0-9_$.]*)\s*=\s*(.*)$", re.S)
+_RESULTS = re.compile(r"^((?:%[\w$.\-]+(?::\d+)?)(?:\s*,\s*%[\w$.\-]+(?::\d+)?)*)\s*=\s*(?!=)")
+_OPNAME = re.compile(r'^(?:"([\w.$]+)"|([A-Za-z_][\w.$]*))')
+_VALUE_USE = re.compile(r"%[\w$.\-]+(?:#\d+)?")
+_BLOCK_LABEL = re.compile(r"^\^[\w$.\-]+")
+_FILE_LOC = re.compile(r'^"((?:[^"\\]|\\.)*)":(\d+):(\d+)')
+_NAMED_LOC = re.compile(r'^"((?:[^"\\]|\\.)*)"\((.*)\)$', re.S)
+_CONTINUATION = re.compile(r"^(?:else|do|default|partition\d+\b)")
+
+
+@dataclass
+class _OpBuilder:
+    head: str
+    line: int
+    col: int
+    regions: list["_RegionBuilder"] = field(default_factory=list)
+    tails: list[str] = field(default_factory=list)
+    region_heads: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _BlockBuilder:
+    label: str = ""
+    items: list[_OpBuilder] = field(default_factory=list)
+
+
+@dataclass
+class _RegionBuilder:
+    owner: _OpBuilder | None
+    line: int
+    blocks: list[_BlockBuilder] = field(default_factory=lambda: [_BlockBuilder()])
+
+
+def _fail(path: str, line: int, col: int, message: str) -> TtgirError:
+    return TtgirError(f"{path}:{line}:{col}: {message}")
+
+
+# -- locations ---------------------------------------------------------------------------------------
+
+class _Locations:
+    def __init__(self, defs: dict[str, str]) -> None:
+        self.defs = defs
+
+    def resolve(self, text: str | None, depth: int = 0) -> SourceLocation | None:
+        if text is None or depth > 64:
+            return None
+        t = text.strip()
+        if t.startswith("loc(") and t.endswith(")"):
+            t = t[4:-1].strip()
+        if t.startswith("#"):
+            return self.resolve(self.defs.get(t[1:]), depth + 1)
+        m = _FILE_LOC.match(t)
+        if m:
+            return SourceLocation(m.group(1), int(m.group(2)), int(m.group(3)))
+        m = _NAMED_LOC.match(t)
+        if m:
+            inner = self.resolve(m.group(2), depth + 1)
+            return SourceLocation(inner.file, inner.line, inner.col, m.group(1)) if inner else None
+        if t.startswith("callsite(") and t.endswith(")"):
+            body = t[len("callsite("):-1]
+            parts = split_top(body, " at ")
+            for part in parts:
+                found = self.resolve(part, depth + 1)
+                if found:
+                    return found
+            return None
+        if t.startswith("fused"):
+            i = t.find("[")
+            if i >= 0 and t.endswith("]"):
+                for part in split_top(t[i + 1:-1], ","):
+                    found = self.resolve(part, depth + 1)
+                    if found:
+                        return found
+        return None
+
+
+def _split_loc(text: str) -> tuple[str, str | None]:
+    """``"... loc(#loc3)"`` -> (``"..."``, ``"loc(#loc3)"``) for a trailing top-level loc."""
+    t = text.rstrip()
+    i = rfind_top(t, "loc(")
+    if i >= 0 and (i == 0 or not (t[i - 1].isalnum() or t[i - 1] == "_")):
+        close = matching_close(t, i + 3)
+        if close == len(t) - 1:
+            return t[:i].rstrip(), t[i:]
+    return t, None
+
+
+# -- module structure ----------------------------------------------------------------------------------
+
+def _strip_comment(line: str) -> str:
+    s = line.strip()
+    return "" if s.startswith("//") else s
+
+
+def parse_module(text: str, path: str = "<string>", stage: str = "") -> Module:
+    """Parse one TTGIR module (see the module docstring)."""
+    if len(text) > MAX_MODULE_BYTES:
+        raise _fail(path, 1, 1, f"module larger than {MAX_MODULE_BYTES >> 20} MiB")
+    if "\x00" in text:
+        line = text.count("\n", 0, text.index("\x00")) + 1
+        raise _fail(path, line, 1, "NUL byte: not a text module")
+    lines = text.split("\n")
+    aliases = AliasTable()
+    loc_defs: dict[str, str] = {}
+    module_attrs: dict[str, str] = {}
+    module_line = 0
+    top = _RegionBuilder(None, 0)
+    stack: list[_RegionBuilder] = []
+    last_closed: _OpBuilder | None = None
+    module_closed = False
+    for lineno, raw in enumerate(lines, 1):
+        s = _strip_comment(raw)
+        if not s:
+            continue
+        col = len(raw) - len(raw.lstrip()) + 1
+        if not stack:
+            m = _ALIAS.match(s)
+            if m:
+                name, value = m.group(1), m.group(2).strip()
+                if value.startswith("loc("):
+                    loc_defs[name] = value
+                else:
+                    aliases.define(name, value)
+                continue
+            if s.startswith("module") and s.endswith("{") and not module_closed:
+                module_line = lineno
+                head = s[len("module"):-1].strip()
+                if head.startswith("@"):
+                    head = head.split(None, 1)[1] if " " in head else ""
+                if head.startswith("attributes"):
+                    module_attrs = _attr_dict(head[len("attributes"):].strip())
+                stack.append(top)
+                continue
+            raise _fail(path, lineno, col, f"expected an alias definition or 'module attributes {{...}} {{', "
+                                           f"found {s[:40]!r}")
+        if s.startswith("}"):
+            region = stack.pop()
+            rest = s[1:].strip()
+            if not stack:
+                module_closed = True
+                if rest and not rest.startswith("loc("):
+                    raise _fail(path, lineno, col + 1, f"unexpected text after the module's closing brace: {rest[:40]!r}")
+                continue
+            owner = region.owner
+            assert owner is not None
+            if rest.endswith("{"):
+                owner.region_heads.append(rest[:-1].strip())
+                new = _RegionBuilder(owner, lineno)
+                owner.regions.append(new)
+                stack.append(new)
+                continue
+            if rest:
+                owner.tails.append(rest)
+            last_closed = owner
+            continue
+        if len(stack) > MAX_REGION_DEPTH:
+            raise _fail(path, lineno, col, f"regions nested deeper than {MAX_REGION_DEPTH}")
+        current = stack[-1]
+        if _BLOCK_LABEL.match(s):
+            if current.blocks[-1].items or current.blocks[-1].label:
+                current.blocks.append(_BlockBuilder(s))
+            else:
+                current.blocks[-1].label = s
+            continue
+        if s.endswith("{") and _CONTINUATION.match(s) and last_closed is not None and last_closed in _items(current):
+            last_closed.region_heads.append(s[:-1].strip())
+            new = _RegionBuilder(last_closed, lineno)
+            last_closed.regions.append(new)
+            stack.append(new)
+            continue
+        if s.startswith((":", ")")) and last_closed is not None and last_closed in _items(current):
+            last_closed.tails.append(s)  # a signature printed after a region list
+            continue
+        if not (_RESULTS.match(s) or _OPNAME.match(s)):
+            raise _fail(path, lineno, col, f"expected an operation, found {s[:40]!r}")
+        op = _OpBuilder(s[:-1].rstrip() if s.endswith("{") else s, lineno, col)
+        current.blocks[-1].items.append(op)
+        last_closed = op if not s.endswith("{") else None
+        if s.endswith("{"):
+            region = _RegionBuilder(op, lineno)
+            op.regions.append(region)
+            stack.append(region)
+    if stack:
+        open_line = stack[-1].line or module_line
+        raise _fail(path, len(lines), 1, f"unexpected end of module: {len(stack)} region(s) still open "
+                                         f"(innermost opened at line {open_line})")
+    if not module_line:
+        raise _fail(path, 1, 1, "no 'module' found: not a TTGIR module")
+    return _Assembler(path, aliases, _Locations(loc_defs)).module(top, module_attrs, stage)
+
+
+def _items(region: _RegionBuilder) -> list[_OpBuilder]:
+    return region.blocks[-1].items
+
+
+def _attr_dict(text: str) -> dict[str, str]:
+    """``{a = 1 : i32, "b.c" = "x", flag}`` -> ``{"a": "1 : i32", "b.c": '"x"', "flag": "unit"}``."""
+    t = text.strip()
+    if t.startswith("<{") and t.endswith("}>"):
+        t = t[1:-1]
+    if not (t.startswith("{") and t.endswith("}")):
+        return {}
+    out: dict[str, str] = {}
+    for part in split_top(t[1:-1], ","):
+        part = part.strip()
+        if not part:
+            continue
+        eq = find_top(part, "=")
+        if eq < 0:
+            out[part.strip('"')] = "unit"
+        else:
+            out[part[:eq].strip().strip('"')] = part[eq + 1:].strip()
+    return out
+
+
+# -- ops -----------------------------------------------------------------------------------------------
+
+class _Assembler:
+    """Second pass: turn builders into the immutable model, resolving types in program order."""
+
+    def __init__(self, path: str, aliases: AliasTable, locs: _Locations) -> None:
+        self.path, self.aliases, self.locs = path, aliases, locs
+        self.types: dict[str, TypeRef] = {}
+        self.type_cache: dict[str, TypeRef] = {}
+
+    def typeref(self, text: str) -> TypeRef:
+        t = text.strip()
+        hit = self.type_cache.get(t)
+        if hit is None:
+            hit = parse_typeref(t, self.aliases)
+            self.type_cache[t] = hit
+        return hit
+
+    def module(self, top: _RegionBuilder, attrs: dict[str, str], stage: str) -> Module:
+        functions: list[Function] = []
+        for item in top.blocks[0].items if top.blocks else []:
+            fn = self.function(item) if _OPNAME.match(item.head) and item.head.startswith("tt.func") else None
+            if fn is not None:
+                functions.append(fn)
+        return Module(path=self.path, target=_unquote(attrs.get("ttg.target", "")),
+                      num_warps=_int_attr(attrs.get("ttg.num-warps"), 4),
+                      threads_per_warp=_int_attr(attrs.get("ttg.threads-per-warp"), 32),
+                      num_ctas=_int_attr(attrs.get("ttg.num-ctas"), 1), functions=tuple(functions),
+                      aliases={**self.aliases.specs, **{k: f"error: {v}" for k, v in self.aliases.errors.items()}},
+                      attributes=attrs, stage=stage)
+
+    def function(self, b: _OpBuilder) -> Function:
+        head, loc = _split_loc(b.head)
+        m = re.match(r"^tt\.func\s+(?:(public|private|nested)\s+)?@([\w$.\-]+)\s*", head)
+        if not m:
+            raise _fail(self.path, b.line, b.col, f"malformed tt.func: {head[:60]!r}")
+        rest = head[m.end():]
+        args: list[Value] = []
+        results: tuple[TypeRef, ...] = ()
+        if rest.startswith("("):
+            close = matching_close(rest, 0)
+            if close < 0:
+                raise _fail(self.path, b.line, b.col, "unbalanced argument list of tt.func")
+            args = self.block_args(rest[1:close])
+            rest = rest[close + 1:].strip()
+        if rest.startswith("->"):
+            sig = rest[2:]
+            cut = find_top(sig, "attributes")
+            res = sig[:cut] if cut >= 0 else sig
+            results = tuple(self.typeref(t) for t in split_top(strip_parens(res.strip()), ",") if t.strip())
+        body = self.region(b.regions[0]) if b.regions else Region(())
+        return Function(m.group(2), tuple(args), results, body, Location(self.path, b.line, b.col),
+                        self.locs.resolve(loc), public=(m.group(1) or "public") == "public")
+
+    def block_args(self, text: str) -> list[Value]:
+        out = []
+        for part in split_top(text, ","):
+            part, _ = _split_loc(part.strip())
+            if not part:
+                continue
+            name, _, ty = part.partition(":")
+            ty = ty.strip()
+            brace = find_top(ty, "{")
+            if brace > 0:
+                ty = ty[:brace].strip()  # argument attributes {tt.divisibility = 16 : i32}
+            ref = self.typeref(ty) if ty else TypeRef("", "other")
+            v = Value(name.strip(), ref)
+            self.types[v.name] = ref
+            out.append(v)
+        return out
+
+    def region(self, r: _RegionBuilder) -> Region:
+        blocks = []
+        for bb in r.blocks:
+            args: list[Value] = []
+            if bb.label:
+                lab = bb.label.rstrip(":").strip()
+                i = lab.find("(")
+                if i >= 0 and lab.endswith(")"):
+                    args = self.block_args(lab[i + 1:-1])
+            blocks.append(Block(tuple(args), tuple(self.op(o) for o in bb.items)))
+        return Region(tuple(blocks))
+
+    def op(self, b: _OpBuilder) -> Op:
+        text = " ".join([b.head, *b.tails])
+        if len(text) > MAX_OP_CHARS:
+            raise _fail(self.path, b.line, b.col, f"operation longer than {MAX_OP_CHARS} characters")
+        body, loc = _split_loc(text)
+        results_text = ""
+        m = _RESULTS.match(body)
+        if m:
+            results_text = m.group(1)
+            body = body[m.end():]
+        nm = _OPNAME.match(body)
+        if not nm:
+            raise _fail(self.path, b.line, b.col, f"expected an operation name, found {body[:40]!r}")
+        name = nm.group(1) or nm.group(2)
+        rest = body[nm.end():]
+        # region-header block arguments (scf.for induction variable, iter_args, scf.while before-args)
+        region_args = self._region_header_args(name, rest)
+        sig_at = rfind_top(rest, " : ")
+        before_sig = rest if sig_at < 0 else rest[:sig_at]
+        signature = "" if sig_at < 0 else rest[sig_at + 3:]
+        attrs: dict[str, str] = {}
+        for brace in _top_dicts(before_sig):
+            attrs.update(_attr_dict(brace))
+        operand_text = _remove_dicts(before_sig)
+        defined = {a for a, _ in region_args}
+        operands = tuple(u for u in _uses(operand_text) if u not in defined)
+        result_names = _result_names(results_text)
+        lhs_types, rhs_types, for_results = self._signature(name, rest, signature)
+        res_types = self._result_types(result_names, lhs_types, rhs_types, for_results, operands)
+        results = []
+        for rn, rt in zip(result_names, res_types):
+            v = Value(rn, rt)
+            self.types[rn] = rt
+            results.append(v)
+        # block arguments of the region header get types too
+        for (arg, _), ty in zip(region_args, self._region_arg_types(name, signature, for_results, operands)):
+            self.types[arg] = ty
+        op_types = []
+        for i, u in enumerate(operands):
+            t = self.types.get(u)
+            if t is None and lhs_types and len(lhs_types) == len(operands):
+                t = lhs_types[i]
+            op_types.append(t)
+        regions = tuple(self.region(r) for r in b.regions)
+        return Op(name, tuple(results), operands, tuple(op_types), attrs, regions,
+                  Location(self.path, b.line, b.col), self.locs.resolve(loc), b.head[:200])
+
+    def _region_header_args(self, name: str, rest: str) -> list[tuple[str, str]]:
+        out = []
+        if name == "scf.for":
+            m = re.match(r"^\s*(%[\w$.\-]+)\s*=", rest)
+            if m:
+                out.append((m.group(1), "iv"))
+        i = rest.find("iter_args(") if name == "scf.for" else (rest.find("(") if name == "scf.while" else -1)
+        if i >= 0:
+            start = rest.find("(", i)
+            close = matching_close(rest, start)
+            if close > 0:
+                for part in split_top(rest[start + 1:close], ","):
+                    lhs = part.split("=")[0].strip()
+                    if lhs.startswith("%"):
+                        out.append((lhs, "iter"))
+        return out
+
+    def _region_arg_types(self, name: str, signature: str, for_results: list[TypeRef],
+                          operands: tuple[str, ...]) -> list[TypeRef]:
+        if name == "scf.for":
+            iv = self.typeref(signature) if signature.strip() else TypeRef("index", "scalar", (), "index")
+            return [iv, *for_results]
+        if name == "scf.while":
+            lhs, _ = split_arrow(signature)
+            return [self.typeref(t) for t in split_top(strip_parens(lhs), ",") if t.strip()]
+        return []
+
+    def _signature(self, name: str, rest: str, signature: str) -> tuple[list[TypeRef], list[TypeRef] | None,
+                                                                       list[TypeRef]]:
+        for_results: list[TypeRef] = []
+        if name in ("scf.for", "scf.if", "scf.execute_region", "scf.index_switch"):
+            sig_at = rfind_top(rest, " : ")
+            head = rest if sig_at < 0 or name == "scf.if" else rest[:sig_at]
+            arrow = find_top(head, "->")
+            if arrow >= 0:
+                tail = head[arrow + 2:].strip()
+                for_results = [self.typeref(t) for t in split_top(strip_parens(tail), ",") if t.strip()]
+            if name != "scf.for":
+                return [], None, for_results
+        if not signature.strip() or name == "scf.for":
+            return [], None, for_results
+        lhs, rhs = split_arrow(signature)
+        lhs_types = [self.typeref(t) for t in split_top(strip_parens(lhs), ",") if t.strip()]
+        rhs_types = None if rhs is None else [self.typeref(t) for t in split_top(strip_parens(rhs), ",") if t.strip()]
+        return lhs_types, rhs_types, for_results
+
+    def _result_types(self, names: list[str], lhs: list[TypeRef], rhs: list[TypeRef] | None,
+                      for_results: list[TypeRef], operands: tuple[str, ...]) -> list[TypeRef]:
+        n = len(names)
+        if for_results:
+            cand = for_results
+        elif rhs is not None:
+            cand = rhs
+        elif len(lhs) == n:
+            cand = lhs
+        elif len(lhs) >= 1:
+            cand = [lhs[0]] * n
+        else:
+            cand = []
+        if len(cand) == n:
+            return list(cand)
+        if len(cand) == 1:
+            return list(cand) * n
+        unknown = TypeRef("", "other")
+        return (list(cand) + [unknown] * n)[:n]
+
+
+def _result_names(text: str) -> list[str]:
+    out: list[str] = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        if ":" in part:
+            base, count = part.split(":", 1)
+            out.extend(f"{base}#{i}" for i in range(int(count)))
+        else:
+            out.append(part)
+    return out
+
+
+def _top_dicts(text: str) -> list[str]:
+    """Top-level ``{...}`` and ``<{...}>`` attribute dicts of an op's text."""
+    out = []
+    i = 0
+    while True:
+        j = find_top(text, "{", i)
+        if j < 0:
+            return out
+        close = matching_close(text, j)
+        if close < 0:
+            return out
+        out.append(text[j:close + 1])
+        i = close + 1
+
+
+def _remove_dicts(text: str) -> str:
+    for d in _top_dicts(text):
+        text = text.replace(d, " ", 1)
+    return text
+
+
+def _uses(text: str) -> list[str]:
+    """SSA uses in order: ``%name`` / ``%name#i``, excluding block-argument definitions ``%a: type``."""
+    out = []
+    for m in _VALUE_USE.finditer(text):
+        after = text[m.end():m.end() + 2]
+        if after.startswith(":") and not after.startswith(": ") and not after[1:2].isdigit():
+            continue
+        if after.startswith(": "):
+            continue  # `%arg: type` in an argument list
+        out.append(m.group())
+    return out
+
+
+def _unquote(text: str) -> str:
+    t = text.strip()
+    return t[1:-1] if len(t) >= 2 and t[0] == t[-1] == '"' else t
+
+
+def _int_attr(text: str | None, default: int) -> int:
+    if not text:
+        return default
+    head = text.split(":")[0].strip()
+    return int(head) if head.lstrip("-").isdigit() and len(head) < 12 else default

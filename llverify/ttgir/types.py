@@ -1,0 +1,159 @@
+"""MLIR types of TTGIR as :class:`~llverify.ttgir.model.TypeRef` values.
+
+Forms read (Triton 3.9 prints these)::
+
+    tensor<128x64xf16, #blocked>            tensor<128x!tt.ptr<f32>, #ttg.slice<{dim = 1, parent = #blocked}>>
+    !ttg.memdesc<3x64x64xf16, #shared, #smem, mutable>          (multi-buffered: rank above the encoding's)
+    !ttg.memdesc<128x8xf32, #shared, #smem, mutable, 128x32>    (a subview with its allocation shape)
+    !tt.tensordesc<tensor<64x64xf16, #shared>>   !tt.ptr<f16>   i32   f8E4M3FN   index
+
+The layout encoding is handed to :func:`llverify.triton.parse.parse_attr`;
+when that fails the type keeps ``encoding_error`` (the reason) and the module
+still loads.
+
+>>> t = parse_typeref("!ttg.memdesc<3x64x64xf16, #ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, "
+...                   "order = [1, 0]}>, #ttg.shared_memory, mutable>", {})
+>>> t.kind, t.shape, t.element, t.mutable, t.encoding["kind"], t.memory_space
+('memdesc', (3, 64, 64), 'f16', True, 'swizzled_shared', 'ttg.shared_memory')
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Mapping
+
+from llverify.errors import LlverifyError
+from llverify.triton.parse import parse_attr
+from llverify.ttgir.model import TypeRef
+from llverify.ttgir.syntax import split_top
+
+__all__ = ["parse_typeref", "AliasTable", "MAX_LITERAL_DIGITS", "MAX_ENCODING_DEPTH"]
+
+#: integer literals longer than this are refused (a layout never needs one)
+MAX_LITERAL_DIGITS = 40
+#: bracket nesting accepted inside one encoding attribute
+MAX_ENCODING_DEPTH = 32
+
+_DIMS = re.compile(r"^((?:(?:\d+|\?)x)*)(.+)$", re.S)
+_SHAPE = re.compile(r"^\d+(?:x\d+)*$")
+_LONG_INT = re.compile(r"\d{%d,}" % (MAX_LITERAL_DIGITS + 1))
+_ALIAS_REF = re.compile(r"#([A-Za-z_][A-Za-z0-9_$]*)(?![.\w<])")
+
+
+class AliasTable:
+    """Layout aliases of a module: ``name -> spec`` for those that parsed, ``name -> reason`` for those that did not,
+    and ``name -> dialect name`` for opaque ones (``#smem = #ttg.shared_memory``)."""
+
+    def __init__(self) -> None:
+        self.specs: dict[str, Any] = {}
+        self.errors: dict[str, str] = {}
+        self.opaque: dict[str, str] = {}
+        self.texts: dict[str, str] = {}
+
+    def define(self, name: str, text: str) -> None:
+        self.texts[name] = text
+        problem = _encoding_problem(text, self)
+        if problem:
+            self.errors[name] = problem
+            return
+        try:
+            value = _parse_any_attr(text, self.specs)
+        except (LlverifyError, RecursionError) as exc:
+            self.errors[name] = str(exc) if not isinstance(exc, RecursionError) else "nesting too deep"
+            return
+        if isinstance(value, dict) and value.get("kind") == "__opaque__":
+            self.opaque[name] = str(value.get("name", text))
+            self.specs[name] = value
+        else:
+            self.specs[name] = value
+
+
+def _parse_any_attr(text: str, specs: Mapping[str, Any]) -> Any:
+    from llverify.triton.parse import parse_value
+
+    return parse_value(text, specs)
+
+
+def _encoding_problem(text: str, aliases: AliasTable) -> str | None:
+    if _LONG_INT.search(text):
+        return f"an integer literal longer than {MAX_LITERAL_DIGITS} digits"
+    depth = 0
+    for ch in text:
+        depth += ch in "([{<"
+        depth -= ch in ")]}>"
+        if depth > MAX_ENCODING_DEPTH:
+            return f"attribute nested deeper than {MAX_ENCODING_DEPTH}"
+    for m in _ALIAS_REF.finditer(text):
+        if m.group(1) in aliases.errors:
+            return f"alias #{m.group(1)} could not be read: {aliases.errors[m.group(1)]}"
+    return None
+
+
+def _split_dims(text: str) -> tuple[tuple[int, ...], str]:
+    m = _DIMS.match(text.strip())
+    if not m:
+        return (), text.strip()
+    dims = tuple(int(d) if d != "?" else -1 for d in m.group(1).split("x") if d)
+    return dims, m.group(2).strip()
+
+
+def _encoding(text: str, aliases: AliasTable) -> tuple[Any, str | None]:
+    problem = _encoding_problem(text, aliases)
+    if problem:
+        return None, problem
+    try:
+        return parse_attr(text, aliases.specs), None
+    except (LlverifyError, RecursionError) as exc:
+        return None, str(exc) if not isinstance(exc, RecursionError) else "nesting too deep"
+
+
+def _is_memory_space(item: str, aliases: AliasTable) -> str | None:
+    name = item[1:] if item.startswith("#") else item
+    if name in aliases.opaque:
+        return aliases.opaque[name]
+    if name.endswith(("shared_memory", "tensor_memory")) and "<" not in name:
+        return name
+    return None
+
+
+def parse_typeref(text: str, aliases: AliasTable | Mapping[str, Any]) -> TypeRef:
+    """One type (see the module docstring).  Never raises for a well-bracketed type; an unknown form is ``other``."""
+    if not isinstance(aliases, AliasTable):
+        table = AliasTable()
+        table.specs.update(aliases)
+        aliases = table
+    t = text.strip()
+    if t.startswith("tensor<") and t.endswith(">"):
+        parts = split_top(t[len("tensor<"):-1], ",")
+        shape, elem = _split_dims(parts[0])
+        if len(parts) < 2:
+            return TypeRef(t, "tensor", shape, elem)
+        enc_text = parts[1].strip()
+        enc, err = _encoding(enc_text, aliases)
+        return TypeRef(t, "tensor", shape, elem, enc, enc_text, err)
+    if t.startswith("!ttg.memdesc<") and t.endswith(">"):
+        parts = [p.strip() for p in split_top(t[len("!ttg.memdesc<"):-1], ",")]
+        shape, elem = _split_dims(parts[0])
+        enc = enc_text = err = space = None
+        mutable = False
+        alloc: tuple[int, ...] | None = None
+        for item in parts[1:]:
+            if item == "mutable":
+                mutable = True
+            elif _SHAPE.match(item):
+                alloc = tuple(int(d) for d in item.split("x"))
+            elif item.startswith("#") and _is_memory_space(item, aliases):
+                space = _is_memory_space(item, aliases)
+            elif item.startswith("#") and enc_text is None:
+                enc_text = item
+                enc, err = _encoding(item, aliases)
+        return TypeRef(t, "memdesc", shape, elem, enc, enc_text, err, space, mutable, alloc)
+    if t.startswith("!tt.tensordesc<") and t.endswith(">"):
+        inner = parse_typeref(t[len("!tt.tensordesc<"):-1], aliases)
+        return TypeRef(t, "tensordesc", inner.shape, inner.element, inner.encoding, inner.encoding_text,
+                       inner.encoding_error)
+    if t.startswith("!tt.ptr<"):
+        return TypeRef(t, "ptr", (), t)
+    if re.fullmatch(r"(i\d+|f\d+|bf16|tf32|f8\w*|f4\w*|f6\w*|index|none)", t):
+        return TypeRef(t, "scalar", (), t)
+    return TypeRef(t, "other")

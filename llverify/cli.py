@@ -21,6 +21,7 @@ _SUBCOMMANDS: tuple[tuple[str, str], ...] = (
     ("llverify.spec.cli", "schema"),
     ("llverify.report.cli", "report"),
     ("llverify.triton.show", "show"),
+    ("llverify.ttgir.cli", "ttgir"),
     ("llverify.sweep.cli", "sweep"),
     ("llverify.gpu.cli", "gpu"),
 )

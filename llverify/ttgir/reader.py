@@ -485,11 +485,19 @@ def _result_names(text: str) -> list[str]:
 
 
 def _top_dicts(text: str) -> list[str]:
-    """Top-level ``{...}`` and ``<{...}>`` attribute dicts of an op's text."""
+    """Top-level ``{...}`` attribute dicts and ``<{...}>`` property dicts of an op's text."""
     out = []
     i = 0
     while True:
         j = find_top(text, "{", i)
+        k = find_top(text, "<{", i)
+        if k >= 0 and (j < 0 or k < j):
+            close = matching_close(text, k)
+            if close < 0:
+                return out
+            out.append(text[k:close + 1])
+            i = close + 1
+            continue
         if j < 0:
             return out
         close = matching_close(text, j)

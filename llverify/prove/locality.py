@@ -1,0 +1,129 @@
+"""Thread locality: every element a thread holds in layout B it already holds in layout A.
+
+This is the claim behind "a shape op (or conversion) moves no data between
+threads" (seed 000, theorem 9.3: the declared result layout makes the op a
+no-op *per thread*): for every hardware index ``x = (register, t)`` of ``B``
+(``t`` = lane, warp, block) there is a register ``r`` with ``A(r, t) = B(x)``.
+
+Decision (F2, complete).  Write ``A(r, t) = A_reg r xor A_thr t``.  The
+condition is ``B(x) xor A_thr(t(x)) in span(A_reg)`` for all ``x``; the left
+side is linear in ``x``, so it holds for all ``x`` iff it holds for every basis
+vector of ``B``'s in dims.  Certificate: for each basis vector ``e`` a
+register index ``r_e`` with ``A(r_e, t(e)) == B(e)``, checked by evaluation.
+Refutation: a basis vector ``e`` for which no register exists, replayed by
+enumerating every register index of ``A`` at thread ``t(e)`` and confirming
+none holds ``B(e)`` (or, past :data:`REPLAY_LIMIT`, by the span test).
+
+Requires: ``A`` and ``B`` describe the same tensor (out dims equal as a set,
+equal sizes) and have the same thread dims with equal sizes.
+
+>>> from llverify.layout import LinearLayout
+>>> A = LinearLayout.from_bases({"register": [[1]], "lane": [[2], [4]]}, ["dim0"])
+>>> B = LinearLayout.from_bases({"register": [[1]], "lane": [[4], [2]]}, ["dim0"])
+>>> thread_local(A, A).status, thread_local(A, B).status
+('proved', 'refuted')
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from llverify.layout import LinearLayout
+from llverify.prove.verdict import Counterexample, Verdict
+
+__all__ = ["thread_local", "REPLAY_LIMIT"]
+
+#: refutations are replayed by enumerating A's registers up to this many
+REPLAY_LIMIT = 1 << 20
+
+_THREAD_DIMS = ("lane", "warp", "block")
+
+
+def _flat_out(L: LinearLayout, values: dict[str, int], order: list[str]) -> int:
+    out = L.apply(**values)
+    shift = 0
+    acc = 0
+    for d in order:
+        acc |= out[d] << shift
+        shift += L.out_dim_size_log2(d)
+    return acc
+
+
+def thread_local(A: LinearLayout, B: LinearLayout, *, subject: str = "B is thread-local to A") -> Verdict:
+    """Decide thread locality of ``B`` with respect to ``A`` (see the module docstring)."""
+    t0 = time.perf_counter()
+
+    def err(msg: str) -> Verdict:
+        return Verdict("error", "thread_local", subject, None, time.perf_counter() - t0, msg)
+
+    if set(A.out_dim_names) != set(B.out_dim_names) or any(A.out_dim_size(d) != B.out_dim_size(d)
+                                                            for d in A.out_dim_names):
+        return err(f"A and B describe different tensors: {dict(A.out_dims)} vs {dict(B.out_dims)}")
+    for d in _THREAD_DIMS:
+        if (d in A.in_dim_names) != (d in B.in_dim_names) or (d in A.in_dim_names and
+                                                              A.in_dim_size(d) != B.in_dim_size(d)):
+            a = A.in_dim_size(d) if d in A.in_dim_names else 1
+            b = B.in_dim_size(d) if d in B.in_dim_names else 1
+            if a != b:
+                return err(f"A and B have different '{d}' sizes ({a} vs {b}): not the same threads")
+    order = list(A.out_dim_names)
+    regs = [_flat_out(A, {**{n: 0 for n in A.in_dim_names}, "register": 1 << i}, order)
+            for i in range(A.in_dim_size_log2("register"))] if "register" in A.in_dim_names else []
+    certificate: list[dict[str, Any]] = []
+    for d in B.in_dim_names:
+        for i in range(B.in_dim_size_log2(d)):
+            x = {n: 0 for n in B.in_dim_names}
+            x[d] = 1 << i
+            target = _flat_out(B, x, order)
+            thread = {n: x.get(n, 0) for n in A.in_dim_names if n != "register"}
+            base = _flat_out(A, {**thread, "register": 0} if "register" in A.in_dim_names else thread, order)
+            r = _solve(regs, target ^ base)
+            if r is None:
+                return _refute(A, B, x, thread, order, subject, t0)
+            # check the certificate by evaluation
+            if "register" in A.in_dim_names:
+                if _flat_out(A, {**thread, "register": r}, order) != target:
+                    return err("internal: a thread-locality certificate failed its check")
+            elif target != base:
+                return err("internal: a thread-locality certificate failed its check")
+            certificate.append({"input": {d: 1 << i}, "register": r})
+    return Verdict("proved", "thread_local", subject, "f2", time.perf_counter() - t0,
+                   certificate={"register_for_each_basis": certificate})
+
+
+def _solve(columns: list[int], target: int) -> int | None:
+    """A register index r with XOR of columns[j] for bits j of r == target, or None."""
+    # Gaussian elimination keeping track of combinations
+    pivots: list[tuple[int, int]] = []  # (vector, combination)
+    for j, c in enumerate(columns):
+        v, comb = c, 1 << j
+        for pv, pc in pivots:
+            if v ^ pv < v:
+                v, comb = v ^ pv, comb ^ pc
+        if v:
+            pivots.append((v, comb))
+            pivots.sort(key=lambda p: -p[0])
+    v, comb = target, 0
+    for pv, pc in pivots:
+        if v ^ pv < v:
+            v, comb = v ^ pv, comb ^ pc
+    return comb if v == 0 else None
+
+
+def _refute(A: LinearLayout, B: LinearLayout, x: dict[str, int], thread: dict[str, int], order: list[str],
+            subject: str, t0: float) -> Verdict:
+    element = B.apply(**x)
+    nregs = A.in_dim_size("register") if "register" in A.in_dim_names else 1
+    if nregs <= REPLAY_LIMIT:
+        for r in range(nregs):
+            vals = {**thread, "register": r} if "register" in A.in_dim_names else thread
+            if dict(A.apply(**vals)) == dict(element):
+                return Verdict("error", "thread_local", subject, None, time.perf_counter() - t0,
+                               "internal: replay found the element the F2 test said was missing")
+        note = f"replayed: none of A's {nregs} registers of that thread holds the element"
+    else:
+        note = "replayed by the span test (too many registers to enumerate)"
+    cx = Counterexample(x, {"B(x)": dict(element), "thread of x in A holds it": False}, note)
+    return Verdict("refuted", "thread_local", subject, "f2", time.perf_counter() - t0,
+                   message="an element moves to another thread", counterexample=cx)

@@ -1,0 +1,125 @@
+"""Running every rule over every op of a module: the gate's findings, in module order.
+
+:func:`check_module` walks the module (functions, regions, blocks, ops) with
+the warp count in force (``ttg.warp_specialize`` partitions carry their own)
+and the enclosing op, applies every :data:`~llverify.ttgir.rules.RULES` entry
+that matches the op, and turns each verdict into a located
+:class:`~llverify.ttgir.findings.Finding`.  A rule that raises is an internal
+bug: it becomes one ``error`` finding naming the rule and the op; the other
+ops and rules still run.
+
+:func:`gate_paths` is the unit of parallel work: one path (module file, dump,
+directory entry) in, its findings (or the reader's located error) out.
+
+Postcondition: the findings' order depends only on the module text.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Iterator, Sequence
+
+from llverify.prove.verdict import Verdict
+from llverify.ttgir.findings import Finding
+from llverify.ttgir.model import Function, Module, Op, Region, TtgirError
+from llverify.ttgir.rules import OpContext, rules_for
+
+__all__ = ["check_module", "GateResult", "gate_file", "op_counts"]
+
+
+def _walk(fn: Function, region: Region, warps: int, parent: Op | None) -> Iterator[tuple[Op, int, Op | None]]:
+    stack: list[tuple[Region, int, Op | None, int, int]] = [(region, warps, parent, 0, 0)]
+    while stack:
+        reg, w, par, bi, oi = stack.pop()
+        if bi >= len(reg.blocks):
+            continue
+        block = reg.blocks[bi]
+        if oi >= len(block.ops):
+            stack.append((reg, w, par, bi + 1, 0))
+            continue
+        op = block.ops[oi]
+        stack.append((reg, w, par, bi, oi + 1))
+        yield op, w, par
+        inner = [w] * len(op.regions)
+        if op.name == "ttg.warp_specialize":
+            counts = _partition_warps(op)
+            for i, n in enumerate(counts):
+                if 1 + i < len(inner):
+                    inner[1 + i] = n
+        for r, iw in reversed(list(zip(op.regions, inner))):
+            stack.append((r, iw, op, 0, 0))
+
+
+def _partition_warps(op: Op) -> list[int]:
+    raw = op.attributes.get("partitionNumWarps", "")
+    body = raw.strip()
+    if body.startswith("array<"):
+        body = body[body.find(":") + 1:].rstrip(">")
+    out = []
+    for part in body.strip("[] ").split(","):
+        part = part.strip()
+        if part.isdigit():
+            out.append(int(part))
+    return out
+
+
+def check_module(module: Module) -> list[Finding]:
+    """Every obligation of ``module``, decided (see the module docstring)."""
+    findings: list[Finding] = []
+    seen: set = set()
+    for fn in module.functions:
+        for op, warps, parent in _walk(fn, fn.body, module.num_warps, None):
+            for rule in rules_for(op):
+                ctx = OpContext(module, fn, op, warps, parent, seen)
+                t0 = time.perf_counter()
+                try:
+                    verdicts = list(rule.check(ctx))
+                except Exception as exc:  # noqa: BLE001 - an internal bug must not hide the other findings
+                    verdicts = [Verdict("error", rule.name, op.name, None, time.perf_counter() - t0,
+                                        f"internal error in rule '{rule.name}': {type(exc).__name__}: {exc}")]
+                for v in verdicts:
+                    findings.append(Finding(v, rule.name, op.name, op.location, op.source, fn.name, module.target,
+                                            module.stage, index=len(findings)))
+    return findings
+
+
+@dataclass(frozen=True)
+class GateResult:
+    """What one input path produced: its modules' findings and the reader's errors."""
+
+    path: str
+    findings: tuple[Finding, ...]
+    errors: tuple[str, ...]
+    modules: int
+    seconds: float
+
+
+def gate_file(path: str) -> GateResult:
+    """Read ``path`` (a module or a dump) and check every module in it; never raises."""
+    from llverify.ttgir.loader import load_paths
+
+    t0 = time.perf_counter()
+    findings: list[Finding] = []
+    errors: list[str] = []
+    modules = 0
+    try:
+        loaded = load_paths([path])
+    except Exception as exc:  # noqa: BLE001 - a reader bug is reported for this file only
+        loaded = [TtgirError(f"{path}:1:1: internal error while reading: {type(exc).__name__}: {exc}")]
+    for m in loaded:
+        if isinstance(m, TtgirError):
+            errors.append(str(m))
+            continue
+        modules += 1
+        findings.extend(check_module(m))
+    return GateResult(path, tuple(findings), tuple(errors), modules, time.perf_counter() - t0)
+
+
+def op_counts(findings: Sequence[Finding]) -> dict[str, dict[str, int]]:
+    """``{op name: {status: count}}`` over findings."""
+    out: dict[str, dict[str, int]] = {}
+    for f in findings:
+        row = out.setdefault(f.op, {"proved": 0, "refuted": 0, "unknown": 0, "error": 0})
+        row[f.verdict.status] += 1
+    return dict(sorted(out.items()))

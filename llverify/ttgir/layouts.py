@@ -1,0 +1,134 @@
+"""From a TTGIR type to the :class:`~llverify.layout.LinearLayout` it denotes.
+
+* ``tensor<SHAPE x T, #enc>``: ``build_spec(enc, SHAPE)`` (``nvmma_shared`` and
+  other encodings that need the element width get it from ``T``).
+* ``!ttg.memdesc<B... x SHAPE x T, #enc, #smem, [mutable], [ALLOC]>``: the
+  encoding describes one buffer of the *allocation*: its rank is the
+  encoding's (``order`` length, 2 for ``nvmma_shared`` unless ``rank`` is
+  given, the basis length for ``shared_linear``); leading dims beyond it are
+  buffer indices (multi-buffering: any size, not necessarily a power of two).
+  With a trailing allocation shape (a subview), the layout is built on the
+  allocation's trailing dims; the view's own shape is returned beside it.
+
+A type that cannot be built yields a :class:`LayoutProblem` with the reason;
+the obligations that need it become ``unknown`` (never the whole module).
+
+>>> from llverify.ttgir.types import parse_typeref
+>>> t = parse_typeref("!ttg.memdesc<3x64x64xf16, #ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, "
+...                   "order = [1, 0]}>, #ttg.shared_memory, mutable>", {})
+>>> built = layout_of(t)
+>>> built.buffers, built.layout.out_dims["dim0"], built.layout.in_dim_names
+(3, 64, ('offset', 'block'))
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Mapping
+
+from llverify.errors import LlverifyError
+from llverify.hw.registry import build_spec
+from llverify.layout import LinearLayout
+from llverify.triton.parse import dtype_bits
+from llverify.ttgir.model import TypeRef
+
+__all__ = ["BuiltLayout", "LayoutProblem", "layout_of", "element_bits", "encoding_rank"]
+
+
+@dataclass(frozen=True)
+class BuiltLayout:
+    """A built layout: ``layout`` over ``shape`` (one buffer), ``buffers`` buffer copies, ``view`` the type's
+    own trailing shape (differs from ``shape`` for a subview)."""
+
+    layout: LinearLayout
+    shape: tuple[int, ...]
+    buffers: int
+    view: tuple[int, ...]
+    bits: int
+
+
+@dataclass(frozen=True)
+class LayoutProblem:
+    """Why a type's layout could not be built."""
+
+    reason: str
+
+
+def element_bits(element: str) -> int:
+    """Bit width of an element type (pointers 64); 0 when unknown."""
+    try:
+        return dtype_bits(element)
+    except (LlverifyError, ValueError):
+        return 0
+
+
+def encoding_rank(spec: Mapping[str, Any]) -> int | None:
+    """The tensor rank an encoding describes, when the encoding says so."""
+    kind = spec.get("kind")
+    if "order" in spec and isinstance(spec["order"], list):
+        return len(spec["order"])
+    if kind == "nvmma_shared":
+        return int(spec.get("rank", 2) or 2)
+    if kind == "shared_linear":
+        bases = spec.get("offset_bases") or []
+        return len(bases[0]) if bases and isinstance(bases[0], list) else None
+    if kind in ("nvidia_mma", "amd_mfma", "amd_wmma") and isinstance(spec.get("warps_per_cta"), list):
+        return len(spec["warps_per_cta"])
+    if kind == "slice" and isinstance(spec.get("parent"), dict):
+        parent = encoding_rank(spec["parent"])
+        return None if parent is None else parent - 1
+    return None
+
+
+def _freeze(value: Any) -> Any:
+    if isinstance(value, dict):
+        return tuple(sorted((k, _freeze(v)) for k, v in value.items()))
+    if isinstance(value, list):
+        return tuple(_freeze(v) for v in value)
+    return value
+
+
+def _thaw(value: Any) -> Any:
+    if isinstance(value, tuple) and value and all(isinstance(x, tuple) and len(x) == 2 and isinstance(x[0], str)
+                                                  for x in value):
+        return {k: _thaw(v) for k, v in value}
+    if isinstance(value, tuple):
+        return [_thaw(v) for v in value]
+    return value
+
+
+@lru_cache(maxsize=4096)
+def _build(frozen_spec: Any, shape: tuple[int, ...]) -> LinearLayout | str:
+    try:
+        return build_spec(_thaw(frozen_spec), list(shape))
+    except (LlverifyError, ValueError, KeyError, TypeError) as exc:
+        return str(exc) or type(exc).__name__
+
+
+def layout_of(t: TypeRef) -> BuiltLayout | LayoutProblem:
+    """The layout of a tensor or memdesc type (see the module docstring)."""
+    if t.encoding_error:
+        return LayoutProblem(f"encoding not read: {t.encoding_error}")
+    if t.encoding is None:
+        return LayoutProblem("the type has no layout encoding")
+    spec = dict(t.encoding)
+    bits = element_bits(t.element)
+    if spec.get("kind") == "nvmma_shared" and "element_bitwidth" not in spec and bits:
+        spec["element_bitwidth"] = bits
+    full = tuple(t.alloc_shape or t.shape)
+    if any(d <= 0 for d in full):
+        return LayoutProblem(f"dynamic or empty dimension in shape {list(full)}")
+    buffers = 1
+    shape = full
+    if t.kind == "memdesc":
+        rank = encoding_rank(spec)
+        if rank is not None and len(full) > rank:
+            for d in full[:len(full) - rank]:
+                buffers *= d
+            shape = full[len(full) - rank:]
+    view = tuple(t.shape[len(t.shape) - len(shape):]) if len(t.shape) >= len(shape) else tuple(t.shape)
+    built = _build(_freeze(spec), shape)
+    if isinstance(built, str):
+        return LayoutProblem(built)
+    return BuiltLayout(built, shape, buffers, view, bits)

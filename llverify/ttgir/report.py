@@ -1,0 +1,222 @@
+"""The gate's output formats: text, json, junit, sarif, markdown.
+
+* ``text``: one compiler-style diagnostic per obligation that is not proved
+  (``module.ttgir:57:5: error: conversion: ... [ttg.convert_layout in
+  matmul_kernel] (python: kernel.py:42:17)``) with its counterexample table,
+  a table of the conversions (class and cost), any baseline diff, and a
+  summary line; ``-v`` lists every obligation.
+* ``json``: ``llverify check``'s schema (``llverify``, ``results``,
+  ``summary``), each result with ``rule``, ``op``, ``location``, ``source``,
+  ``kernel``, ``target`` (and ``stage`` for dump snapshots); ``summary``
+  counts per verdict, per op, modules and files; ``errors`` lists modules
+  that could not be read.
+* ``junit``: ``llverify check``'s JUnit renderer over the same results.
+* ``sarif``: SARIF 2.1.0, each result at the ``.ttgir`` line with the Python
+  source as a related location.
+* ``markdown``: summary, failures, conversions and the baseline diff, for a
+  pull request.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Sequence
+
+from llverify import __version__
+from llverify.prove.verdict import STATUSES, to_jsonable
+from llverify.spec.summary import cx_table
+from llverify.ttgir.findings import Finding
+
+__all__ = ["render", "counts", "summary_line"]
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+
+
+def counts(findings: Sequence[Finding]) -> dict[str, int]:
+    out = {s: 0 for s in STATUSES}
+    for f in findings:
+        out[f.verdict.status] += 1
+    return out
+
+
+def summary_line(findings: Sequence[Finding], errors: Sequence[str], summary: dict[str, Any]) -> str:
+    c = counts(findings)
+    return (f"{c['proved']} proved, {c['refuted']} refuted, {c['unknown']} unknown, {c['error']} errors "
+            f"({len(findings)} obligations in {summary.get('modules', 0)} modules of {summary.get('files', 0)} files"
+            + (f", {summary['cached_files']} from the cache" if summary.get("cached_files") else "")
+            + (f"; {len(errors)} unreadable" if errors else "") + ")")
+
+
+def _where(f: Finding) -> str:
+    return f"{f.location.file}:{f.location.line}:{f.location.col}"
+
+
+def _source(f: Finding) -> str:
+    return "" if f.source is None else f" (python: {f.source.file}:{f.source.line}:{f.source.col})"
+
+
+def _diagnostic(f: Finding) -> list[str]:
+    v = f.verdict
+    kind = "warning" if v.status == "unknown" else "error"
+    head = (f"{_where(f)}: {kind}: {f.rule}: {v.status}: {v.message or v.subject} "
+            f"[{f.op} in {f.kernel}{', ' + f.stage if f.stage else ''}]{_source(f)}")
+    lines = [head, f"    subject: {v.subject}"]
+    cx = v.counterexample
+    if cx is not None:
+        header, rows = cx_table(cx)
+        lines.append("    counterexample: " + ", ".join(f"{h}={x}" for h, x in zip(header, rows[0])))
+        if cx.note:
+            lines.append(f"    ({cx.note})")
+    return lines
+
+
+def _conversions(findings: Sequence[Finding]) -> list[Finding]:
+    return [f for f in findings if f.rule == "conversion" and "classification" in f.verdict.details]
+
+
+def _cost_text(f: Finding) -> str:
+    cost = f.verdict.details.get("cost") or {}
+    return ", ".join(f"{k}={v}" for k, v in cost.items() if k != "model") or "-"
+
+
+def render(fmt: str, findings: Sequence[Finding], errors: Sequence[str], diff_text: str, summary: dict[str, Any],
+           fail_on_unknown: bool = True, verbose: bool = False) -> str:
+    if fmt == "json":
+        return _json(findings, errors, diff_text, summary)
+    if fmt == "sarif":
+        return _sarif(findings, errors, fail_on_unknown)
+    if fmt == "junit":
+        from llverify.spec.formats import junit
+
+        return junit.render([f.to_check_result() for f in findings], fail_on_unknown=fail_on_unknown)
+    if fmt == "markdown":
+        return _markdown(findings, errors, diff_text, summary)
+    return _text(findings, errors, diff_text, summary, verbose)
+
+
+def _text(findings: Sequence[Finding], errors: Sequence[str], diff_text: str, summary: dict[str, Any],
+          verbose: bool) -> str:
+    lines: list[str] = []
+    for e in errors:
+        lines.append(f"{e}" if ": error:" in e else _as_error(e))
+    for f in findings:
+        if verbose or f.verdict.status != "proved":
+            if f.verdict.status == "proved":
+                lines.append(f"{_where(f)}: proved: {f.rule}: {f.verdict.subject} [{f.op} in {f.kernel}]")
+            else:
+                lines.extend(_diagnostic(f))
+    conv = _conversions(findings)
+    if conv:
+        lines.append("")
+        lines.append(f"conversions ({len(conv)}):")
+        for f in conv:
+            lines.append(f"  {_where(f)}  {f.kernel}  {f.verdict.details.get('classification')}  {_cost_text(f)}")
+    if diff_text:
+        lines.append("")
+        lines.append(diff_text.rstrip())
+    lines.append(summary_line(findings, errors, summary))
+    return "\n".join(lines) + "\n"
+
+
+def _as_error(message: str) -> str:
+    head, sep, rest = message.partition(": ")
+    parts = head.rsplit(":", 2)
+    if sep and len(parts) == 3:
+        return f"{head}: error: {rest}"
+    return f"error: {message}"
+
+
+def _json(findings: Sequence[Finding], errors: Sequence[str], diff_text: str, summary: dict[str, Any]) -> str:
+    doc = {"llverify": __version__, "results": [f.to_json() for f in findings],
+           "summary": {**counts(findings), **to_jsonable(summary)}, "errors": list(errors)}
+    if diff_text:
+        doc["baseline"] = diff_text
+    return json.dumps(doc, indent=2) + "\n"
+
+
+def _sarif(findings: Sequence[Finding], errors: Sequence[str], fail_on_unknown: bool) -> str:
+    rules = sorted({f.rule for f in findings} | ({"ttgir-error"} if errors else set()))
+    index = {r: i for i, r in enumerate(rules)}
+    out = []
+    for f in findings:
+        v = f.verdict
+        if v.status == "proved" or (v.status == "unknown" and not fail_on_unknown):
+            continue
+        text = f"{f.rule}: {v.status}: {v.message or v.subject} ({f.op} in {f.kernel})"
+        if v.counterexample is not None:
+            header, rows = cx_table(v.counterexample)
+            text += "; counterexample: " + ", ".join(f"{h}={x}" for h, x in zip(header, rows[0]))
+        res: dict[str, Any] = {
+            "ruleId": f.rule, "ruleIndex": index[f.rule],
+            "level": "warning" if v.status == "unknown" else "error",
+            "message": {"text": text},
+            "locations": [{"physicalLocation": {"artifactLocation": {"uri": f.location.file},
+                                                "region": {"startLine": f.location.line,
+                                                           "startColumn": f.location.col}}}],
+            "properties": {"op": f.op, "kernel": f.kernel, "target": f.target, "status": v.status,
+                           "method": v.method},
+        }
+        if f.source is not None:
+            res["relatedLocations"] = [{"id": 1, "message": {"text": "Python source"}, "physicalLocation": {
+                "artifactLocation": {"uri": f.source.file},
+                "region": {"startLine": max(1, f.source.line), "startColumn": max(1, f.source.col)}}}]
+        out.append(res)
+    for e in errors:
+        path, line, col = _split_location(e)
+        out.append({"ruleId": "ttgir-error", "ruleIndex": index["ttgir-error"], "level": "error",
+                    "message": {"text": e}, "locations": [{"physicalLocation": {
+                        "artifactLocation": {"uri": path}, "region": {"startLine": line, "startColumn": col}}}]})
+    doc = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [{
+        "tool": {"driver": {"name": "llverify", "version": __version__, "semanticVersion": __version__,
+                            "informationUri": "https://github.com/llverify/llverify",
+                            "rules": [{"id": r, "name": r, "shortDescription": {"text": _rule_text(r)}}
+                                      for r in rules]}},
+        "results": out}]}
+    return json.dumps(doc, indent=2) + "\n"
+
+
+def _rule_text(name: str) -> str:
+    from llverify.ttgir.rules import RULES
+
+    for r in RULES:
+        if r.name == name:
+            return r.claim
+    return {"policy": "a policy threshold", "baseline": "no regression against the baseline",
+            "ttgir-error": "the module could be read"}.get(name, name)
+
+
+def _split_location(message: str) -> tuple[str, int, int]:
+    head = message.split(": ", 1)[0]
+    parts = head.rsplit(":", 2)
+    if len(parts) == 3 and parts[1].isdigit() and parts[2].isdigit():
+        return parts[0], int(parts[1]), int(parts[2])
+    return head, 1, 1
+
+
+def _markdown(findings: Sequence[Finding], errors: Sequence[str], diff_text: str, summary: dict[str, Any]) -> str:
+    lines = ["# llverify ttgir", "", f"**{summary_line(findings, errors, summary)}**", ""]
+    bad = [f for f in findings if f.verdict.status != "proved"]
+    if errors:
+        lines += ["## Unreadable modules", ""] + [f"- `{e}`" for e in errors] + [""]
+    if bad:
+        lines += ["## Not proved", "", "| status | where | rule | op | kernel | message |", "|---|---|---|---|---|---|"]
+        for f in bad:
+            lines.append(f"| **{f.verdict.status}** | `{_where(f)}` | {f.rule} | `{f.op}` | `{f.kernel}` | "
+                         f"{(f.verdict.message or f.verdict.subject).replace('|', '/')} |")
+        lines.append("")
+    conv = _conversions(findings)
+    if conv:
+        lines += ["## Conversions", "", "| where | kernel | class | cost |", "|---|---|---|---|"]
+        for f in conv:
+            lines.append(f"| `{_where(f)}` | `{f.kernel}` | {f.verdict.details.get('classification')} | "
+                         f"{_cost_text(f)} |")
+        lines.append("")
+    per_op = summary.get("per_op") or {}
+    if per_op:
+        lines += ["## Obligations per op", "", "| op | proved | refuted | unknown | error |", "|---|---|---|---|---|"]
+        for op, row in per_op.items():
+            lines.append(f"| `{op}` | {row['proved']} | {row['refuted']} | {row['unknown']} | {row['error']} |")
+        lines.append("")
+    if diff_text:
+        lines += [diff_text.rstrip(), ""]
+    return "\n".join(lines)

@@ -1,0 +1,547 @@
+"""The gate's obligations: one :class:`Rule` declaration per op family, each turning an op into verdicts.
+
+A rule names the ops it applies to, states its claim in words with the paper
+reference, and maps an :class:`OpContext` to verdicts decided by llverify's
+prover (:mod:`llverify.prove`) and plans (:mod:`llverify.codegen`).  Adding
+an obligation is adding one ``Rule`` to :data:`RULES`: the gate, the JSON
+summary per op and the docs table (``llverify ttgir --list-rules``) read it.
+
+Soundness: every verdict comes from a complete method (a checked F2
+certificate, exhaustive enumeration, SMT) or is ``unknown`` with the reason
+(an encoding llverify cannot build, an op form not modelled, a target whose
+bank model is not NVIDIA's).  Structural refutations (a dot operand with the
+wrong ``opIdx``) carry the concrete values compared as their witness.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Mapping
+
+from llverify.codegen.broadcast import broadcast_predicate
+from llverify.codegen.conversion import convert
+from llverify.codegen.shape_ops import infer_shape_op
+from llverify.codegen.swizzle import optimal_swizzle
+from llverify.errors import LlverifyError
+from llverify.hw.registry import build_spec
+from llverify.layout import LinearLayout
+from llverify.prove.locality import thread_local
+from llverify.prove.plans import prove_broadcast_store
+from llverify.prove.plans_banks import prove_bank_count
+from llverify.prove.properties import conversion, distributed, equal, memory
+from llverify.prove.verdict import Counterexample, Verdict
+from llverify.ttgir.layouts import BuiltLayout, LayoutProblem, element_bits, layout_of
+from llverify.ttgir.model import Function, Module, Op, TypeRef
+
+__all__ = ["Rule", "OpContext", "RULES", "rules_for"]
+
+
+@dataclass
+class OpContext:
+    """What a rule sees: the op, its function and module, the warp count in force, the enclosing op."""
+
+    module: Module
+    function: Function
+    op: Op
+    warps: int
+    parent: Op | None = None
+    seen: set[Any] = field(default_factory=set)
+
+    @property
+    def nvidia(self) -> bool:
+        return self.module.target.startswith("cuda")
+
+    def built(self, t: TypeRef | None) -> BuiltLayout | LayoutProblem:
+        if t is None:
+            return LayoutProblem("operand type unknown (defined outside the module text)")
+        return layout_of(t)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One obligation family (see the module docstring)."""
+
+    name: str
+    claim: str
+    paper: str
+    applies: Callable[[Op], bool]
+    check: Callable[[OpContext], Iterable[Verdict]]
+
+
+# -- helpers --------------------------------------------------------------------------------------------
+
+def _unknown(prop: str, subject: str, reason: str) -> Verdict:
+    return Verdict("unknown", prop, subject, None, 0.0, reason)
+
+
+def _structural(prop: str, subject: str, ok: bool, inputs: Mapping[str, Any], sides: Mapping[str, Any],
+                message: str, t0: float) -> Verdict:
+    """A finite structural claim decided by comparing concrete values (method: exhaustive over the values)."""
+    if ok:
+        return Verdict("proved", prop, subject, "exhaustive", time.perf_counter() - t0,
+                       certificate={"compared": dict(sides)})
+    return Verdict("refuted", prop, subject, "exhaustive", time.perf_counter() - t0, message,
+                   Counterexample(dict(inputs), dict(sides), "the compared values, recomputed from the module"))
+
+
+def _enc(t: TypeRef | None) -> str:
+    return "?" if t is None else (t.encoding_text or t.text)
+
+
+def _names(op: Op) -> str:
+    res = ", ".join(r.name for r in op.results)
+    return (res + " = " if res else "") + op.name
+
+
+def _tensor(t: TypeRef | None) -> bool:
+    return t is not None and t.kind == "tensor" and t.has_layout
+
+
+def _layout_pair(ctx: OpContext, a: TypeRef | None, b: TypeRef | None
+                 ) -> tuple[LinearLayout, LinearLayout] | str:
+    A, B = ctx.built(a), ctx.built(b)
+    if isinstance(A, LayoutProblem):
+        return A.reason
+    if isinstance(B, LayoutProblem):
+        return B.reason
+    return A.layout, B.layout
+
+
+def _equal_layouts(ctx: OpContext, a: TypeRef | None, b: TypeRef | None, prop: str, subject: str) -> Verdict | None:
+    if a is None or b is None or not (a.has_layout and b.has_layout):
+        return None
+    if a.shape != b.shape or a.kind != b.kind:
+        return None
+    if (a.encoding_text or "") == (b.encoding_text or "") and a.encoding_text:
+        return None  # the same attribute text: the same layout, nothing to prove
+    pair = _layout_pair(ctx, a, b)
+    if isinstance(pair, str):
+        return _unknown(prop, subject, pair)
+    return equal(pair[0], pair[1], subject=subject).with_(property=prop)
+
+
+# -- rule: every layout builds and is distributed / a memory layout ---------------------------------
+
+def _layout_types(ctx: OpContext) -> Iterable[Verdict]:
+    types = [r.type for r in ctx.op.results]
+    for t in types:
+        if not t.has_layout or t.kind not in ("tensor", "memdesc"):
+            continue
+        key = ("layout", t.text, ctx.warps)
+        if key in ctx.seen:
+            continue
+        ctx.seen.add(key)
+        subject = f"{t.text}"
+        built = ctx.built(t)
+        if isinstance(built, LayoutProblem):
+            yield _unknown("layout", subject, built.reason)
+            continue
+        L = built.layout
+        if t.kind == "tensor":
+            v = distributed(L, subject=subject)
+            free = {d: m for d, m in L.free_variable_masks().items() if m}
+            yield v.with_(details={**v.details, "duplicated": free, "shape": list(built.shape)})
+            if "warp" in L.in_dim_names and ctx.nvidia or "warp" in L.in_dim_names:
+                t0 = time.perf_counter()
+                lw = L.in_dim_size("warp")
+                yield _structural("warps", subject, lw == ctx.warps, {"warp": min(lw, ctx.warps)},
+                                  {"warps in force": ctx.warps, "warps of the layout": lw},
+                                  "the layout is for a different number of warps than the module runs", t0)
+        else:
+            v = memory(L, subject=subject)
+            yield v.with_(details={**v.details, "buffers": built.buffers, "buffer_shape": list(built.shape)})
+
+
+def _has_layout_result(op: Op) -> bool:
+    return any(r.type.has_layout for r in op.results)
+
+
+# -- rule: elementwise ops and region boundaries keep the layout -------------------------------------
+
+_ELEMENTWISE = {"tt.addptr", "tt.bitcast", "tt.fp_to_fp", "tt.int_to_ptr", "tt.ptr_to_int", "tt.clampf",
+                "tt.precise_sqrt", "tt.precise_divf", "tt.mulhiui", "tt.extern_elementwise",
+                "tt.elementwise_inline_asm", "tt.load", "tt.atomic_rmw", "tt.atomic_cas"}
+
+
+def _is_elementwise(op: Op) -> bool:
+    return ((op.name.startswith(("arith.", "math.")) and op.name != "arith.constant") or op.name in _ELEMENTWISE)
+
+
+def _elementwise(ctx: OpContext) -> Iterable[Verdict]:
+    op = ctx.op
+    if not op.results:
+        return
+    res = op.results[0].type
+    for i, t in enumerate(op.operand_types):
+        v = _equal_layouts(ctx, t, res, "same_layout", f"{_names(op)}: operand {i} {_enc(t)} vs result {_enc(res)}")
+        if v is not None:
+            yield v
+
+
+def _is_boundary(op: Op) -> bool:
+    return op.name in ("scf.yield", "scf.for", "tt.return")
+
+
+def _boundary(ctx: OpContext) -> Iterable[Verdict]:
+    op = ctx.op
+    pairs: list[tuple[TypeRef | None, TypeRef | None, str]] = []
+    if op.name == "scf.yield" and ctx.parent is not None and ctx.parent.name in ("scf.for", "scf.if"):
+        for i, (t, r) in enumerate(zip(op.operand_types, ctx.parent.results)):
+            pairs.append((t, r.type, f"yielded value {i} vs {ctx.parent.name} result {r.name}"))
+    elif op.name == "scf.for":
+        inits = op.operand_types[3:]
+        for i, (t, r) in enumerate(zip(inits, op.results)):
+            pairs.append((t, r.type, f"iter_arg init {i} vs result {r.name}"))
+    elif op.name == "tt.return":
+        for i, (t, r) in enumerate(zip(op.operand_types, ctx.function.result_types)):
+            pairs.append((t, r, f"returned value {i} vs the function's result type"))
+    for a, b, what in pairs:
+        v = _equal_layouts(ctx, a, b, "same_layout", f"{op.name}: {what}")
+        if v is not None:
+            yield v
+
+
+# -- rule: convert_layout ---------------------------------------------------------------------------
+
+def _convert_layout(ctx: OpContext) -> Iterable[Verdict]:
+    op = ctx.op
+    src = op.operand_types[0] if op.operand_types else None
+    dst = op.results[0].type if op.results else None
+    subject = f"{_names(op)}: {_enc(src)} -> {_enc(dst)}"
+    pair = _layout_pair(ctx, src, dst)
+    if isinstance(pair, str):
+        yield _unknown("conversion", subject, pair)
+        return
+    A, B = pair
+    v = conversion(A, B, subject=subject)
+    details: dict[str, Any] = {}
+    try:
+        plan = convert(A, B)
+        details["classification"] = plan.classification
+        details["moving_dims"] = list(plan.moving_dims)
+        cost: dict[str, Any] = {}
+        bits = max(8, element_bits(src.element if src else "") or 32)
+        if plan.classification == "shared_memory":
+            elems = 1
+            for d in A.out_dims.values():
+                elems *= d
+            cost["tensor_bytes"] = elems * bits // 8
+            try:
+                swz = optimal_swizzle(A, B, bits)
+                cost["store_wavefronts"] = swz.write_wavefronts
+                cost["load_wavefronts"] = swz.read_wavefronts
+                cost["vector_elems"] = 1 << len(swz.vector)
+                cost["model"] = "llverify's optimal swizzle (seed 000 section 5.4, lemmas 9.4-9.6)"
+            except LlverifyError as exc:
+                cost["swizzle"] = f"not planned: {exc}"
+        elif plan.classification == "warp_shuffle":
+            cost["moving_lane_bits"] = plan.cvt.in_dim_size_log2("lane") if "lane" in plan.cvt.in_dim_names else 0
+        details["cost"] = cost
+        details["no_op"] = plan.classification == "noop"
+    except LlverifyError as exc:
+        details["classification"] = f"unclassified: {exc}"
+    yield v.with_(details={**v.details, **details})
+
+
+# -- rule: shape ops move no data between threads -----------------------------------------------------
+
+def _int_array(text: str | None) -> list[int] | None:
+    if not text:
+        return None
+    body = text.strip()
+    if body.startswith("array<"):
+        body = body[body.find(":") + 1:].rstrip(">")
+    body = body.strip("[] ")
+    try:
+        return [int(p.split(":")[0].strip()) for p in body.split(",") if p.strip()]
+    except ValueError:
+        return None
+
+
+_SHAPE_OPS = {"tt.trans", "tt.reshape", "tt.expand_dims", "tt.broadcast", "tt.join", "tt.split",
+              "ttg.memdesc_trans", "ttg.memdesc_reshape", "tt.cat"}
+
+
+def _shape_op(ctx: OpContext) -> Iterable[Verdict]:
+    op = ctx.op
+    ins = [t for t in op.operand_types]
+    outs = [r.type for r in op.results]
+    subject = f"{_names(op)}: {' , '.join(_enc(t) for t in ins)} -> {' , '.join(_enc(t) for t in outs)}"
+    if not ins or not outs or not all(t is not None and t.has_layout for t in ins + outs):
+        return
+    if op.name == "tt.cat":
+        yield _unknown("shape_op", subject, "tt.cat may reorder elements (Triton's cat is not a layout no-op); "
+                                            "not modelled")
+        return
+    built_in = [ctx.built(t) for t in ins]
+    built_out = [ctx.built(t) for t in outs]
+    for b in built_in + built_out:
+        if isinstance(b, LayoutProblem):
+            yield _unknown("shape_op", subject, b.reason)
+            return
+    A = built_in[0].layout  # type: ignore[union-attr]
+    name = op.name.split(".")[-1].removeprefix("memdesc_")
+    try:
+        if name == "trans":
+            perm = _int_array(op.attributes.get("order"))
+            if perm is None:
+                yield _unknown("shape_op", subject, "tt.trans without a readable 'order' attribute")
+                return
+            plan = infer_shape_op("trans", A, perm=perm)
+        elif name == "reshape":
+            if "allow_reorder" in op.attributes or "efficient_layout" in op.attributes:
+                reorder = True
+            else:
+                reorder = False
+            plan = infer_shape_op("reshape", A, shape=list(outs[0].shape))
+            if reorder:
+                # Triton may choose any element order; only the element set is preserved
+                yield _unknown("shape_op", subject, "reshape with allow_reorder: element order is unspecified, "
+                                                    "only the element set is preserved (not modelled)")
+                return
+        elif name == "expand_dims":
+            axis = op.attr_int("axis")
+            if axis is None:
+                yield _unknown("shape_op", subject, "tt.expand_dims without an 'axis' attribute")
+                return
+            plan = infer_shape_op("expand_dims", A, axis=axis)
+        elif name == "broadcast":
+            src_shape, dst_shape = ins[0].shape, outs[0].shape  # type: ignore[union-attr]
+            L = A
+            for d, (a, b) in enumerate(zip(src_shape, dst_shape)):
+                if a != b:
+                    L = infer_shape_op("broadcast", L, dim=d, size=b).outputs[0]
+            plan = None
+            inferred = [L]
+        elif name == "join":
+            plan = infer_shape_op("join", A)
+        elif name == "split":
+            plan = infer_shape_op("split", A)
+        else:
+            yield _unknown("shape_op", subject, f"{op.name} not modelled")
+            return
+    except (LlverifyError, KeyError, ValueError) as exc:
+        yield _unknown("shape_op", subject, f"could not infer the no-op result layout: {exc}")
+        return
+    if plan is not None:
+        inferred = list(plan.outputs)
+    for inf, b in zip(inferred, built_out):
+        declared = b.layout  # type: ignore[union-attr]
+        if set(inf.out_dim_names) != set(declared.out_dim_names):
+            yield _unknown("shape_op", subject, "inferred and declared layouts name different dims")
+            continue
+        if ins[0].kind == "memdesc":
+            v = equal(inf.transpose_outs(list(declared.out_dim_names)), declared, subject=subject)
+            yield v.with_(property="shape_op")
+            continue
+        v = thread_local(inf, declared, subject=subject)
+        yield v.with_(property="shape_op", details={**v.details, "claim": "no data moves between threads"})
+
+
+# -- rule: reduce / scan result layouts ------------------------------------------------------------
+
+def _reduce_scan(ctx: OpContext) -> Iterable[Verdict]:
+    op = ctx.op
+    axis = op.attr_int("axis")
+    for i, (t, r) in enumerate(zip(op.operand_types, op.results)):
+        rt = r.type
+        subject = f"{_names(op)} axis={axis}: operand {i} {_enc(t)} -> {_enc(rt)}"
+        if t is None or not t.has_layout or rt.kind != "tensor" or not rt.has_layout:
+            continue
+        if axis is None:
+            yield _unknown("reduce_layout", subject, "no readable 'axis' attribute")
+            continue
+        if op.name == "tt.scan":
+            v = _equal_layouts(ctx, t, rt, "scan_layout", subject)
+            if v is not None:
+                yield v
+            continue
+        if t.encoding is None or t.encoding_error:
+            yield _unknown("reduce_layout", subject, f"operand encoding not read: {t.encoding_error}")
+            continue
+        declared = ctx.built(rt)
+        if isinstance(declared, LayoutProblem):
+            yield _unknown("reduce_layout", subject, declared.reason)
+            continue
+        try:
+            expected = build_spec({"kind": "slice", "dim": axis, "parent": dict(t.encoding)}, list(rt.shape))
+        except LlverifyError as exc:
+            yield _unknown("reduce_layout", subject, f"slice of the operand layout not built: {exc}")
+            continue
+        yield equal(expected, declared.layout, subject=subject).with_(property="reduce_layout")
+
+
+# -- rule: broadcast stores / atomics write each element once -------------------------------------
+
+def _stores(ctx: OpContext) -> Iterable[Verdict]:
+    op = ctx.op
+    idx = 1 if op.name in ("tt.store", "tt.atomic_rmw", "tt.atomic_cas") else 0
+    t = op.operand_types[idx] if len(op.operand_types) > idx else None
+    if t is None or not _tensor(t):
+        return
+    key = ("store", t.text, op.name)
+    if key in ctx.seen:
+        return
+    ctx.seen.add(key)
+    subject = f"{op.name} of {_enc(t)}"
+    built = ctx.built(t)
+    if isinstance(built, LayoutProblem):
+        yield _unknown("broadcast_store", subject, built.reason)
+        return
+    v = prove_broadcast_store(broadcast_predicate(built.layout))
+    yield v.with_(subject=subject)
+
+
+# -- rule: shared-memory accesses: bank wavefronts --------------------------------------------------
+
+def _shared_access(ctx: OpContext) -> Iterable[Verdict]:
+    op = ctx.op
+    if op.name == "ttg.local_load":
+        mem, reg = (op.operand_types[0] if op.operand_types else None), (op.results[0].type if op.results else None)
+    elif op.name in ("ttg.local_store",):
+        reg, mem = (op.operand_types + (None, None))[:2]
+    elif op.name == "ttg.local_alloc":
+        if not op.operand_types:
+            return
+        reg, mem = op.operand_types[0], op.results[0].type if op.results else None
+    else:
+        return
+    if reg is None or mem is None or not _tensor(reg) or mem.kind != "memdesc":
+        return
+    direction = "load" if op.name == "ttg.local_load" else "store"
+    subject = f"{_names(op)} ({direction}): {_enc(reg)} <-> {_enc(mem)}"
+    if not ctx.nvidia:
+        yield _unknown("bank_conflicts", subject, f"bank model for target {ctx.module.target!r} not available "
+                                                  "(NVIDIA's 32 x 4-byte banks only)")
+        return
+    R, M = ctx.built(reg), ctx.built(mem)
+    for b in (R, M):
+        if isinstance(b, LayoutProblem):
+            yield _unknown("bank_conflicts", subject, b.reason)
+            return
+    assert isinstance(R, BuiltLayout) and isinstance(M, BuiltLayout)
+    if tuple(reg.shape) != tuple(M.shape):
+        yield _unknown("bank_conflicts", subject, f"access of shape {list(reg.shape)} into a buffer of shape "
+                                                  f"{list(M.shape)} (a subview): not modelled")
+        return
+    bits = element_bits(reg.element)
+    if bits not in (8, 16, 32, 64):
+        yield _unknown("bank_conflicts", subject, f"element width {bits} bits not modelled")
+        return
+    v = prove_bank_count(R.layout, M.layout, bits)
+    yield v.with_(subject=subject, details={**v.details, "direction": direction})
+
+
+# -- rule: dot operands are what the instruction needs ---------------------------------------------
+
+def _dot(ctx: OpContext) -> Iterable[Verdict]:
+    op = ctx.op
+    t0 = time.perf_counter()
+    res = op.results[0].type if op.results else None
+    if op.name == "tt.dot":
+        for i, t in enumerate(op.operand_types[:2]):
+            if t is None or t.encoding is None:
+                continue
+            subject = f"{_names(op)} operand {i}: {_enc(t)}"
+            enc = t.encoding
+            if enc.get("kind") != "dot_operand":
+                yield _structural("dot_operands", subject, False, {"operand": i},
+                                  {"encoding": enc.get("kind"), "required": "dot_operand"},
+                                  "a tt.dot operand must have a #ttg.dot_op encoding", t0)
+                continue
+            yield _structural("dot_operands", subject, enc.get("operand_index") == i, {"operand": i},
+                              {"opIdx": enc.get("operand_index"), "required": i},
+                              "operand index does not match the operand's position", t0)
+            parent = enc.get("parent")
+            if res is not None and res.encoding is not None and isinstance(parent, dict):
+                if parent != dict(res.encoding):
+                    pair_v = _parent_equal(parent, res, subject)
+                    if pair_v is not None:
+                        yield pair_v
+                pk = parent.get("kind")
+                bits = element_bits(t.element)
+                if pk == "nvidia_mma" and list(parent.get("version", [0]))[0] == 2 and bits:
+                    want = max(1, 32 // bits)
+                    yield _structural("dot_operands", subject + " kWidth", enc.get("k_width") == want,
+                                      {"operand": i}, {"kWidth": enc.get("k_width"),
+                                                       "required (32 / element bits)": want},
+                                      "kWidth does not match the element width for mma v2", t0)
+    elif op.name in ("ttng.warp_group_dot", "ttng.tc_gen5_mma", "ttng.tc_gen5_mma_scaled"):
+        for i, t in enumerate(op.operand_types[:2]):
+            if t is None or t.kind != "memdesc" or t.encoding is None:
+                continue
+            if t.memory_space and "tensor_memory" in t.memory_space:
+                continue
+            subject = f"{_names(op)} operand {i}: {_enc(t)}"
+            kind = t.encoding.get("kind")
+            yield _structural("dot_operands", subject, kind in ("nvmma_shared", "shared_linear"), {"operand": i},
+                              {"encoding": kind, "required": "nvmma_shared"},
+                              "a wgmma / tcgen5 shared operand must use an NVMMA shared layout", t0)
+
+
+def _parent_equal(parent: Mapping[str, Any], res: TypeRef, subject: str) -> Verdict | None:
+    try:
+        P = build_spec(dict(parent), list(res.shape))
+        R = layout_of(res)
+    except LlverifyError as exc:
+        return _unknown("dot_operands", subject, f"parent layout not built: {exc}")
+    if isinstance(R, LayoutProblem):
+        return _unknown("dot_operands", subject, R.reason)
+    return equal(P, R.layout, subject=subject + " parent vs result").with_(property="dot_operands")
+
+
+# -- rule: subslices stay inside their allocation ---------------------------------------------------
+
+def _subslice(ctx: OpContext) -> Iterable[Verdict]:
+    op = ctx.op
+    t0 = time.perf_counter()
+    src = op.operand_types[0] if op.operand_types else None
+    res = op.results[0].type if op.results else None
+    if src is None or res is None:
+        return
+    offsets = _int_array(op.attributes.get("offsets"))
+    subject = f"{_names(op)} offsets={offsets}: {list(res.shape)} inside {list(src.shape)}"
+    if offsets is None:
+        yield _unknown("view_in_bounds", subject, "no readable 'offsets' attribute")
+        return
+    for d, (o, n, m) in enumerate(zip(offsets, res.shape[-len(offsets):], src.shape[-len(offsets):])):
+        if o < 0 or o + n > m:
+            yield _structural("view_in_bounds", subject, False, {"dim": d},
+                              {"offset": o, "view size": n, "allocation size": m},
+                              "the view reaches past its allocation", t0)
+            return
+    yield _structural("view_in_bounds", subject, True, {}, {"offsets": offsets, "view": list(res.shape),
+                                                           "allocation": list(src.shape)}, "", t0)
+
+
+RULES: tuple[Rule, ...] = (
+    Rule("layout", "every tensor / memdesc layout builds and is a distributed (def. 4.10) or memory (def. 4.14) "
+         "layout for its shape, for the warp count in force", "seed 000, definitions 4.10 and 4.14",
+         _has_layout_result, _layout_types),
+    Rule("same_layout", "elementwise operands and results have equal layouts", "seed 000, section 4 (layouts "
+         "as maps; elementwise ops need equal maps)", _is_elementwise, _elementwise),
+    Rule("region_boundary", "values crossing scf.for / scf.if / tt.return boundaries keep their layout",
+         "TritonGPU verifier invariants", _is_boundary, _boundary),
+    Rule("conversion", "ttg.convert_layout moves every element to its place; classified and costed",
+         "seed 000, section 5.4 and lemma 9.4", lambda op: op.name == "ttg.convert_layout", _convert_layout),
+    Rule("shape_op", "shape ops move no data between threads", "seed 000, theorem 9.3",
+         lambda op: op.name in _SHAPE_OPS, _shape_op),
+    Rule("reduce_scan", "tt.reduce results are the slice of the operand layout along the axis; tt.scan keeps it",
+         "seed 000, proposition 4.8", lambda op: op.name in ("tt.reduce", "tt.scan"), _reduce_scan),
+    Rule("broadcast_store", "stores and atomics of broadcast elements write each element exactly once",
+         "seed 000, section 5.3 (free variables)", lambda op: op.name in ("tt.store", "tt.atomic_rmw",
+                                                                          "tt.atomic_cas", "tt.histogram"), _stores),
+    Rule("shared_access", "local_alloc / local_store / local_load: exact bank wavefronts (NVIDIA)",
+         "seed 000, lemma 9.4", lambda op: op.name in ("ttg.local_alloc", "ttg.local_store", "ttg.local_load"),
+         _shared_access),
+    Rule("dot_operands", "dot operands have the layouts the MMA instruction needs",
+         "seed 000, proposition 4.7", lambda op: op.name in ("tt.dot", "ttng.warp_group_dot", "ttng.tc_gen5_mma",
+                                                             "ttng.tc_gen5_mma_scaled"), _dot),
+    Rule("view_in_bounds", "memdesc subslices stay inside their allocation", "TritonGPU memdesc semantics",
+         lambda op: op.name in ("ttg.memdesc_subslice",), _subslice),
+)
+
+
+def rules_for(op: Op) -> list[Rule]:
+    return [r for r in RULES if r.applies(op)]

@@ -445,6 +445,10 @@ class _Assembler:
         if not signature.strip() or name == "scf.for":
             return [], None, for_results
         lhs, rhs = split_arrow(signature)
+        if rhs is None:
+            cast = find_top(signature, " to ")
+            if cast >= 0:  # casts print `: A to B` (arith.extf, arith.truncf, arith.bitcast, ...)
+                lhs, rhs = signature[:cast], signature[cast + 4:]
         lhs_types = [self.typeref(t) for t in split_top(strip_parens(lhs), ",") if t.strip()]
         rhs_types = None if rhs is None else [self.typeref(t) for t in split_top(strip_parens(rhs), ",") if t.strip()]
         return lhs_types, rhs_types, for_results

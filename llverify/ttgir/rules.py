@@ -29,7 +29,7 @@ from llverify.layout import LinearLayout
 from llverify.prove.locality import thread_local
 from llverify.prove.plans import prove_broadcast_store
 from llverify.prove.plans_banks import prove_bank_count
-from llverify.prove.properties import conversion, distributed, equal, memory
+from llverify.prove.properties import conversion, distributed, equal, memory, surjective
 from llverify.prove.verdict import Counterexample, Verdict
 from llverify.ttgir.layouts import BuiltLayout, LayoutProblem, element_bits, layout_of
 from llverify.ttgir.model import Function, Module, Op, TypeRef
@@ -148,9 +148,15 @@ def _layout_types(ctx: OpContext) -> Iterable[Verdict]:
                 yield _structural("warps", subject, lw == ctx.warps, {"warp": min(lw, ctx.warps)},
                                   {"warps in force": ctx.warps, "warps of the layout": lw},
                                   "the layout is for a different number of warps than the module runs", t0)
-        else:
+        elif "offset" in L.in_dim_names:
             v = memory(L, subject=subject)
             yield v.with_(details={**v.details, "buffers": built.buffers, "buffer_shape": list(built.shape)})
+        else:
+            # tensor memory (row, col): rows may be replicated (a 64-row tile in 128 lanes), so
+            # definition 4.14's bijection does not apply; the layout must still cover the tensor
+            v = surjective(L, subject=subject)
+            yield v.with_(details={**v.details, "buffers": built.buffers, "buffer_shape": list(built.shape),
+                                   "memory": "tensor memory (row, col)"})
 
 
 def _has_layout_result(op: Op) -> bool:

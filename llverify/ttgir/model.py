@@ -118,6 +118,11 @@ class Op:
     location: Location
     source: SourceLocation | None
     text: str  # the op's first line as printed (for messages)
+    printed_operand_types: tuple[TypeRef | None, ...] = ()  # the op's own signature, per operand, when printed
+
+    def __post_init__(self) -> None:
+        if self.printed_operand_types and len(self.printed_operand_types) != len(self.operands):
+            object.__setattr__(self, "printed_operand_types", ())
 
     def attr_int(self, key: str) -> int | None:
         """An integer attribute (``axis = 1 : i32`` -> 1), or None."""

@@ -47,7 +47,7 @@ from typing import Any
 from llverify.ttgir.model import (Block, Function, Location, Module, Op, Region, SourceLocation, TtgirError,
                                   TypeRef, Value)
 from llverify.ttgir.syntax import MAX_DEPTH, find_top, matching_close, rfind_top, split_arrow, split_top, strip_parens
-from llverify.ttgir.types import AliasTable, parse_typeref
+from llverify.ttgir.types import AliasTable, parse_typeref, with_element
 
 __all__ = ["parse_module", "MAX_MODULE_BYTES", "MAX_REGION_DEPTH"]
 
@@ -377,14 +377,17 @@ class _Assembler:
         before_sig = rest if sig_at < 0 else rest[:sig_at]
         signature = "" if sig_at < 0 else rest[sig_at + 3:]
         attrs: dict[str, str] = {}
-        for brace in _top_dicts(before_sig):
+        for brace in _top_dicts(before_sig) + _top_dicts(signature):
             attrs.update(_attr_dict(brace))
+        signature = _remove_dicts(signature).strip()
         operand_text = _remove_dicts(before_sig)
         defined = {a for a, _ in region_args}
         operands = tuple(u for u in _uses(operand_text) if u not in defined)
         result_names = _result_names(results_text)
         lhs_types, rhs_types, for_results = self._signature(name, rest, signature)
         res_types = self._result_types(result_names, lhs_types, rhs_types, for_results, operands)
+        if rhs_types is None and not for_results:
+            res_types = [_implied_element(name, t) for t in res_types]
         results = []
         for rn, rt in zip(result_names, res_types):
             v = Value(rn, rt)
@@ -400,8 +403,9 @@ class _Assembler:
                 t = lhs_types[i]
             op_types.append(t)
         regions = tuple(self.region(r) for r in b.regions)
+        printed = tuple(lhs_types) if lhs_types and len(lhs_types) == len(operands) and rhs_types is not None else ()
         return Op(name, tuple(results), operands, tuple(op_types), attrs, regions,
-                  Location(self.path, b.line, b.col), self.locs.resolve(loc), b.head[:200])
+                  Location(self.path, b.line, b.col), self.locs.resolve(loc), b.head[:200], printed)
 
     def _region_header_args(self, name: str, rest: str) -> list[tuple[str, str]]:
         out = []
@@ -449,7 +453,8 @@ class _Assembler:
             cast = find_top(signature, " to ")
             if cast >= 0:  # casts print `: A to B` (arith.extf, arith.truncf, arith.bitcast, ...)
                 lhs, rhs = signature[:cast], signature[cast + 4:]
-        lhs_types = [self.typeref(t) for t in split_top(strip_parens(lhs), ",") if t.strip()]
+        lhs_types = [self.typeref(t) for part in split_top(strip_parens(lhs), ",")
+                     for t in split_top(part, " * ") if t.strip()]
         rhs_types = None if rhs is None else [self.typeref(t) for t in split_top(strip_parens(rhs), ",") if t.strip()]
         return lhs_types, rhs_types, for_results
 
@@ -472,6 +477,16 @@ class _Assembler:
             return list(cand) * n
         unknown = TypeRef("", "other")
         return (list(cand) + [unknown] * n)[:n]
+
+
+def _implied_element(name: str, t: TypeRef) -> TypeRef:
+    """Ops whose printed type is the operand's: the result's element type follows from the op."""
+    if name in ("arith.cmpi", "arith.cmpf"):
+        return with_element(t, "i1")
+    if name in ("tt.load", "tt.atomic_rmw", "tt.atomic_cas") and t.element.startswith("!tt.ptr<"):
+        inner = t.element[len("!tt.ptr<"):-1].split(",")[0].strip()
+        return with_element(t, inner)
+    return t
 
 
 def _result_names(text: str) -> list[str]:

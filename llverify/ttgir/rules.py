@@ -167,7 +167,7 @@ def _has_layout_result(op: Op) -> bool:
 
 _ELEMENTWISE = {"tt.addptr", "tt.bitcast", "tt.fp_to_fp", "tt.int_to_ptr", "tt.ptr_to_int", "tt.clampf",
                 "tt.precise_sqrt", "tt.precise_divf", "tt.mulhiui", "tt.extern_elementwise",
-                "tt.elementwise_inline_asm", "tt.load", "tt.atomic_rmw", "tt.atomic_cas"}
+                "tt.elementwise_inline_asm", "tt.load", "tt.atomic_rmw", "tt.atomic_cas", "tt.splat"}
 
 
 def _is_elementwise(op: Op) -> bool:
@@ -181,6 +181,43 @@ def _elementwise(ctx: OpContext) -> Iterable[Verdict]:
     res = op.results[0].type
     for i, t in enumerate(op.operand_types):
         v = _equal_layouts(ctx, t, res, "same_layout", f"{_names(op)}: operand {i} {_enc(t)} vs result {_enc(res)}")
+        if v is not None:
+            yield v
+
+
+def _is_memory_op(op: Op) -> bool:
+    return op.name in ("tt.store", "tt.load", "tt.atomic_rmw", "tt.atomic_cas")
+
+
+def _memory_operands(ctx: OpContext) -> Iterable[Verdict]:
+    """Pointer, value and mask operands of a load / store / atomic share one layout."""
+    op = ctx.op
+    tensors = [(i, t) for i, t in enumerate(op.operand_types) if _tensor(t)]
+    if len(tensors) < 2:
+        return
+    i0, t0 = tensors[0]
+    for i, t in tensors[1:]:
+        v = _equal_layouts(ctx, t0, t, "same_layout", f"{_names(op)}: operand {i0} {_enc(t0)} vs operand {i} "
+                                                      f"{_enc(t)}")
+        if v is not None:
+            yield v
+
+
+def _use_types(ctx: OpContext) -> Iterable[Verdict]:
+    """An operand's type as the op prints it denotes the same layout as the type its definition gave it."""
+    op = ctx.op
+    for i, (resolved, printed) in enumerate(zip(op.operand_types, op.printed_operand_types)):
+        if resolved is None or printed is None or resolved.text == printed.text:
+            continue
+        if resolved.kind != printed.kind or resolved.shape != printed.shape or resolved.element != printed.element:
+            t0 = time.perf_counter()
+            yield _structural("use_type", f"{_names(op)} operand {i} ({op.operands[i]})", False,
+                              {"operand": i}, {"defined as": resolved.text, "used as": printed.text},
+                              "the operand's type at its use differs from its definition", t0)
+            continue
+        v = _equal_layouts(ctx, resolved, printed, "use_type",
+                           f"{_names(op)} operand {i} ({op.operands[i]}): defined {_enc(resolved)}, used as "
+                           f"{_enc(printed)}")
         if v is not None:
             yield v
 
@@ -527,6 +564,11 @@ RULES: tuple[Rule, ...] = (
          _has_layout_result, _layout_types),
     Rule("same_layout", "elementwise operands and results have equal layouts", "seed 000, section 4 (layouts "
          "as maps; elementwise ops need equal maps)", _is_elementwise, _elementwise),
+    Rule("memory_operands", "pointer, value and mask of a load / store / atomic have one layout",
+         "TritonGPU verifier invariants", _is_memory_op, _memory_operands),
+    Rule("use_type", "every operand is used with the layout its definition gave it",
+         "MLIR SSA typing (a mismatch means the printed IR was edited or mis-built)",
+         lambda op: bool(op.printed_operand_types), _use_types),
     Rule("region_boundary", "values crossing scf.for / scf.if / tt.return boundaries keep their layout",
          "TritonGPU verifier invariants", _is_boundary, _boundary),
     Rule("conversion", "ttg.convert_layout moves every element to its place; classified and costed",

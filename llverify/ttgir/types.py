@@ -27,7 +27,7 @@ from llverify.triton.parse import parse_attr
 from llverify.ttgir.model import TypeRef
 from llverify.ttgir.syntax import split_top
 
-__all__ = ["parse_typeref", "AliasTable", "MAX_LITERAL_DIGITS", "MAX_ENCODING_DEPTH"]
+__all__ = ["parse_typeref", "with_element", "AliasTable", "MAX_LITERAL_DIGITS", "MAX_ENCODING_DEPTH"]
 
 #: integer literals longer than this are refused (a layout never needs one)
 MAX_LITERAL_DIGITS = 40
@@ -157,3 +157,16 @@ def parse_typeref(text: str, aliases: AliasTable | Mapping[str, Any]) -> TypeRef
     if re.fullmatch(r"(i\d+|f\d+|bf16|tf32|f8\w*|f4\w*|f6\w*|index|none)", t):
         return TypeRef(t, "scalar", (), t)
     return TypeRef(t, "other")
+
+
+def with_element(t: TypeRef, element: str) -> TypeRef:
+    """``t`` with another element type (``tensor<4x!tt.ptr<f16>, #b>`` -> ``tensor<4xf16, #b>``)."""
+    from dataclasses import replace
+
+    if t.kind == "tensor":
+        dims = "".join(f"{d}x" for d in t.shape)
+        enc = f", {t.encoding_text}" if t.encoding_text else ""
+        return replace(t, text=f"tensor<{dims}{element}{enc}>", element=element)
+    if t.kind in ("scalar", "ptr"):
+        return TypeRef(element, "ptr" if element.startswith("!tt.ptr") else "scalar", (), element)
+    return t

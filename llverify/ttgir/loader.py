@@ -127,7 +127,7 @@ def load_text(text: str, path: str) -> list[Module | TtgirError]:
             continue  # a function- or op-level snapshot
         # pad with newlines so reported lines are the dump file's own
         try:
-            out.append(parse_module("\n" * line + body, path, stage=stage))
+            out.append(parse_module("\n" * (line - 1) + body, path, stage=stage))
         except TtgirError as exc:
             out.append(exc)
     return out

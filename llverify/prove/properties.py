@@ -41,7 +41,7 @@ from llverify.prove.certificates import CertificateError
 from llverify.prove.finding import Finding
 from llverify.prove.points import describe, flatten_in, unflatten_in
 from llverify.prove.replay import ReplayFailure
-from llverify.prove.verdict import Verdict
+from llverify.prove.verdict import Counterexample, Verdict
 
 __all__ = [
     "ClaimError", "DISTRIBUTED_DIMS", "METHOD_CHOICES", "bijective", "conversion", "distributed",
@@ -154,17 +154,42 @@ def _same_dims(A: LinearLayout, B: LinearLayout, a: str, b: str) -> str | None:
     return None
 
 
+def _size_witness(A: LinearLayout, B: LinearLayout) -> Counterexample | None:
+    """Same dim names, different sizes: an input that exists for one layout only (evaluated on it),
+    or the differing out-dim sizes.  None when every size agrees."""
+    for d in A.in_dim_names:
+        a, b = A.in_dim_size(d), B.in_dim_size(d)
+        if a != b:
+            big, name = (A, "A") if a > b else (B, "B")
+            x = {n: 0 for n in big.in_dim_names}
+            x[d] = min(a, b)
+            value = dict(big.apply(**x))
+            other = "B" if name == "A" else "A"
+            return Counterexample(x, {f"{name}(x)": value, f"{other}(x)": f"undefined ({d} has size {min(a, b)})"},
+                                  f"in dim '{d}' has size {a} in A and {b} in B")
+    for d in A.out_dim_names:
+        a, b = A.out_dim_size(d), B.out_dim_size(d)
+        if a != b:
+            return Counterexample({}, {f"A's {d} size": a, f"B's {d} size": b},
+                                  f"out dim '{d}': the layouts describe tensors of different shapes")
+    return None
+
+
 def equal(A: LinearLayout, B: LinearLayout, *, method: str = "auto", rlimit: int | None = None,
           timeout: float | None = None, subject: str | None = None) -> Verdict:
     """``A(x) == B(x)`` for every input; dims are matched by name (orders may differ).
 
-    Different dim names or sizes give an ``error`` verdict saying which."""
+    Different dim *names* give an ``error`` verdict (the claim is ill-formed); equal names with different
+    sizes are ``refuted``, the witness an input only one layout has (or the differing out sizes)."""
     t0 = time.perf_counter()
     A, B = _layout(A, "A"), _layout(B, "B")
     subj = subject or f"{describe(A)} vs {describe(B)}"
-    bad = _same_dims(A, B, "A", "B")
-    if bad:
-        return _error("equal", subj, bad, t0)
+    if set(A.in_dim_names) != set(B.in_dim_names) or set(A.out_dim_names) != set(B.out_dim_names):
+        return _error("equal", subj, _same_dims(A, B, "A", "B") or "dims differ", t0)
+    size_witness = _size_witness(A, B)
+    if size_witness is not None:
+        return Verdict("refuted", "equal", subj, "exhaustive", time.perf_counter() - t0,
+                       "the layouts have different domains or codomains", size_witness)
     B2 = B.transpose_ins(list(A.in_dim_names)).transpose_outs(list(A.out_dim_names))
     return _run("equal", subj, method, lambda m: _dispatch("equal", m, (A, B2), rlimit, timeout), t0, rlimit=rlimit)
 

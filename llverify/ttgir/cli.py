@@ -50,16 +50,16 @@ def _gate_unit(unit: tuple[str, str | None]) -> Any:
 
     path, cache_path = unit
     cache = VerdictCache(cache_path) if cache_path else None
-    key = _cache_key(path) if cache else None
+    key = _cache_key(path) if cache is not None else None
     try:
-        if cache and key:
+        if cache is not None and key:
             hit = cache.get(key)
             if hit is not None and not hit.replay_needed and isinstance(hit.verdict.certificate, dict):
                 cert = hit.verdict.certificate
                 findings = tuple(finding_from_json(d) for d in cert.get("findings", []))
                 return GateResult(path, findings, tuple(cert.get("errors", [])), int(cert.get("modules", 0)), 0.0), True
         result = gate_file(path)
-        if cache and key and not result.errors and all(f.verdict.status == "proved" for f in result.findings):
+        if cache is not None and key and not result.errors and all(f.verdict.status == "proved" for f in result.findings):
             docs = []
             for f in result.findings:
                 d = f.to_json()
@@ -70,7 +70,7 @@ def _gate_unit(unit: tuple[str, str | None]) -> Any:
                                    certificate={"findings": docs, "errors": [], "modules": result.modules}))
         return result, False
     finally:
-        if cache:
+        if cache is not None:
             cache.close()
 
 

@@ -403,7 +403,12 @@ class _Assembler:
                 t = lhs_types[i]
             op_types.append(t)
         regions = tuple(self.region(r) for r in b.regions)
-        printed = tuple(lhs_types) if lhs_types and len(lhs_types) == len(operands) and rhs_types is not None else ()
+        printed: tuple[TypeRef, ...] = ()
+        if lhs_types and rhs_types is not None:
+            if len(lhs_types) == len(operands):
+                printed = tuple(lhs_types)
+            elif name in ("tt.dot", "tt.dot_scaled") and len(lhs_types) + 1 == len(operands) and len(rhs_types) == 1:
+                printed = (*lhs_types, rhs_types[0])  # `A * B -> C`: the accumulator has the result's type
         return Op(name, tuple(results), operands, tuple(op_types), attrs, regions,
                   Location(self.path, b.line, b.col), self.locs.resolve(loc), b.head[:200], printed)
 

@@ -1,0 +1,264 @@
+"""`llverify ttgir` on real modules: the unmutated corpus passes, each single mutation is refuted with a
+located finding, policy and baseline behave, and the command's formats and exit codes hold."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from llverify.ttgir.baseline import diff_findings, regressions
+from llverify.ttgir.gate import check_module
+from llverify.ttgir.policy import PolicyError, apply_policy, load_policy
+from llverify.ttgir.reader import parse_module
+
+CORPUS = Path(__file__).resolve().parent / "data" / "ttgir"
+
+
+def _module(name: str) -> str:
+    return (CORPUS / f"{name}.ttgir").read_text()
+
+
+def _findings(text: str, path: str = "m.ttgir"):
+    return check_module(parse_module(text, path))
+
+
+def _bad(findings):
+    return [f for f in findings if f.verdict.status not in ("proved", "unknown")]
+
+
+def _cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "llverify.cli", "ttgir", "--no-cache", *args], capture_output=True,
+                          text=True, cwd=cwd)
+
+
+@pytest.mark.parametrize("name", ["matmul-t128s3-cuda_90-w4", "matmul-t64s1-cuda_80-w4", "attention-q64k64d64-cuda_100-w4",
+                                  "transpose-m64n64-cuda_90-w8", "reduction-m64n64-cuda_80-w4",
+                                  "gluon_convert_lane_swap_w4-64x64-cuda_90-w4", "softmax-r16c256-hip_gfx942-w8"])
+def test_unmutated_modules_pass(name: str) -> None:
+    findings = _findings(_module(name))
+    assert findings and not _bad(findings)
+    assert all(f.verdict.status == "proved" or f.rule == "shared_access" for f in findings)
+
+
+def _replace_line(text: str, needle: str, old: str, new: str) -> tuple[str, int]:
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if needle in line and old in line:
+            lines[i] = line.replace(old, new, 1)
+            return "\n".join(lines) + "\n", i + 1
+    raise AssertionError(f"no line with {needle!r} and {old!r}")
+
+
+def _assert_refuted_at(findings, line: int, rule: str) -> None:
+    bad = _bad(findings)
+    assert bad, "the mutant was not refuted"
+    hits = [f for f in bad if f.location.line == line and f.rule == rule]
+    assert hits, [(f.location.line, f.rule, f.verdict.message) for f in bad]
+    for f in hits:
+        assert f.verdict.status == "refuted" and f.verdict.counterexample is not None
+
+
+def test_mutant_convert_result_layout_breaks_the_store() -> None:
+    text = _module("gluon_convert_lane_swap_w4-64x64-cuda_90-w4")
+    m = re.search(r"ttg.convert_layout .*-> tensor<64x64xf16, (#\w+)>", text)
+    target = m.group(1)
+    other = "#blocked" if target != "#blocked" else "#blocked1"
+    mutated, line = _replace_line(text, "ttg.convert_layout", f"-> tensor<64x64xf16, {target}>",
+                                  f"-> tensor<64x64xf16, {other}>")
+    findings = _findings(mutated)
+    store = [f for f in _bad(findings) if f.op == "tt.store"]
+    assert store and store[0].rule in ("memory_operands", "use_type")
+    assert store[0].verdict.counterexample is not None
+
+
+def test_mutant_trans_result_layout_is_refuted() -> None:
+    text = _module("transpose-m64n64-cuda_90-w4")
+    m = re.search(r"tt.trans .* -> tensor<64x64xf16, (#\w+)>", text)
+    aliases = set(re.findall(r"^(#blocked\d*) = ", text, re.M))
+    other = sorted(aliases - {m.group(1)})[0]
+    mutated, line = _replace_line(text, "tt.trans", f"-> tensor<64x64xf16, {m.group(1)}>",
+                                  f"-> tensor<64x64xf16, {other}>")
+    _assert_refuted_at(_findings(mutated), line, "shape_op")
+
+
+def test_mutant_reduce_slice_dim_is_refuted() -> None:
+    text = _module("reduction-m64n64-cuda_80-w4")
+    m = re.search(r'"tt.reduce".*\) -> tensor<64xf32, #ttg.slice<\{dim = (\d)', text, re.S)
+    assert m
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if line.strip().startswith("})") and "#ttg.slice<{dim = 1" in line:
+            lines[i] = line.replace("#ttg.slice<{dim = 1", "#ttg.slice<{dim = 0")
+            mutated, line_no = "\n".join(lines) + "\n", i + 1
+            break
+    findings = _findings(mutated)
+    bad = [f for f in _bad(findings) if f.rule == "reduce_scan"]
+    assert bad and bad[0].verdict.counterexample is not None
+
+
+def test_mutant_dot_operand_kwidth_is_refuted() -> None:
+    text = _module("matmul-t64s1-cuda_80-w4")
+    # a pass that picks the wrong kWidth does so consistently: every occurrence changes
+    mutated = text.replace("opIdx = 0, parent = #mma, kWidth = 2", "opIdx = 0, parent = #mma, kWidth = 4")
+    bad = [f for f in _bad(_findings(mutated)) if f.op == "tt.dot"]
+    assert bad and any("kWidth" in str(f.verdict.counterexample.sides) for f in bad)
+
+
+def test_mutant_local_load_through_another_swizzle_is_refuted() -> None:
+    text = _module("matmul-t64s1-cuda_80-w4")
+    mutated, line = _replace_line(text, "ttg.local_load", "#shared,", "#shared1,")
+    _assert_refuted_at(_findings(mutated), line, "use_type")
+
+
+def test_unknown_is_unknown_never_proved() -> None:
+    findings = _findings(_module("matmul-t64s1-hip_gfx942-w4"))
+    unknown = [f for f in findings if f.verdict.status == "unknown"]
+    assert unknown and all(f.rule == "shared_access" and "bank model" in f.verdict.message for f in unknown)
+
+
+# -- policy -------------------------------------------------------------------------------------------
+
+def test_policy_thresholds(tmp_path) -> None:
+    findings = _findings(_module("matmul-t128s1-cuda_90-w4"))
+    pol = tmp_path / "p.yaml"
+    pol.write_text("defaults:\n  max_shared_memory_conversions: 0\n  max_wavefronts: 1\n"
+                   "kernels:\n  - match: 'other*'\n    max_wavefronts: 100\n")
+    violations = apply_policy(load_policy(str(pol)), findings)
+    assert any("shared-memory conversions" in v.verdict.subject for v in violations)
+    assert any("wavefronts" in v.verdict.subject for v in violations)
+    assert all(v.verdict.status == "refuted" and v.verdict.counterexample for v in violations)
+    pol.write_text("kernels:\n  - match: 'matmul'\n    max_shared_memory_conversions: 5\n")
+    assert apply_policy(load_policy(str(pol)), findings) == []
+    for bad in ("defaults: {max_wavefronts: -1}\n", "defaults: {forbid: [everything]}\n", "kernels: [{}]\n",
+                "nonsense: 1\n", "defaults: [\n"):
+        pol.write_text(bad)
+        with pytest.raises(PolicyError, match=str(pol)):
+            load_policy(str(pol))
+
+
+def test_policy_schema_accepts_the_documented_example() -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    from llverify.ttgir.policy import policy_schema
+
+    doc = {"defaults": {"max_shared_memory_conversions": 2, "max_wavefronts": 4,
+                        "forbid": ["no_op_conversion", "unknown"]},
+           "kernels": [{"match": "attn_*", "max_shared_memory_conversions": 0}]}
+    jsonschema.validate(doc, policy_schema())
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"defaults": {"max_wavefronts": "four"}}, policy_schema())
+
+
+# -- baseline -----------------------------------------------------------------------------------------
+
+def test_baseline_self_diff_is_empty_and_an_added_conversion_is_reported() -> None:
+    text = _module("gluon_convert_vec4_to_vec1_w4-64x64-cuda_90-w4")
+    base = _findings(text)
+    assert diff_findings(base, _findings(text)) == []
+    # add one conversion (from the loaded tile to another layout), at a new Python location
+    m = re.search(r"^(\s*)(%\w+) = tt.load .*: (tensor<64x64x!tt.ptr<f16>, (#\w+)>)", text, re.M)
+    enc = m.group(4)
+    other = "#blocked1" if enc != "#blocked1" else "#blocked"
+    extra = (f'{m.group(1)}%extra = ttg.convert_layout {m.group(2)} : tensor<64x64xf16, {enc}> -> '
+             f'tensor<64x64xf16, {other}> loc("new.py":7:3)')
+    lines = text.splitlines()
+    at = next(i for i, l in enumerate(lines) if m.group(0).strip() in l)
+    lines.insert(at + 1, extra)
+    cur = _findings("\n".join(lines) + "\n")
+    diffs = diff_findings(base, cur)
+    changes = [c for d in diffs for c in d.changes]
+    assert [c.kind for c in changes] == ["added"] and "new.py:7:3" in changes[0].key
+    regs = regressions(diffs)
+    assert len(regs) == 1 and regs[0].verdict.status == "refuted" and regs[0].location.line == at + 2
+
+
+# -- the command --------------------------------------------------------------------------------------
+
+def test_cli_json_schema_and_exit_codes(tmp_path) -> None:
+    mod = CORPUS / "matmul-t128s3-cuda_90-w4.ttgir"
+    out = _cli("--format", "json", str(mod))
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert set(doc) >= {"llverify", "results", "summary"}
+    r = doc["results"][0]
+    for key in ("spec", "check", "property", "subject", "expected", "status", "ok", "method", "seconds",
+                "counterexample", "message", "details", "op", "location", "source", "kernel"):
+        assert key in r
+    conv = [x for x in doc["results"] if x["rule"] == "conversion"]
+    assert conv and "classification" in conv[0]["details"] and "cost" in conv[0]["details"]
+    per_op = doc["summary"]["per_op"]["ttg.convert_layout"]
+    assert per_op["proved"] == sum(x["op"] == "ttg.convert_layout" for x in doc["results"])
+    # unknowns only (AMD bank model): 3; with --allow-unknown: 0
+    amd = CORPUS / "matmul-t64s1-hip_gfx942-w4.ttgir"
+    assert _cli(str(amd)).returncode == 3
+    assert _cli("--allow-unknown", str(amd)).returncode == 0
+    # a refutation: 1, located
+    bad = tmp_path / "bad.ttgir"
+    text = (CORPUS / "matmul-t64s1-cuda_80-w4.ttgir").read_text()
+    bad.write_text(text.replace("opIdx = 0, parent = #mma, kWidth = 2", "opIdx = 0, parent = #mma, kWidth = 4"))
+    res = _cli(str(bad))
+    assert res.returncode == 1 and re.search(r"bad\.ttgir:\d+:\d+: error: dot_operands", res.stdout)
+    # an unreadable module among good ones: 2, and the good one is still reported
+    broken = tmp_path / "broken.ttgir"
+    broken.write_text(text[:500])
+    res = _cli("--format", "json", str(broken), str(mod))
+    assert res.returncode == 2
+    doc = json.loads(res.stdout)
+    assert doc["errors"] and doc["results"] and "broken.ttgir:" in doc["errors"][0]
+    assert "Traceback" not in res.stderr
+
+
+@pytest.mark.parametrize("fmt", ["text", "junit", "sarif", "markdown"])
+def test_cli_formats(fmt, tmp_path) -> None:
+    bad = tmp_path / "bad.ttgir"
+    bad.write_text((CORPUS / "matmul-t64s1-cuda_80-w4.ttgir").read_text()
+                   .replace("opIdx = 0, parent = #mma, kWidth = 2", "opIdx = 0, parent = #mma, kWidth = 4"))
+    out = tmp_path / f"r.{fmt}"
+    res = _cli("--format", fmt, "-o", str(out), str(bad))
+    assert res.returncode == 1
+    body = out.read_text()
+    if fmt == "sarif":
+        doc = json.loads(body)
+        results = doc["runs"][0]["results"]
+        assert results and results[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].endswith("bad.ttgir")
+        assert results[0]["relatedLocations"][0]["physicalLocation"]["artifactLocation"]["uri"].endswith(".py")
+    else:
+        assert "dot_operands" in body
+
+
+def test_cli_bad_command_lines(tmp_path) -> None:
+    assert _cli().returncode == 2
+    res = _cli("-o", str(tmp_path / "missing" / "x.json"), str(CORPUS / "matmul-t64s1-cuda_80-w4.ttgir"))
+    assert res.returncode == 2 and "does not exist" in res.stderr
+    pol = tmp_path / "p.yaml"
+    pol.write_text("defaults: {forbid: [nope]}\n")
+    res = _cli("--policy", str(pol), str(CORPUS / "matmul-t64s1-cuda_80-w4.ttgir"))
+    assert res.returncode == 2 and "forbid" in res.stderr and "Traceback" not in res.stderr
+
+
+def test_cli_parallel_equals_sequential_and_cache_replays(tmp_path) -> None:
+    files = [str(p) for p in sorted(CORPUS.glob("*cuda_90-w4.ttgir"))][:24]
+    one = _cli("--format", "json", "-j", "1", *files)
+    two = _cli("--format", "json", "-j", "2", *files)
+
+    def strip(doc):
+        for r in doc["results"]:
+            r.pop("seconds")
+            r["details"].pop("seconds", None)
+        doc["summary"].pop("seconds")
+        return doc
+
+    assert strip(json.loads(one.stdout)) == strip(json.loads(two.stdout))
+    cache = tmp_path / "c.sqlite"
+    cold = subprocess.run([sys.executable, "-m", "llverify.cli", "ttgir", "--cache", str(cache), "--format", "json",
+                           *files], capture_output=True, text=True)
+    warm = subprocess.run([sys.executable, "-m", "llverify.cli", "ttgir", "--cache", str(cache), "--format", "json",
+                           *files], capture_output=True, text=True)
+    a, b = strip(json.loads(cold.stdout)), strip(json.loads(warm.stdout))
+    assert b["summary"]["cached_files"] == len(files) and a["summary"]["cached_files"] == 0
+    a["summary"].pop("cached_files"), b["summary"].pop("cached_files")
+    assert a == b

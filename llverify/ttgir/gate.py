@@ -23,6 +23,7 @@ from typing import Iterator, Sequence
 from llverify.prove.verdict import Verdict
 from llverify.ttgir.findings import Finding
 from llverify.ttgir.model import Function, Module, Op, Region, TtgirError
+from llverify.ttgir.passes import is_tritongpu, validate_passes
 from llverify.ttgir.rules import OpContext, rules_for
 
 __all__ = ["check_module", "GateResult", "gate_file", "op_counts"]
@@ -107,12 +108,19 @@ def gate_file(path: str) -> GateResult:
         loaded = load_paths([path])
     except Exception as exc:  # noqa: BLE001 - a reader bug is reported for this file only
         loaded = [TtgirError(f"{path}:1:1: internal error while reading: {type(exc).__name__}: {exc}")]
+    snapshots = []
     for m in loaded:
         if isinstance(m, TtgirError):
             errors.append(str(m))
             continue
         modules += 1
+        if m.stage:
+            snapshots.append(m)
+            if not is_tritongpu(m):
+                continue  # TTIR or LLVM-dialect snapshots carry no layouts to check
         findings.extend(check_module(m))
+    if len(snapshots) > 1:
+        findings.extend(validate_passes(snapshots))
     return GateResult(path, tuple(findings), tuple(errors), modules, time.perf_counter() - t0)
 
 

@@ -157,7 +157,15 @@ def test_duplicates_masks(method: str) -> None:
 def test_error_verdicts_say_why() -> None:
     A, B = lay(BLOCKED), lay(MMA)
     small = lay({"register": [[1, 0]], "lane": [], "warp": []}, sizes=[2, 1])
+    # same dim names, different sizes: refuted (issue 12), with an input that only A has, evaluated on A
     v = P.equal(A, small)
+    assert v.status == "refuted" and v.counterexample is not None
+    x = dict(v.counterexample.inputs)
+    assert any(x[d] >= small.in_dim_size(d) for d in x)
+    assert dict(A.apply(**x)) == dict(v.counterexample.sides["A(x)"])
+    # different dim names: the claim is ill-formed
+    renamed = small.rename_in_dim("warp", "wrp")
+    v = P.equal(A, renamed)
     assert v.status == "error" and "in dims differ" in v.message and v.method is None
     assert P.conversion(A, small).status == "error"
     assert "dims" in P.distributed(lay(SWIZZLE)).message

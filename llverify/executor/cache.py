@@ -10,7 +10,7 @@ cache may be stale, truncated, shared between concurrent runs or edited by
 hand; it is never believed blindly):
 
 * a file that is not an SQLite database of this schema (a foreign file, a
-  truncated one, ``PRAGMA quick_check`` failing) is moved aside and rebuilt;
+  truncated one, a damaged page met by any read or write) is moved aside and rebuilt;
 * a row whose stored digest does not match its JSON is ignored and deleted;
 * only ``proved`` verdicts are served from the cache as they are (their
   method and certificate were recorded when they were proved); a cached
@@ -132,9 +132,8 @@ class VerdictCache:
         return conn
 
     def _valid(self, conn: sqlite3.Connection) -> bool:
-        row = conn.execute("PRAGMA quick_check").fetchone()
-        if not row or row[0] != "ok":
-            return False
+        # cheap at open (a foreign or garbage file fails here); damaged pages surface as DatabaseError
+        # on the first read or write that touches them, which rebuilds the file (see _recover)
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         if not tables:
             return True  # a new, empty file
@@ -158,6 +157,17 @@ class VerdictCache:
             conn.close()
         except sqlite3.DatabaseError:
             pass
+        return self._fresh()
+
+    def _recover(self) -> None:
+        """A read or write hit a damaged file: set it aside and continue with a fresh one."""
+        try:
+            self._conn.close()
+        except sqlite3.Error:
+            pass
+        self._conn = self._fresh()
+
+    def _fresh(self) -> sqlite3.Connection:
         # foreign, truncated or corrupt: move it aside (kept for inspection), start afresh
         self.rebuilt = True
         if self.path != ":memory:":
@@ -176,6 +186,7 @@ class VerdictCache:
         try:
             row = self._conn.execute("SELECT status, json, digest FROM verdicts WHERE key = ?", (key,)).fetchone()
         except sqlite3.DatabaseError:
+            self._recover()
             row = None
         if row is None:
             self.misses += 1
@@ -204,10 +215,14 @@ class VerdictCache:
             self._conn.execute("INSERT OR REPLACE INTO verdicts VALUES (?, ?, ?, ?, ?)",
                                (key, verdict.status, text, digest, time.time()))
         except sqlite3.DatabaseError:
-            pass  # a cache that cannot be written only costs time
+            self._recover()  # a cache that cannot be written only costs time
 
     def __len__(self) -> int:
-        return int(self._conn.execute("SELECT COUNT(*) FROM verdicts").fetchone()[0])
+        try:
+            return int(self._conn.execute("SELECT COUNT(*) FROM verdicts").fetchone()[0])
+        except sqlite3.DatabaseError:
+            self._recover()
+            return 0
 
     def close(self) -> None:
         self._conn.close()

@@ -43,35 +43,43 @@ def _cache_key(path: str) -> str | None:
 
 def _gate_unit(unit: tuple[str, str | None]) -> Any:
     """Worker: gate one path, consulting the module cache (proved-only modules are cached)."""
-    from llverify.executor.cache import VerdictCache
     from llverify.prove.verdict import Verdict
     from llverify.ttgir.findings import finding_from_json
     from llverify.ttgir.gate import GateResult, gate_file
 
     path, cache_path = unit
-    cache = VerdictCache(cache_path) if cache_path else None
+    cache = _open_cache(cache_path) if cache_path else None
     key = _cache_key(path) if cache is not None else None
-    try:
-        if cache is not None and key:
-            hit = cache.get(key)
-            if hit is not None and not hit.replay_needed and isinstance(hit.verdict.certificate, dict):
-                cert = hit.verdict.certificate
-                findings = tuple(finding_from_json(d) for d in cert.get("findings", []))
-                return GateResult(path, findings, tuple(cert.get("errors", [])), int(cert.get("modules", 0)), 0.0), True
-        result = gate_file(path)
-        if cache is not None and key and not result.errors and all(f.verdict.status == "proved" for f in result.findings):
-            docs = []
-            for f in result.findings:
-                d = f.to_json()
-                d["certificate"] = f.verdict.to_json().get("certificate")
-                d["index"] = f.index
-                docs.append(d)
-            cache.put(key, Verdict("proved", "ttgir_module", path, "f2",
-                                   certificate={"findings": docs, "errors": [], "modules": result.modules}))
-        return result, False
-    finally:
-        if cache is not None:
-            cache.close()
+    if cache is not None and key:
+        hit = cache.get(key)
+        if hit is not None and not hit.replay_needed and isinstance(hit.verdict.certificate, dict):
+            cert = hit.verdict.certificate
+            findings = tuple(finding_from_json(d) for d in cert.get("findings", []))
+            return GateResult(path, findings, tuple(cert.get("errors", [])), int(cert.get("modules", 0)), 0.0), True
+    result = gate_file(path)
+    if cache is not None and key and not result.errors and all(f.verdict.status == "proved" for f in result.findings):
+        docs = []
+        for f in result.findings:
+            d = f.to_json()
+            d["certificate"] = f.verdict.to_json().get("certificate")
+            d["index"] = f.index
+            docs.append(d)
+        cache.put(key, Verdict("proved", "ttgir_module", path, "f2",
+                               certificate={"findings": docs, "errors": [], "modules": result.modules}))
+    return result, False
+
+
+_CACHES: dict[str, Any] = {}
+
+
+def _open_cache(path: str) -> Any:
+    """One connection per process and cache file (workers of a pool each open their own)."""
+    from llverify.executor.cache import VerdictCache
+
+    key = f"{os.getpid()}:{path}"
+    if key not in _CACHES:
+        _CACHES[key] = VerdictCache(path)
+    return _CACHES[key]
 
 
 def _render(fmt: str, findings: Sequence[Any], errors: Sequence[str], diff_text: str, summary: dict[str, Any],

@@ -15,7 +15,12 @@ and treats a separator as *top level* only at bracket depth 0 outside strings.
 
 from __future__ import annotations
 
-__all__ = ["MAX_DEPTH", "max_depth", "scan_depths", "split_top", "find_top", "rfind_top", "split_arrow",
+import re
+from bisect import bisect_right
+from functools import lru_cache
+from typing import Iterator
+
+__all__ = ["MAX_DEPTH", "max_depth", "depth_at", "scan_depths", "split_top", "find_top", "rfind_top", "split_arrow",
            "strip_parens", "matching_close"]
 
 #: deepest bracket nesting accepted anywhere in a module (Triton prints < 10)
@@ -25,71 +30,106 @@ _OPEN = {"(": ")", "[": "]", "{": "}", "<": ">"}
 _CLOSE = {")", "]", "}", ">"}
 
 
-def scan_depths(text: str) -> list[int]:
-    """Depth *before* each character (strings count as depth + 1 inside the quotes).
+_SPECIAL = re.compile(r'[()\[\]{}<>"\\]')
 
-    Postcondition: ``len(result) == len(text)``; a closing bracket that has no
-    opener leaves the depth at 0 (callers validate balance separately).
-    """
-    depths = []
+
+@lru_cache(maxsize=1024)
+def _changes(text: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Positions where the depth changes and the depth *after* each (strings count as one level)."""
+    pos: list[int] = []
+    after: list[int] = []
     depth = 0
     in_str = False
-    prev = ""
-    for ch in text:
-        depths.append(depth + (1 if in_str else 0))
+    skip = -1
+    for m in _SPECIAL.finditer(text):
+        i = m.start()
+        if i == skip:
+            continue
+        ch = m.group()
+        if ch == "\\":
+            skip = i + 1
+            continue
         if in_str:
-            if ch == '"' and prev != "\\":
+            if ch == '"':
                 in_str = False
-        elif ch == '"':
+                depth -= 1
+                pos.append(i + 1)
+                after.append(depth)
+            continue
+        if ch == '"':
             in_str = True
+            depth += 1
         elif ch in _OPEN:
             depth += 1
-        elif ch in _CLOSE and not (ch == ">" and prev == "-"):
+        elif ch == ">" and i > 0 and text[i - 1] == "-":
+            continue
+        else:
             depth = max(0, depth - 1)
-        prev = ch if not (prev == "\\" and ch == "\\") else ""
-    return depths
+        pos.append(i + 1 if ch in _CLOSE or ch == '"' and not in_str else i + 1)
+        after.append(depth)
+    return tuple(pos), tuple(after)
+
+
+def depth_at(text: str, i: int) -> int:
+    """Bracket depth just before character ``i``."""
+    pos, after = _changes(text)
+    k = bisect_right(pos, i) - 1
+    return after[k] if k >= 0 else 0
+
+
+def scan_depths(text: str) -> tuple[int, ...]:
+    """Depth *before* each character (strings count as depth + 1 inside the quotes)."""
+    return tuple(depth_at(text, i) for i in range(len(text)))
 
 
 def max_depth(text: str) -> int:
     """The deepest bracket nesting in ``text``."""
-    return max(scan_depths(text), default=0)
+    return max(_changes(text)[1], default=0)
+
+
+def _occurrences(text: str, token: str, start: int = 0) -> Iterator[int]:
+    i = text.find(token, start)
+    while i >= 0:
+        yield i
+        i = text.find(token, i + 1)
+
+
+def _top(text: str, i: int, token: str) -> bool:
+    """The token starts at depth 0 (``find_top``: ``<{`` opens at top level)."""
+    return depth_at(text, i) == 0
+
+
+def _top_all(text: str, i: int, token: str) -> bool:
+    """Every character of the token is at depth 0 (a separator that opens or closes nothing)."""
+    return all(depth_at(text, j) == 0 for j in range(i, i + len(token)))
 
 
 def split_top(text: str, sep: str) -> list[str]:
     """Split ``text`` at every top-level occurrence of ``sep``."""
-    depths = scan_depths(text)
-    out, start, i = [], 0, 0
-    while i <= len(text) - len(sep):
-        if depths[i] == 0 and text.startswith(sep, i) and _top_token(text, depths, i, sep):
+    out, start = [], 0
+    for i in _occurrences(text, sep):
+        if i >= start and _top_all(text, i, sep):
             out.append(text[start:i])
-            i += len(sep)
-            start = i
-        else:
-            i += 1
+            start = i + len(sep)
     out.append(text[start:])
     return out
 
 
-def _top_token(text: str, depths: list[int], i: int, sep: str) -> bool:
-    # the separator itself must not open or close a bracket at this position
-    return all(depths[j] == 0 for j in range(i, min(len(text), i + len(sep))))
-
-
 def find_top(text: str, token: str, start: int = 0) -> int:
     """Index of the first top-level ``token`` at or after ``start``, or -1."""
-    depths = scan_depths(text)
-    for i in range(start, len(text) - len(token) + 1):
-        if depths[i] == 0 and text.startswith(token, i):
+    for i in _occurrences(text, token, start):
+        if _top(text, i, token):
             return i
     return -1
 
 
 def rfind_top(text: str, token: str) -> int:
     """Index of the last top-level ``token``, or -1."""
-    depths = scan_depths(text)
-    for i in range(len(text) - len(token), -1, -1):
-        if depths[i] == 0 and text.startswith(token, i):
+    i = text.rfind(token)
+    while i >= 0:
+        if _top(text, i, token):
             return i
+        i = text.rfind(token, 0, i)
     return -1
 
 
@@ -111,13 +151,12 @@ def strip_parens(text: str) -> str:
 
 def matching_close(text: str, open_index: int) -> int:
     """Index of the bracket closing the one at ``open_index``, or -1."""
-    depths = scan_depths(text)
-    base = depths[open_index]
-    for i in range(open_index + 1, len(text)):
-        if depths[i] == base + 1 and text[i] in _CLOSE and not (text[i] == ">" and text[i - 1] == "-"):
-            if i + 1 >= len(text) or depths[i] >= 0:
-                # the depth after this character returns to base
-                after = depths[i + 1] if i + 1 < len(text) else base
-                if after == base:
-                    return i
+    base = depth_at(text, open_index)
+    pos, after = _changes(text)
+    k = bisect_right(pos, open_index)
+    while k < len(pos):
+        if after[k] == base:
+            i = pos[k] - 1
+            return i if text[i] in _CLOSE or text[i] == '"' else -1
+        k += 1
     return -1

@@ -116,9 +116,9 @@ def test_mutant_local_load_through_another_swizzle_is_refuted() -> None:
 
 
 def test_unknown_is_unknown_never_proved() -> None:
-    findings = _findings(_module("matmul-t64s1-hip_gfx942-w4"))
+    findings = _findings(_module("matmul-t64s1-hip_gfx950-w4"))
     unknown = [f for f in findings if f.verdict.status == "unknown"]
-    assert unknown and all(f.rule == "shared_access" and "bank model" in f.verdict.message for f in unknown)
+    assert unknown and all(f.rule == "shared_access" and "gfx950" in f.verdict.message for f in unknown)
 
 
 # -- policy -------------------------------------------------------------------------------------------
@@ -192,8 +192,8 @@ def test_cli_json_schema_and_exit_codes(tmp_path) -> None:
     assert conv and "classification" in conv[0]["details"] and "cost" in conv[0]["details"]
     per_op = doc["summary"]["per_op"]["ttg.convert_layout"]
     assert per_op["proved"] == sum(x["op"] == "ttg.convert_layout" for x in doc["results"])
-    # unknowns only (AMD bank model): 3; with --allow-unknown: 0
-    amd = CORPUS / "matmul-t64s1-hip_gfx942-w4.ttgir"
+    # unknowns only (gfx950 has no bank model): 3; with --allow-unknown: 0
+    amd = CORPUS / "matmul-t64s1-hip_gfx950-w4.ttgir"
     assert _cli(str(amd)).returncode == 3
     assert _cli("--allow-unknown", str(amd)).returncode == 0
     # a refutation: 1, located

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Callable, Iterable, Mapping
 
+from llverify.codegen.bank_model import NVIDIA, bank_model_for_target
 from llverify.codegen.bank_sim import simulate_wavefronts
 from llverify.codegen.banks import bank_wavefronts
 from llverify.codegen.broadcast import broadcast_predicate
@@ -119,9 +120,31 @@ def _bank_count(R: LinearLayout, M: LinearLayout, bits: int) -> Verdict:
     return prove_bank_count(R, M, bits, cross_check=False)
 
 
+@lru_cache(maxsize=4096)
+def _bank_count_simulated(R: LinearLayout, M: LinearLayout, bits: int) -> Verdict:
+    """Wavefronts per instruction for a model without a closed form (AMD's wave64 LDS): decided by enumerating
+    every instruction of every wave (the simulator applies the model's phase rule to the real lane count)."""
+    t0 = time.perf_counter()
+    if R.total_in_bits > 22:
+        return _unknown("bank_conflicts", "bank_wavefronts", "access too large to enumerate (> 2^22 points) and "
+                                                             "no closed form for this bank model")
+    try:
+        sim = simulate_wavefronts(R, M, bits)
+    except LlverifyError as exc:
+        return _unknown("bank_conflicts", "bank_wavefronts", f"not simulated: {exc}")
+    exact = sim.max_wavefronts == sim.min_wavefronts
+    msg = (f"exactly {sim.wavefronts} wavefronts per instruction" if exact else
+           f"between {sim.min_wavefronts} and {sim.max_wavefronts} wavefronts per instruction")
+    return Verdict("proved", "bank_conflicts", "bank_wavefronts", "exhaustive", time.perf_counter() - t0,
+                   f"{msg} (vector {sim.vector.bits} bits, every instruction simulated)",
+                   certificate={"instructions_simulated": sim.instructions},
+                   details={"wavefronts": sim.max_wavefronts, "min_wavefronts": sim.min_wavefronts,
+                            "vector_bits": sim.vector.bits})
+
+
 def clear_caches() -> None:
     """Forget every memoised verdict (benchmarks measure a fresh process per module)."""
-    for fn in (_distributed, _memory, _equal, _thread_local, _conversion, _bank_count):
+    for fn in (_distributed, _memory, _equal, _thread_local, _conversion, _bank_count, _bank_count_simulated):
         fn.cache_clear()
 
 
@@ -510,9 +533,10 @@ def _shared_access(ctx: OpContext) -> Iterable[Verdict]:
         return
     direction = "load" if op.name == "ttg.local_load" else "store"
     subject = f"{_names(op)} ({direction}): {_enc(reg)} <-> {_enc(mem)}"
-    if not ctx.nvidia:
-        yield _unknown("bank_conflicts", subject, f"bank model for target {ctx.module.target!r} not available "
-                                                  "(NVIDIA's 32 x 4-byte banks only)")
+    try:
+        model = bank_model_for_target(ctx.module.target)
+    except LlverifyError as exc:
+        yield _unknown("bank_conflicts", subject, str(exc))
         return
     R, M = ctx.built(reg), ctx.built(mem)
     for b in (R, M):
@@ -528,8 +552,12 @@ def _shared_access(ctx: OpContext) -> Iterable[Verdict]:
     if bits not in (8, 16, 32, 64):
         yield _unknown("bank_conflicts", subject, f"element width {bits} bits not modelled")
         return
-    v = _bank_count(R.layout, M.layout, bits)
-    yield v.with_(subject=subject, details={**v.details, "direction": direction})
+    if R.layout.in_dim_size("lane") != model.lanes:
+        yield _unknown("bank_conflicts", subject, f"the access has {R.layout.in_dim_size('lane')} lanes, the "
+                                                  f"{model.name} bank model {model.lanes}")
+        return
+    v = _bank_count(R.layout, M.layout, bits) if model == NVIDIA else _bank_count_simulated(R.layout, M.layout, bits)
+    yield v.with_(subject=subject, details={**v.details, "direction": direction, "bank_model": model.name})
 
 
 # -- rule: dot operands are what the instruction needs ---------------------------------------------

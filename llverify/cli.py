@@ -22,6 +22,7 @@ _SUBCOMMANDS: tuple[tuple[str, str], ...] = (
     ("llverify.report.cli", "report"),
     ("llverify.triton.show", "show"),
     ("llverify.ttgir.cli", "ttgir"),
+    ("llverify.lowered.cli", "lowered"),
     ("llverify.sweep.cli", "sweep"),
     ("llverify.gpu.cli", "gpu"),
 )

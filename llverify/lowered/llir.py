@@ -1,0 +1,187 @@
+"""Read the subset of LLVM IR that Triton's lowering emits for shared-memory address arithmetic.
+
+Triton 3.9's ``.llir`` (``triton.compile(...).asm["llir"]``) prints one instruction per line.  The
+reader keeps, per function, every instruction as :class:`Instr` (result, opcode, flags, operand texts,
+type, debug location, line number) and finds every shared-memory access: ``load`` / ``store`` through a
+``ptr addrspace(3)`` (any vector width), ``ldmatrix`` / ``stmatrix`` intrinsics and inline assembly
+taking a ``ptr addrspace(3)`` operand.  Debug locations (``!DILocation(line:, column:)``) are resolved;
+with ``USE_IR_LOC=ttgir`` Triton points them at the lines of the ``.ttgir`` file (``!DIFile`` names it),
+which is how an access is attributed to the TTGIR op it lowers.
+
+Nothing is executed and no LLVM library is needed; a line the reader does not understand is kept as an
+``Instr`` with opcode ``"?"`` (a value it defines is then an unmodelled free variable, never guessed).
+
+>>> m = parse_llir('''define void @k() {
+...   %1 = tail call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !dbg !5
+...   %2 = shl nuw nsw i32 %1, 4, !dbg !5
+...   %3 = getelementptr inbounds nuw i8, ptr addrspace(3) @global_smem, i32 %2, !dbg !5
+...   store <4 x i32> %v, ptr addrspace(3) %3, align 16, !dbg !5
+... }
+... !5 = !DILocation(line: 7, column: 3, scope: !4)''')
+>>> a = m.functions[0].accesses[0]
+>>> a.kind, a.bytes, a.pointer, m.locations["5"]
+('store', 16, '%3', (7, 3))
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from llverify.errors import LlverifyError
+
+__all__ = ["Instr", "Access", "LlirFunction", "LlirModule", "LlirError", "parse_llir", "type_bytes",
+           "MAX_LLIR_BYTES"]
+
+MAX_LLIR_BYTES = 64 << 20
+
+_DEFINE = re.compile(r"^define\b.*?@([\w$.\-]+)\s*\(")
+_ASSIGN = re.compile(r"^(%[\w$.\-]+)\s*=\s*(.*)$")
+_DBG = re.compile(r",?\s*!dbg\s+!(\d+)")
+_DILOC = re.compile(r"^!(\d+)\s*=\s*(?:distinct\s+)?!DILocation\(line:\s*(\d+),\s*column:\s*(\d+)")
+_DIFILE = re.compile(r'^!(\d+)\s*=\s*(?:distinct\s+)?!DIFile\(filename:\s*"([^"]*)"')
+_INT_TYPE = re.compile(r"^i(\d+)$")
+_VEC = re.compile(r"^<(\d+)\s*x\s*([\w]+)>$")
+_SCALAR_BYTES = {"half": 2, "bfloat": 2, "float": 4, "double": 8, "ptr": 8}
+
+
+class LlirError(LlverifyError, ValueError):
+    """Malformed or oversized LLVM IR (``file:line:col: message``)."""
+
+
+@dataclass(frozen=True)
+class Instr:
+    """One instruction: ``result = opcode flags... type operands`` (``text`` keeps the line)."""
+
+    result: str | None
+    opcode: str
+    body: str
+    dbg: str | None
+    line: int
+
+
+@dataclass(frozen=True)
+class Access:
+    """A shared-memory access: ``kind`` load | store | ldmatrix | stmatrix | asm, through ``pointer``."""
+
+    kind: str
+    pointer: str
+    bytes: int
+    instr: Instr
+
+
+@dataclass(frozen=True)
+class LlirFunction:
+    name: str
+    instrs: tuple[Instr, ...]
+    accesses: tuple[Access, ...]
+    defs: dict[str, Instr] = field(default_factory=dict, compare=False)
+
+
+@dataclass(frozen=True)
+class LlirModule:
+    path: str
+    functions: tuple[LlirFunction, ...]
+    locations: dict[str, tuple[int, int]]
+    files: tuple[str, ...]
+
+
+def type_bytes(t: str) -> int:
+    """Bytes of an LLVM value type (``<4 x i32>`` -> 16, ``half`` -> 2); 0 when unknown."""
+    t = t.strip()
+    m = _VEC.match(t)
+    if m:
+        return int(m.group(1)) * type_bytes(m.group(2))
+    m = _INT_TYPE.match(t)
+    if m:
+        return max(1, int(m.group(1)) // 8)
+    return _SCALAR_BYTES.get(t, 0)
+
+
+def _opcode(rhs: str) -> str:
+    tokens = rhs.split()
+    if not tokens:
+        return "?"
+    if tokens[0] in ("tail", "musttail", "notail") and len(tokens) > 1:
+        return tokens[1]
+    return tokens[0]
+
+
+_LDMATRIX = re.compile(r"@llvm\.nvvm\.(ldmatrix|stmatrix)\.sync\.aligned\.m8n8\.x(\d)(\.trans)?\.b16")
+
+
+def _access(instr: Instr) -> Access | None:
+    body = instr.body
+    if "addrspace(3)" not in body:
+        return None
+    if instr.opcode == "store":
+        m = re.match(r"^store\s+(?:volatile\s+)?(<[^>]+>|\S+)\s+[^,]+,\s*ptr addrspace\(3\)\s+(%[\w$.\-]+|@[\w$.\-]+)",
+                     body)
+        if m:
+            return Access("store", m.group(2), type_bytes(m.group(1)), instr)
+    if instr.opcode == "load":
+        m = re.match(r"^load\s+(?:volatile\s+)?(<[^>]+>|[^,]+),\s*ptr addrspace\(3\)\s+(%[\w$.\-]+|@[\w$.\-]+)", body)
+        if m:
+            return Access("load", m.group(2), type_bytes(m.group(1)), instr)
+    if instr.opcode == "call":
+        ptrs = re.findall(r"ptr addrspace\(3\)\s+(?:nonnull\s+|noundef\s+)*(%[\w$.\-]+|@[\w$.\-]+)", body)
+        if not ptrs:
+            return None
+        m = _LDMATRIX.search(body)
+        if m:
+            return Access(m.group(1), ptrs[0], 16, instr)  # each lane supplies one 16-byte row address
+        if " asm " in f" {body} ":
+            return Access("asm", ptrs[0], 0, instr)
+        return Access("call", ptrs[0], 0, instr)
+    return None
+
+
+def parse_llir(text: str, path: str = "<string>") -> LlirModule:
+    """Parse ``text`` (see the module docstring); raises :class:`LlirError` only for oversize or NUL bytes."""
+    if len(text) > MAX_LLIR_BYTES:
+        raise LlirError(f"{path}:1:1: LLVM IR larger than {MAX_LLIR_BYTES >> 20} MiB")
+    if "\x00" in text:
+        raise LlirError(f"{path}:{text.count(chr(10), 0, text.index(chr(0))) + 1}:1: NUL byte: not LLVM IR text")
+    functions: list[LlirFunction] = []
+    locations: dict[str, tuple[int, int]] = {}
+    files: list[str] = []
+    current: list[Instr] | None = None
+    name = ""
+    for lineno, raw in enumerate(text.split("\n"), 1):
+        s = raw.strip()
+        if not s or s.startswith(";"):
+            continue
+        if current is None:
+            m = _DEFINE.match(s)
+            if m and s.endswith("{"):
+                current, name = [], m.group(1)
+                continue
+            m = _DILOC.match(s)
+            if m:
+                locations[m.group(1)] = (int(m.group(2)), int(m.group(3)))
+                continue
+            m = _DIFILE.match(s)
+            if m:
+                files.append(m.group(2))
+            continue
+        if s == "}":
+            defs = {i.result: i for i in current if i.result}
+            accesses = tuple(a for a in (_access(i) for i in current) if a is not None)
+            functions.append(LlirFunction(name, tuple(current), accesses, defs))
+            current = None
+            continue
+        if s.endswith(":") and not s.startswith("%"):
+            continue  # a block label
+        dbg = None
+        m = _DBG.search(s)
+        if m:
+            dbg = m.group(1)
+            s = s[:m.start()] + s[m.end():]
+        m = _ASSIGN.match(s)
+        if m:
+            current.append(Instr(m.group(1), _opcode(m.group(2)), m.group(2).strip(), dbg, lineno))
+        else:
+            current.append(Instr(None, _opcode(s), s, dbg, lineno))
+    if current is not None:
+        raise LlirError(f"{path}:{len(text.splitlines())}:1: unexpected end of file inside function @{name}")
+    return LlirModule(path, tuple(functions), locations, tuple(files))

@@ -1,0 +1,452 @@
+"""LLVM integer semantics, twice: as Z3 bit-vector terms and as a concrete interpreter.
+
+Both follow the LLVM language reference for the instructions Triton's lowering uses on shared-memory
+addresses: ``add sub mul shl lshr ashr and or xor udiv sdiv urem srem`` with their flags (``nuw``/``nsw``
+overflow, ``exact`` with a non-zero remainder, ``disjoint`` with common bits, a shift by at least the
+width: each makes the result *poison*), ``zext sext trunc``, ``select``, ``icmp``, ``getelementptr`` (the
+index times the element size), ``ptrtoint`` / ``inttoptr``, ``llvm.smin/smax/umin/umax``.  Inputs:
+
+* ``tid``: ``llvm.nvvm.read.ptx.sreg.tid.x`` / ``llvm.amdgcn.workitem.id.x``, ``0 <= tid < threads``;
+* the warp id broadcast Triton computes with ``llvm.nvvm.shfl.sync.idx.i32(-1, v, k, 31)``: ``v`` as lane
+  ``k`` of the same warp computes it (``tid`` replaced by ``tid & ~31 | k``); ``llvm.amdgcn.readfirstlane``:
+  lane 0 of the wave (every lane active, as in Triton's straight-line address code);
+* every other value (block ids, kernel arguments, ``phi`` nodes of loops, loads, unknown instructions) is
+  a *free variable*: a claim must hold for all its values; the variable records why it is free.
+
+Pointers into shared memory are byte offsets from ``@global_smem`` (whose shared-window address is 0).
+
+:class:`Symbolic` builds the terms; :class:`Concrete` evaluates the same IR with Python integers (no Z3)
+and is what every refutation is replayed with.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable, Mapping
+
+import z3
+
+from llverify.lowered.llir import Instr, LlirFunction
+
+__all__ = ["Symbolic", "Concrete", "SymValue", "Unmodelled", "element_bytes"]
+
+_INT = re.compile(r"^-?\d+$")
+_BIN = ("add", "sub", "mul", "shl", "lshr", "ashr", "and", "or", "xor", "udiv", "sdiv", "urem", "srem")
+_FLAGS = {"nuw", "nsw", "exact", "disjoint", "nneg"}
+_ELEM = {"i8": 1, "i16": 2, "i32": 4, "i64": 8, "half": 2, "bfloat": 2, "float": 4, "double": 8, "i1": 1}
+
+
+class Unmodelled(Exception):
+    """An instruction form the semantics does not cover (the value becomes a free variable)."""
+
+
+def element_bytes(t: str) -> int:
+    t = t.strip()
+    m = re.match(r"^<(\d+)\s*x\s*(\w+)>$", t)
+    if m:
+        return int(m.group(1)) * _ELEM.get(m.group(2), 0)
+    if t in _ELEM:
+        return _ELEM[t]
+    raise Unmodelled(f"getelementptr over element type {t!r}")
+
+
+def _width(t: str) -> int:
+    t = t.strip()
+    if t == "ptr" or t.startswith("ptr "):
+        return 32
+    m = re.match(r"^i(\d+)$", t)
+    if not m:
+        raise Unmodelled(f"type {t!r}")
+    return int(m.group(1))
+
+
+def _split_args(text: str) -> list[str]:
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        if ch in "([{<":
+            depth += 1
+        elif ch in ")]}>":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        out.append(cur.strip())
+    return out
+
+
+@dataclass(frozen=True)
+class Decoded:
+    """An instruction in a form both interpreters share (parsed once)."""
+
+    op: str
+    width: int
+    flags: frozenset[str]
+    args: tuple[str, ...]
+    extra: tuple = ()
+
+
+_CONST_GEP = re.compile(r"getelementptr\s*(?:inbounds\s+|nuw\s+|nusw\s+)*\(\s*([\w<> ]+?),\s*ptr addrspace\(3\)\s+"
+                        r"@global_smem,\s*i\d+\s+(-?\d+)\s*\)")
+
+
+def _fold_constant_geps(body: str) -> str:
+    """``getelementptr (i8, ptr addrspace(3) @global_smem, i32 4096)`` -> ``4096`` (a constant offset)."""
+    return _CONST_GEP.sub(lambda m: str(int(m.group(2)) * element_bytes(m.group(1))), body)
+
+
+def decode(instr: Instr) -> Decoded:
+    """Parse an instruction's body into a :class:`Decoded`, or raise :class:`Unmodelled`."""
+    body = _fold_constant_geps(instr.body)
+    tokens = body.split()
+    op = instr.opcode
+    if op in _BIN:
+        rest = tokens[1:] if tokens[0] == op else tokens[2:]
+        flags = set()
+        while rest and rest[0] in _FLAGS:
+            flags.add(rest.pop(0))
+        ty = rest[0]
+        a, b = _split_args(" ".join(rest[1:]))
+        return Decoded(op, _width(ty), frozenset(flags), (a, b))
+    if op in ("zext", "sext", "trunc"):
+        m = re.match(rf"^{op}\s+(?:nneg\s+|nuw\s+|nsw\s+)*(i\d+)\s+(\S+)\s+to\s+(i\d+)$", body)
+        if not m:
+            raise Unmodelled(body)
+        return Decoded(op, _width(m.group(3)), frozenset(), (m.group(2),), (_width(m.group(1)),))
+    if op == "select":
+        m = re.match(r"^select\s+i1\s+(\S+),\s*(i\d+)\s+(\S+),\s*i\d+\s+(\S+)$", body)
+        if not m:
+            raise Unmodelled(body)
+        return Decoded(op, _width(m.group(2)), frozenset(), (m.group(1), m.group(3), m.group(4)))
+    if op == "icmp":
+        m = re.match(r"^icmp\s+(?:samesign\s+)?(\w+)\s+(i\d+)\s+(\S+),\s*(\S+)$", body)
+        if not m:
+            raise Unmodelled(body)
+        return Decoded(op, 1, frozenset(), (m.group(3), m.group(4)), (m.group(1), _width(m.group(2))))
+    if op == "getelementptr":
+        m = re.match(r"^getelementptr\s+((?:inbounds\s+|nuw\s+|nusw\s+)*)([^,]+),\s*ptr addrspace\(3\)\s+(\S+),\s*"
+                     r"(i\d+)\s+(\S+)$", body)
+        if not m:
+            raise Unmodelled(body)
+        return Decoded(op, 32, frozenset(m.group(1).split()), (m.group(3), m.group(5)),
+                       (element_bytes(m.group(2)), _width(m.group(4))))
+    if op in ("ptrtoint", "inttoptr"):
+        m = re.match(rf"^{op}\s+(\S+(?:\s+addrspace\(\d+\))?)\s+(\S+)\s+to\s+(\S+(?:\s+addrspace\(\d+\))?)$", body)
+        if not m or ("addrspace(3)" not in body):
+            raise Unmodelled(body)
+        return Decoded(op, 32, frozenset(), (m.group(2),))
+    if op == "call":
+        m = re.search(r"@(llvm\.[\w.]+)\((.*)\)\s*$", body)
+        if not m:
+            raise Unmodelled(body)
+        name, args = m.group(1), _split_args(m.group(2))
+        vals = [a.split()[-1] for a in args]
+        if name in ("llvm.nvvm.read.ptx.sreg.tid.x", "llvm.amdgcn.workitem.id.x"):
+            return Decoded("tid", 32, frozenset(), ())
+        if name == "llvm.nvvm.shfl.sync.idx.i32" and len(vals) == 4 and vals[3] == "31" and _INT.match(vals[2]):
+            return Decoded("lane_of_warp", 32, frozenset(), (vals[1],), (int(vals[2]), 32))
+        if name.startswith("llvm.amdgcn.readfirstlane"):
+            return Decoded("lane_of_warp", 32, frozenset(), (vals[0],), (0, 64))
+        mm = re.match(r"^llvm\.(smin|smax|umin|umax)\.i(\d+)$", name)
+        if mm:
+            return Decoded(mm.group(1), int(mm.group(2)), frozenset(), (vals[0], vals[1]))
+        raise Unmodelled(f"call to @{name}")
+    raise Unmodelled(f"instruction '{op}'")
+
+
+def _const(text: str, width: int) -> int | None:
+    if _INT.match(text):
+        return int(text) % (1 << width)
+    if text == "true":
+        return 1
+    if text == "false":
+        return 0
+    if text == "@global_smem":
+        return 0
+    return None
+
+
+@dataclass(frozen=True)
+class SymValue:
+    term: z3.BitVecRef
+    poison: z3.BoolRef
+    free: frozenset[str]
+
+
+class Symbolic:
+    """Z3 terms of a function's values (memoised), with the poison condition and the free variables used."""
+
+    def __init__(self, fn: LlirFunction, threads: int) -> None:
+        self.fn = fn
+        self.tid = z3.BitVec("tid", 32)
+        self.threads = threads
+        self.frees: dict[str, tuple[z3.BitVecRef, str]] = {}
+        self._memo: dict[tuple[str, int | None], SymValue] = {}
+
+    def _free(self, name: str, width: int, why: str) -> SymValue:
+        key = f"{name}:{width}"
+        if key not in self.frees:
+            self.frees[key] = (z3.BitVec(key, width), why)
+        return SymValue(self.frees[key][0], z3.BoolVal(False), frozenset([key]))
+
+    def value(self, name: str, width: int, tid_sub: int | None = None) -> SymValue:
+        c = _const(name, width)
+        if c is not None:
+            return SymValue(z3.BitVecVal(c, width), z3.BoolVal(False), frozenset())
+        key = (name, tid_sub)
+        if key in self._memo:
+            return self._memo[key]
+        instr = self.fn.defs.get(name)
+        if instr is None:
+            v = self._free(name, width, "a kernel argument or global")
+        else:
+            try:
+                v = self._eval(decode(instr), tid_sub)
+            except Unmodelled as exc:
+                why = "a loop-carried value (phi)" if instr.opcode == "phi" else f"unmodelled: {exc}"
+                v = self._free(name, width, why)
+        if v.term.size() != width:
+            v = SymValue(z3.Extract(width - 1, 0, v.term) if v.term.size() > width else z3.ZeroExt(width - v.term.size(), v.term),
+                         v.poison, v.free)
+        self._memo[key] = v
+        return v
+
+    def _eval(self, d: Decoded, tid_sub: int | None) -> SymValue:
+        w = d.width
+        if d.op == "tid":
+            t = self.tid if tid_sub is None else tid_sub_term(self.tid, tid_sub)
+            return SymValue(t, z3.BoolVal(False), frozenset())
+        if d.op == "lane_of_warp":
+            lane, warp = d.extra
+            return self.value(d.args[0], 32, tid_sub=_encode_sub((warp, lane)))
+        if d.op in ("zext", "sext", "trunc"):
+            a = self.value(d.args[0], d.extra[0], tid_sub)
+            if d.op == "trunc":
+                return SymValue(z3.Extract(w - 1, 0, a.term), a.poison, a.free)
+            ext = z3.ZeroExt if d.op == "zext" else z3.SignExt
+            return SymValue(ext(w - d.extra[0], a.term), a.poison, a.free)
+        if d.op == "select":
+            c = self.value(d.args[0], 1, tid_sub)
+            a, b = self.value(d.args[1], w, tid_sub), self.value(d.args[2], w, tid_sub)
+            return SymValue(z3.If(c.term == 1, a.term, b.term), z3.Or(c.poison, z3.If(c.term == 1, a.poison, b.poison)),
+                            c.free | a.free | b.free)
+        if d.op == "icmp":
+            pred, aw = d.extra
+            a, b = self.value(d.args[0], aw, tid_sub), self.value(d.args[1], aw, tid_sub)
+            cmp = {"eq": a.term == b.term, "ne": a.term != b.term, "ult": z3.ULT(a.term, b.term),
+                   "ule": z3.ULE(a.term, b.term), "ugt": z3.UGT(a.term, b.term), "uge": z3.UGE(a.term, b.term),
+                   "slt": a.term < b.term, "sle": a.term <= b.term, "sgt": a.term > b.term, "sge": a.term >= b.term}
+            if pred not in cmp:
+                raise Unmodelled(f"icmp {pred}")
+            return SymValue(z3.If(cmp[pred], z3.BitVecVal(1, 1), z3.BitVecVal(0, 1)), z3.Or(a.poison, b.poison),
+                            a.free | b.free)
+        if d.op == "getelementptr":
+            size, iw = d.extra
+            base = self.value(d.args[0], 32, tid_sub)
+            idx = self.value(d.args[1], iw, tid_sub)
+            i32 = z3.Extract(31, 0, idx.term) if iw > 32 else (z3.SignExt(32 - iw, idx.term) if iw < 32 else idx.term)
+            return SymValue(base.term + i32 * size, z3.Or(base.poison, idx.poison), base.free | idx.free)
+        if d.op in ("ptrtoint", "inttoptr"):
+            return self.value(d.args[0], 32, tid_sub)
+        a, b = self.value(d.args[0], w, tid_sub), self.value(d.args[1], w, tid_sub)
+        term, poison = _binary(d.op, d.flags, a.term, b.term, w)
+        return SymValue(term, z3.Or(a.poison, b.poison, poison), a.free | b.free)
+
+
+def _encode_sub(sub: tuple[int, int]) -> int:
+    warp, lane = sub
+    return warp << 16 | lane
+
+
+def tid_sub_term(tid: z3.BitVecRef, code: int) -> z3.BitVecRef:
+    warp, lane = code >> 16, code & 0xFFFF
+    return (tid & ~z3.BitVecVal(warp - 1, 32)) | lane
+
+
+def _binary(op: str, flags: frozenset[str], a: z3.BitVecRef, b: z3.BitVecRef, w: int) -> tuple[z3.BitVecRef, z3.BoolRef]:
+    f = z3.BoolVal(False)
+    poison: list[z3.BoolRef] = []
+    if op == "add":
+        r = a + b
+        if "nuw" in flags:
+            poison.append(z3.Not(z3.BVAddNoOverflow(a, b, False)))
+        if "nsw" in flags:
+            poison.append(z3.Not(z3.And(z3.BVAddNoOverflow(a, b, True), z3.BVAddNoUnderflow(a, b))))
+    elif op == "sub":
+        r = a - b
+        if "nuw" in flags:
+            poison.append(z3.ULT(a, b))
+        if "nsw" in flags:
+            poison.append(z3.Not(z3.And(z3.BVSubNoOverflow(a, b), z3.BVSubNoUnderflow(a, b, True))))
+    elif op == "mul":
+        r = a * b
+        if "nuw" in flags:
+            poison.append(z3.Not(z3.BVMulNoOverflow(a, b, False)))
+        if "nsw" in flags:
+            poison.append(z3.Not(z3.And(z3.BVMulNoOverflow(a, b, True), z3.BVMulNoUnderflow(a, b))))
+    elif op in ("shl", "lshr", "ashr"):
+        poison.append(z3.UGE(b, w))
+        if op == "shl":
+            r = a << b
+            if "nuw" in flags:
+                poison.append(z3.LShR(r, b) != a)
+            if "nsw" in flags:
+                poison.append(r >> b != a)
+        else:
+            r = z3.LShR(a, b) if op == "lshr" else a >> b
+            if "exact" in flags:
+                poison.append((r << b) != a)
+    elif op == "and":
+        r = a & b
+    elif op == "or":
+        r = a | b
+        if "disjoint" in flags:
+            poison.append((a & b) != 0)
+    elif op == "xor":
+        r = a ^ b
+    elif op in ("udiv", "urem"):
+        r = z3.UDiv(a, b) if op == "udiv" else z3.URem(a, b)
+        poison.append(b == 0)  # immediate UB in LLVM: never "proved" through it
+        if op == "udiv" and "exact" in flags:
+            poison.append(z3.URem(a, b) != 0)
+    elif op in ("sdiv", "srem"):
+        r = a / b if op == "sdiv" else z3.SRem(a, b)
+        poison.append(z3.Or(b == 0, z3.And(a == z3.BitVecVal(1 << (w - 1), w), b == z3.BitVecVal(-1, w))))
+    elif op in ("smin", "smax", "umin", "umax"):
+        lt = a < b if op[0] == "s" else z3.ULT(a, b)
+        r = z3.If(lt, a, b) if op.endswith("min") else z3.If(lt, b, a)
+    else:
+        raise Unmodelled(op)
+    return r, z3.Or(*poison) if poison else f
+
+
+class Concrete:
+    """The same IR evaluated with Python integers at one thread (``tid``) and given free-variable values.
+
+    Returns ``None`` for a poison value.  Independent of :class:`Symbolic`: it shares only the parsing."""
+
+    def __init__(self, fn: LlirFunction, tid: int, frees: Mapping[str, int]) -> None:
+        self.fn, self.tid, self.frees = fn, tid, frees
+        self._memo: dict[tuple[str, int], int | None] = {}
+
+    def value(self, name: str, width: int, tid: int | None = None) -> int | None:
+        tid = self.tid if tid is None else tid
+        c = _const(name, width)
+        if c is not None:
+            return c
+        key = (name, tid)
+        if key in self._memo:
+            return self._memo[key]
+        instr = self.fn.defs.get(name)
+        free = self.frees.get(f"{name}:{width}")
+        if instr is None:
+            v = free
+        else:
+            try:
+                v = self._eval(decode(instr), tid)
+            except Unmodelled:
+                v = free
+        if v is not None:
+            v %= 1 << width
+        self._memo[key] = v
+        return v
+
+    def _eval(self, d: Decoded, tid: int) -> int | None:
+        w = d.width
+        mask = (1 << w) - 1
+        if d.op == "tid":
+            return tid
+        if d.op == "lane_of_warp":
+            lane, warp = d.extra
+            return self.value(d.args[0], 32, tid=(tid - tid % warp) + lane)
+        if d.op in ("zext", "sext", "trunc"):
+            a = self.value(d.args[0], d.extra[0], tid)
+            if a is None:
+                return None
+            if d.op == "sext" and a >> (d.extra[0] - 1) & 1:
+                a -= 1 << d.extra[0]
+            return a & mask
+        if d.op == "select":
+            c = self.value(d.args[0], 1, tid)
+            if c is None:
+                return None
+            return self.value(d.args[1] if c else d.args[2], w, tid)
+        if d.op == "icmp":
+            pred, aw = d.extra
+            a, b = self.value(d.args[0], aw, tid), self.value(d.args[1], aw, tid)
+            if a is None or b is None:
+                return None
+            sa, sb = _signed(a, aw), _signed(b, aw)
+            table: dict[str, Callable[[], bool]] = {
+                "eq": lambda: a == b, "ne": lambda: a != b, "ult": lambda: a < b, "ule": lambda: a <= b,
+                "ugt": lambda: a > b, "uge": lambda: a >= b, "slt": lambda: sa < sb, "sle": lambda: sa <= sb,
+                "sgt": lambda: sa > sb, "sge": lambda: sa >= sb}
+            return int(table[pred]())
+        if d.op == "getelementptr":
+            size, iw = d.extra
+            base, idx = self.value(d.args[0], 32, tid), self.value(d.args[1], iw, tid)
+            if base is None or idx is None:
+                return None
+            return (base + _signed(idx, iw) * size) & 0xFFFFFFFF
+        if d.op in ("ptrtoint", "inttoptr"):
+            return self.value(d.args[0], 32, tid)
+        a, b = self.value(d.args[0], w, tid), self.value(d.args[1], w, tid)
+        if a is None or b is None:
+            return None
+        return _concrete_binary(d.op, d.flags, a, b, w)
+
+
+def _signed(x: int, w: int) -> int:
+    return x - (1 << w) if x >> (w - 1) & 1 else x
+
+
+def _concrete_binary(op: str, flags: frozenset[str], a: int, b: int, w: int) -> int | None:
+    mask = (1 << w) - 1
+    sa, sb = _signed(a, w), _signed(b, w)
+    lo, hi = -(1 << (w - 1)), (1 << (w - 1)) - 1
+    if op in ("add", "sub", "mul"):
+        exact_u = {"add": a + b, "sub": a - b, "mul": a * b}[op]
+        exact_s = {"add": sa + sb, "sub": sa - sb, "mul": sa * sb}[op]
+        if "nuw" in flags and not 0 <= exact_u <= mask:
+            return None
+        if "nsw" in flags and not lo <= exact_s <= hi:
+            return None
+        return exact_u & mask
+    if op in ("shl", "lshr", "ashr"):
+        if b >= w:
+            return None
+        if op == "shl":
+            r = (a << b) & mask
+            if "nuw" in flags and (r >> b) != a:
+                return None
+            if "nsw" in flags and (_signed(r, w) >> b) != sa:
+                return None
+            return r
+        r = (a >> b) if op == "lshr" else (sa >> b) & mask
+        if "exact" in flags and ((r << b) & mask) != a:
+            return None
+        return r
+    if op == "and":
+        return a & b
+    if op == "or":
+        if "disjoint" in flags and a & b:
+            return None
+        return a | b
+    if op == "xor":
+        return a ^ b
+    if op in ("udiv", "urem"):
+        if b == 0 or ("exact" in flags and op == "udiv" and a % b):
+            return None
+        return a // b if op == "udiv" else a % b
+    if op in ("sdiv", "srem"):
+        if b == 0 or (sa == lo and sb == -1):
+            return None
+        q = abs(sa) // abs(sb) * (1 if (sa >= 0) == (sb >= 0) else -1)
+        return (q if op == "sdiv" else sa - q * sb) & mask
+    if op in ("smin", "smax", "umin", "umax"):
+        x, y = (sa, sb) if op[0] == "s" else (a, b)
+        return (a if (x < y) == op.endswith("min") else b)
+    raise Unmodelled(op)

@@ -1,0 +1,215 @@
+"""Obligations on the lowered code: every shared-memory access of a kernel's LLVM IR, against its TTGIR.
+
+For each access (:mod:`llverify.lowered.llir`), with its address as a Z3 term of the thread id
+(:mod:`llverify.lowered.semantics`):
+
+* ``in_bounds``: for every thread id of the module's warp count and every value of the free variables,
+  the address is not poison and ``0 <= address`` and ``address + bytes <= shared``, ``shared`` being the
+  shared memory Triton allocated (its metadata's ``shared``).  SMT ``unsat`` of the negation = proved; a
+  model is replayed by the concrete interpreter (independent of the Z3 encoding) before it is reported as a
+  thread id with its address; a model that needs a free variable (a loop's ``phi``, a kernel argument)
+  is ``unknown`` naming it, since that value may never occur.
+* ``lowered_wavefronts``: when the address depends on the thread id only, every thread's address is
+  evaluated concretely (complete: the thread id is the only input), the wavefronts of every warp counted
+  with the target's bank model; when the access is attributed to a ``ttg.local_load`` / ``local_store`` /
+  ``local_alloc`` of known layouts, the count must equal the layouts' prediction for the vector width the
+  code uses (lemma 9.4): a difference means the address arithmetic does not implement the shared layout.
+
+Attribution: Triton's ``USE_IR_LOC=ttgir`` points the debug locations at ``.ttgir`` lines; the access is
+attributed to the TTGIR op on that line.  An access that cannot be attributed is reported as such.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Sequence
+
+import z3
+
+from llverify.codegen.bank_model import bank_model_for_target
+from llverify.codegen.bank_sim import simulate_addresses, simulate_wavefronts
+from llverify.codegen.banks import bank_wavefronts
+from llverify.errors import LlverifyError
+from llverify.lowered.llir import Access, LlirFunction, LlirModule
+from llverify.lowered.semantics import Concrete, Symbolic
+from llverify.prove.bv import check as smt_check
+from llverify.prove.verdict import Counterexample, Verdict
+from llverify.ttgir.findings import Finding
+from llverify.ttgir.layouts import BuiltLayout, element_bits, layout_of
+from llverify.ttgir.model import Location, Module, Op
+
+__all__ = ["validate", "LoweredFinding"]
+
+
+@dataclass(frozen=True)
+class LoweredFinding:
+    """A finding on the lowered code: the gate's finding plus the ``.llir`` location."""
+
+    finding: Finding
+    lowered: Location
+
+    def to_json(self) -> dict:
+        out = self.finding.to_json()
+        out["lowered"] = {"file": self.lowered.file, "line": self.lowered.line, "col": self.lowered.col}
+        return out
+
+
+def _ops_by_line(module: Module) -> dict[int, Op]:
+    return {op.location.line: op for _, op, _ in module.walk()}
+
+
+def _wavefronts(addresses: list[int], lanes: int, vec_bytes: int) -> int:
+    import numpy as np
+
+    arr = np.array(addresses, dtype=np.int64).reshape(-1, lanes)
+    return int(simulate_addresses(arr, max(vec_bytes, 1)).max())
+
+
+def _predicted(op: Op | None, vec_bytes: int, target: str) -> int | None:
+    if op is None or op.name not in ("ttg.local_load", "ttg.local_store", "ttg.local_alloc"):
+        return None
+    if op.name == "ttg.local_load":
+        mem, reg = (op.operand_types[0] if op.operand_types else None), (op.results[0].type if op.results else None)
+    elif op.name == "ttg.local_store":
+        reg, mem = (op.operand_types + (None, None))[:2]
+    else:
+        reg, mem = (op.operand_types[0] if op.operand_types else None), (op.results[0].type if op.results else None)
+    if reg is None or mem is None or reg.kind != "tensor":
+        return None
+    R, M = layout_of(reg), layout_of(mem)
+    if not (isinstance(R, BuiltLayout) and isinstance(M, BuiltLayout)) or tuple(reg.shape) != tuple(M.shape):
+        return None
+    bits = element_bits(reg.element)
+    if bits not in (8, 16, 32, 64) or vec_bytes * 8 % bits:
+        return None
+    try:
+        if target.startswith("cuda"):
+            rep = bank_wavefronts(R.layout, M.layout, bits, max_vector_elems=max(1, vec_bytes * 8 // bits))
+            vec_bits, waves = rep.vector.bits, rep.wavefronts
+        else:  # no closed form for wave64 LDS: the layouts' own simulation under the target's model
+            sim = simulate_wavefronts(R.layout, M.layout, bits)
+            vec_bits, waves = sim.vector.bits, sim.max_wavefronts
+    except LlverifyError:
+        return None
+    if vec_bits != vec_bytes * 8:
+        return None  # the code's vector is not one llverify's plan would form; no like-for-like prediction
+    return waves
+
+
+def validate(module: Module, llir: LlirModule, shared_bytes: int) -> list[LoweredFinding]:
+    """Every obligation of every shared-memory access (see the module docstring)."""
+    threads = module.num_warps * module.threads_per_warp
+    by_line = _ops_by_line(module)
+    ttgir_file = any(f.endswith(".ttgir") for f in llir.files)
+    out: list[LoweredFinding] = []
+    for fn in llir.functions:
+        sym = Symbolic(fn, threads)
+        for k, acc in enumerate(fn.accesses):
+            out.extend(_access_findings(module, llir, fn, sym, acc, k, threads, shared_bytes,
+                                        by_line if ttgir_file else {}))
+    return out
+
+
+def _access_findings(module: Module, llir: LlirModule, fn: LlirFunction, sym: Symbolic, acc: Access, k: int,
+                     threads: int, shared_bytes: int, by_line: dict[int, Op]) -> list[LoweredFinding]:
+    loc = llir.locations.get(acc.instr.dbg or "", None)
+    op = by_line.get(loc[0]) if loc else None
+    where = op.location if op is not None else Location(module.path, loc[0] if loc else 1, loc[1] + 1 if loc else 1)
+    lowered = Location(llir.path, acc.instr.line, 1)
+    kernel = fn.name
+    opname = op.name if op is not None else "unattributed"
+    subject = f"{acc.kind} of {acc.bytes or '?'} bytes at {llir.path}:{acc.instr.line}"
+
+    def finding(v: Verdict) -> LoweredFinding:
+        return LoweredFinding(Finding(v, v.property, opname, where, op.source if op else None, kernel, module.target,
+                                      index=k), lowered)
+
+    results: list[LoweredFinding] = []
+    if op is None:
+        results.append(finding(Verdict("unknown", "attribution", subject, None, 0.0,
+                                       "the access could not be attributed to a TTGIR op (compile with "
+                                       "USE_IR_LOC=ttgir so debug locations name .ttgir lines)")))
+    t0 = time.perf_counter()
+    addr = sym.value(acc.pointer, 32)
+    size = max(1, acc.bytes)
+    wide = z3.ZeroExt(1, addr.term)
+    bad = z3.Or(addr.poison, z3.Extract(31, 31, addr.term) == 1,
+                z3.UGT(wide + size, z3.BitVecVal(shared_bytes, 33)))
+    res = smt_check([z3.ULT(sym.tid, threads), bad])
+    secs = time.perf_counter() - t0
+    frees = sorted(addr.free)
+    if res.status == "unsat":
+        results.append(finding(Verdict("proved", "in_bounds", subject, "smt", secs,
+                                       f"inside the {shared_bytes} bytes of shared memory for all {threads} threads"
+                                       + (f" and all values of {', '.join(frees)}" if frees else ""),
+                                       certificate=res.certificate(), details={"free_variables": frees})))
+    elif res.status == "sat":
+        model = res.model
+        tid = model.eval(sym.tid, model_completion=True).as_long()
+        values = {name: model.eval(var, model_completion=True).as_long() for name, (var, _) in sym.frees.items()
+                  if name in addr.free}
+        if frees:
+            whys = {n: sym.frees[n][1] for n in frees}
+            results.append(finding(Verdict("unknown", "in_bounds", subject, "smt", secs,
+                                           "out of bounds only for some values of free variables, which may never "
+                                           f"occur: {whys}", details={"free_variables": frees})))
+        else:
+            got = Concrete(fn, tid, values).value(acc.pointer, 32)
+            if got is not None and got < (1 << 31) and got + size <= shared_bytes:
+                results.append(finding(Verdict("error", "in_bounds", subject, None, secs,
+                                               f"internal: Z3 and the interpreter disagree at tid {tid}")))
+            else:
+                shown = "poison" if got is None else got
+                results.append(finding(Verdict(
+                    "refuted", "in_bounds", subject, "smt", secs, "a thread accesses outside the shared allocation",
+                    Counterexample({"tid": tid}, {"address": shown, "bytes": size, "shared": shared_bytes},
+                                   "replayed by the concrete LLVM interpreter"))))
+    else:
+        results.append(finding(Verdict("unknown", "in_bounds", subject, "smt", secs, f"Z3: {res.reason}")))
+    # wavefronts of the real addresses
+    if not frees and acc.bytes:
+        lanes = bank_model_for_target(module.target).lanes if _known_target(module.target) else 0
+        if lanes:
+            t1 = time.perf_counter()
+            addrs = [Concrete(fn, t, {}).value(acc.pointer, 32) for t in range(threads)]
+            if all(a is not None for a in addrs):
+                waves = _wavefronts(addrs, lanes, acc.bytes)  # type: ignore[arg-type]
+                want = _predicted(op, acc.bytes, module.target)
+                details = {"wavefronts": waves, "vector_bytes": acc.bytes, "predicted": want}
+                msg = f"{waves} wavefronts per warp-level instruction, measured on every thread's address"
+                if want is None or want == waves:
+                    v = Verdict("proved", "lowered_wavefronts", subject, "exhaustive", time.perf_counter() - t1,
+                                msg + ("" if want is None else " = the layouts' prediction"),
+                                certificate={"threads_evaluated": threads}, details=details)
+                else:
+                    v = Verdict("refuted", "lowered_wavefronts", subject, "exhaustive", time.perf_counter() - t1,
+                                f"the code's addresses cost {waves} wavefronts, the layouts predict {want}",
+                                Counterexample({"warp": 0}, {"measured": waves, "predicted": want},
+                                               "every thread's address evaluated concretely"), details=details)
+                results.append(finding(v))
+    return results
+
+
+def _known_target(target: str) -> bool:
+    try:
+        bank_model_for_target(target)
+    except LlverifyError:
+        return False
+    return True
+
+
+def validate_texts(ttgir_text: str, ttgir_path: str, llir_text: str, llir_path: str,
+                   shared_bytes: int) -> list[LoweredFinding]:
+    """Parse both texts and validate (the API the gate and tests call)."""
+    from llverify.lowered.llir import parse_llir
+    from llverify.ttgir.reader import parse_module
+
+    return validate(parse_module(ttgir_text, ttgir_path), parse_llir(llir_text, llir_path), shared_bytes)
+
+
+def summarize(findings: Sequence[LoweredFinding]) -> dict[str, int]:
+    out = {"proved": 0, "refuted": 0, "unknown": 0, "error": 0}
+    for f in findings:
+        out[f.finding.verdict.status] += 1
+    return out

@@ -110,7 +110,24 @@ def test_bad_spec_exits_2_without_traceback(tmp_path) -> None:
     code, out, err = run(["check", str(p)])
     assert code == 2
     assert f"{p}:4:17: error: argument 'layout' of check 'surjective' refers to unknown layout 'b'" in err
-    assert "Traceback" not in out + err and out == ""
+    assert "Traceback" not in out + err and "0 checks" in out
+
+
+def test_one_bad_file_never_hides_the_others(tmp_path, specs) -> None:
+    """Issue 13 item 8: the good files are checked, every requested output is written with the errors, exit 2."""
+    bad = tmp_path / "broken.yaml"
+    bad.write_text("layouts:\n  a: {bases: {lane: [[1]]}}\nchecks:\n  - surjective: b\n")
+    good = specs["good"] if "good" in specs else next(iter(specs.values()))
+    for fmt in ("json", "junit", "sarif", "markdown"):
+        out_file = tmp_path / f"r.{fmt}"
+        out_file.write_text("stale")
+        code, out, err = run(["check", "--format", fmt, "-o", str(out_file), str(bad), str(good)])
+        assert code == 2 and "Traceback" not in out + err
+        body = out_file.read_text()
+        assert body != "stale" and "broken.yaml" in body
+        if fmt == "json":
+            doc = json.loads(body)
+            assert doc["results"] and doc["errors"][0]["line"] == 4
 
 
 def test_bad_spec_with_sarif_still_writes_located_sarif(tmp_path) -> None:
@@ -292,9 +309,11 @@ def test_fuzz_mutated_specs_through_the_cli_never_trace_back(at: int, cut: int, 
             assert re.search(rf"{re.escape(str(p))}:\d+:\d+: error: ", res.stderr)
 
 
-def test_parallel_run_reports_spec_errors_and_runs_nothing(specs, tmp_path) -> None:
+def test_parallel_run_reports_spec_errors_and_checks_the_rest(specs, tmp_path) -> None:
     broken = tmp_path / "zz_broken.yaml"
     broken.write_text("layouts: {}\nchecks:\n  - surjective: nope\n")
     code, out, err = run(["check", "-j", "2", str(specs["ok"]), str(broken)])
-    assert code == 2 and out == ""
-    assert f"{broken}:3:17: error:" in err and "nothing was checked" in err
+    assert code == 2 and "surjective(raw)" in out  # the good file was checked
+    assert f"{broken}:3:17: error:" in err and "the other files were checked" in err
+    one = run(["check", "-j", "1", str(specs["ok"]), str(broken)])
+    assert one[0] == 2 and one[1] .count("proved") == out.count("proved")

@@ -40,6 +40,9 @@ def discover(paths: Sequence[str]) -> tuple[list[str], list[Diagnostic]]:
         here = Path("specs")
         paths = [str(here)] if here.is_dir() else [str(bundled_specs_dir())]
     for p in paths:
+        if not p.strip():
+            diags.append(Diagnostic("<command line>", Pos(), "empty path"))
+            continue
         path = Path(p)
         if path.is_dir():
             # files of a directory before those of its subdirectories, each level sorted
@@ -134,7 +137,8 @@ class _Progress:
               help="Write the output to FILE instead of standard output.")
 @click.option("--report", "report_dir", type=click.Path(file_okay=False), default=None,
               help="Also write a Markdown and a self-contained HTML proof report into DIR.")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
+@click.option("--timeout", type=click.FloatRange(min=0, max=1e6, min_open=True), default=None,
+              callback=lambda ctx, param, v: _finite(v),
               help="Default per-check time limit in seconds (a check's own `timeout` wins).")
 @click.option("--rlimit", type=click.IntRange(min=1), default=None,
               help="Default Z3 resource limit per query (deterministic budget).")
@@ -158,32 +162,37 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, report_dir: str 
     from llverify.spec.runner import Budget, run_files, run_specs
     from llverify.spec.summary import exit_code, summary_line
 
+    if output and not Path(output).resolve().parent.is_dir():
+        click.echo(f"{output}:1:1: error: the output directory {Path(output).resolve().parent} does not exist",
+                   err=True)
+        sys.exit(2)
     files, diags = discover(paths)
-    if diags:
-        _fail_on(diags + _load_all(files)[1], fmt, output)
     if jobs == 0:
         jobs = os.cpu_count() or 1
     budget = Budget(timeout=timeout, rlimit=rlimit, method=method)
     progress = _Progress(enabled=sys.stderr.isatty() and not quiet)
     specs: list = []
     try:
+        # a malformed file is reported (exit 2) but never hides the results of the others
         if jobs > 1 and len(files) > 1:
-            diags, results = run_files(files, budget, jobs=jobs, progress=progress)
-            if diags:
-                progress.stop()
-                _fail_on(diags, fmt, output)
+            file_diags, results = run_files(files, budget, jobs=jobs, progress=progress)
             if report_dir:
                 specs, _ = _load_all(files)
         else:
-            specs, diags = _load_all(files)
-            if diags:
-                _fail_on(diags, fmt, output)
+            specs, file_diags = _load_all(files)
             results = run_specs(specs, budget, jobs=jobs, progress=progress)
     finally:
         progress.stop()
+    diags = list(diags) + list(file_diags)
     color = fmt == "text" and output is None and sys.stdout.isatty()
     text = FORMATS[fmt](results, quiet=quiet, verbose=verbose, color=color, fail_on_unknown=fail_on_unknown,
                         width=max(100, _term_width()) if color else 240)
+    text = _with_diagnostics(fmt, text, diags)
+    for d in diags:
+        click.echo(str(d), err=True)
+    if diags:
+        click.echo(f"{len(diags)} error{'s' if len(diags) != 1 else ''} in spec files (the other files were "
+                   "checked)", err=True)
     if output:
         try:
             Path(output).write_text(text, encoding="utf-8")
@@ -207,7 +216,44 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, report_dir: str 
             sys.exit(2)
         if not quiet:
             click.echo("report: " + ", ".join(str(p) for p in written), err=True)
-    sys.exit(exit_code(results, fail_on_unknown))
+    sys.exit(2 if diags else exit_code(results, fail_on_unknown))
+
+
+def _with_diagnostics(fmt: str, text: str, diags: Sequence[Diagnostic]) -> str:
+    """The rendered results plus the spec errors, in the same format (so an output file always has both)."""
+    if not diags:
+        return text
+    if fmt == "json":
+        doc = json.loads(text)
+        doc["errors"] = [{"file": d.path, "line": d.pos.line, "col": d.pos.col, "message": d.message} for d in diags]
+        return json.dumps(doc, indent=2) + "\n"
+    if fmt == "sarif":
+        from llverify.spec.formats.sarif import render_diagnostics
+
+        doc, extra = json.loads(text), json.loads(render_diagnostics(diags))
+        run, other = doc["runs"][0], extra["runs"][0]
+        offset = len(run["tool"]["driver"]["rules"])
+        run["tool"]["driver"]["rules"].extend(other["tool"]["driver"]["rules"])
+        for r in other["results"]:
+            r["ruleIndex"] = r.get("ruleIndex", 0) + offset
+            run["results"].append(r)
+        return json.dumps(doc, indent=2) + "\n"
+    if fmt == "markdown":
+        return text + "\n## Spec errors\n\n" + "".join(f"- `{d}`\n" for d in diags)
+    if fmt == "junit":
+        from xml.sax.saxutils import escape, quoteattr
+
+        cases = "".join(f'<testcase classname="spec-errors" name={quoteattr(d.path)}><error message='
+                        f'{quoteattr(d.message)}>{escape(str(d))}</error></testcase>' for d in diags)
+        suite = f'<testsuite name="spec-errors" tests="{len(diags)}" errors="{len(diags)}">{cases}</testsuite>'
+        return text.replace("</testsuites>", suite + "</testsuites>") if "</testsuites>" in text else text + suite
+    return text
+
+
+def _finite(value: float | None) -> float | None:
+    if value is not None and value != value:
+        raise click.BadParameter("must be a number of seconds, not NaN")
+    return value
 
 
 def _term_width() -> int:

@@ -20,6 +20,7 @@ Example: ``load_text("a: [1, 2]\\n", "x.yaml").value_pos["a"] == Pos(1, 4)``.
 from __future__ import annotations
 
 import json
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -115,12 +116,27 @@ def _pos(mark: Any) -> Pos:
 _PLAIN_TAGS = ("tag:yaml.org,2002:map", "tag:yaml.org,2002:seq")
 
 
-class _Composer(yaml.SafeLoader):
-    """SafeLoader used only for composing nodes and constructing scalars."""
+#: libyaml's loader where PyYAML was built with it (same nodes and marks, several times faster)
+_BASE_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+#: a document expanding to more nodes than this is refused: YAML aliases let a few hundred bytes name
+#: billions of nodes ("billion laughs"); a real spec has a few thousand
+MAX_NODES = 200_000
 
 
-def _convert(loader: _Composer, node: yaml.Node, path: str, stack: tuple[int, ...]) -> Any:
+class _Composer(_BASE_LOADER):  # type: ignore[misc, valid-type]
+    """The safe loader, used only for composing nodes and constructing scalars."""
+
+
+def _convert(loader: _Composer, node: yaml.Node, path: str, stack: tuple[int, ...],
+             budget: list[int] | None = None) -> Any:
     here = _pos(node.start_mark)
+    if budget is None:
+        budget = [MAX_NODES]
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise SpecError(path, here, f"the document expands to more than {MAX_NODES} values (YAML aliases "
+                                    "repeating large parts?); refused")
     if id(node) in stack:
         raise SpecError(path, here, "recursive YAML alias")
     if len(stack) > MAX_DEPTH:
@@ -142,14 +158,14 @@ def _convert(loader: _Composer, node: yaml.Node, path: str, stack: tuple[int, ..
             if key in out:
                 first = out.key_pos[key]
                 raise SpecError(path, kpos, f"duplicate key '{key}' (first given at line {first.line})")
-            out[key] = _convert(loader, vnode, path, inner)
+            out[key] = _convert(loader, vnode, path, inner, budget)
             out.key_pos[key] = kpos
             out.value_pos[key] = _pos(vnode.start_mark)
         return out
     if isinstance(node, yaml.SequenceNode):
         seq = LList(here)
         for item in node.value:
-            seq.append(_convert(loader, item, path, inner))
+            seq.append(_convert(loader, item, path, inner, budget))
             seq.item_pos.append(_pos(item.start_mark))
         return seq
     value = loader.construct_object(node, deep=True)
@@ -254,9 +270,15 @@ def load_file(path: str | Path) -> Any:
     name = str(path)
     p = Path(path)
     try:
-        if p.stat().st_size > MAX_BYTES:
+        st = p.stat()
+        if not stat.S_ISREG(st.st_mode):
+            raise SpecError(name, Pos(), "not a regular file (FIFOs, devices and sockets are not read)")
+        if st.st_size > MAX_BYTES:
             raise SpecError(name, Pos(), f"file is larger than {MAX_BYTES >> 20} MiB")
-        raw = p.read_bytes()
+        with open(p, "rb") as fh:
+            raw = fh.read(MAX_BYTES + 1)
+        if len(raw) > MAX_BYTES:
+            raise SpecError(name, Pos(), f"file is larger than {MAX_BYTES >> 20} MiB")
     except SpecError:
         raise
     except OSError as exc:

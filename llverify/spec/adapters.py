@@ -142,9 +142,14 @@ def check_conversion(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, m
         if convert is not None:
             try:
                 plan = convert(src, dst)
-                v = v.with_(details={**dict(v.details), "plan": plan.to_json()})
+                v = v.with_(details={**dict(v.details), "plan": plan.to_json(),
+                                     "classification": plan.classification})
             except Exception:  # noqa: BLE001 - the plan is extra information only
                 pass
+    if v.status == "proved" and ("via" in check.args or "max_shared_bytes" in check.args):
+        from llverify.prove.conversion_claims import conversion_claims
+
+        v = conversion_claims(v, src, dst, via=check.args.get("via"), max_shared_bytes=check.args.get("max_shared_bytes"))
     return v
 
 
@@ -176,9 +181,14 @@ def _named(v: Verdict, check: CheckDecl) -> Verdict:
 
 def check_bank_conflicts(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
                          timeout: float | None = None, rlimit: int | None = None) -> Verdict:
+    """The exact count first (prove_bank_count), then each claim on it; refutations are witnessed."""
+    from llverify.prove.bank_claims import bank_claims
+
     a = check.args
-    kw = {"max_wavefronts": a.get("max_wavefronts"), "max_vector_elems": a.get("max_vector")}
-    return _named(_plans("prove_bank_count")(layouts[a["access"]], layouts[a["shared"]], a["bitwidth"], **kw), check)
+    access, shared = layouts[a["access"]], layouts[a["shared"]]
+    v = _plans("prove_bank_count")(access, shared, a["bitwidth"], max_vector_elems=a.get("max_vector"))
+    return _named(bank_claims(v, access, shared, a["bitwidth"], max_wavefronts=a.get("max_wavefronts"),
+                              wavefronts=a.get("wavefronts"), conflict_free=a.get("conflict_free")), check)
 
 
 def check_optimal_swizzle(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,

@@ -76,11 +76,14 @@ KINDS: Mapping[str, CheckKind] = MappingProxyType({k.name: k for k in [
     _k("equal", {"a": _L, "b": _L}, ("a", "b"),
        "{a} and {b} map every hardware index to the same element",
        "the two layouts are the same function (same in and out dims)"),
-    _k("conversion", {"from": _L, "to": _L, "cvt": Arg("layout")},
+    _k("conversion", {"from": _L, "to": _L, "cvt": Arg("layout"), "via": Arg("strs"),
+                      "max_shared_bytes": Arg("int")},
        ("from", "to"),
        "converting {from} to {to} with cvt = to^-1 o from puts every element where {to} expects it",
        "to(cvt(x)) == from(x) for every hardware index x (section 5.4); `cvt` checks a given "
-       "conversion layout instead of the computed one"),
+       "conversion layout instead of the computed one; `via` (noop | register | shuffle | shared, or a "
+       "list) claims how the data moves (the plan's classification, section 5.4), `max_shared_bytes` "
+       "bounds the bytes staged through shared memory"),
     _k("in_bounds", {"layout": _L, "size": Arg("int"), "shape": Arg("ints")}, ("layout",),
        "every value {layout} produces lies inside the allocation",
        "each output stays below its bound (`size` for the flattened output, e.g. a shared-memory "
@@ -91,12 +94,15 @@ KINDS: Mapping[str, CheckKind] = MappingProxyType({k.name: k for k in [
        "free-variable masks of the layout matrix (getFreeVariableMasks), proved; `expected` claims "
        "the masks per in dim, `max` bounds the copies"),
     _k("bank_conflicts", {"access": _L, "shared": _L, "bitwidth": Arg("pow2", required=True),
-                          "max_wavefronts": Arg("int"), "max_vector": Arg("pow2")},
+                          "max_wavefronts": Arg("int"), "wavefronts": Arg("int"), "conflict_free": Arg("bool"),
+                          "max_vector": Arg("pow2")},
        ("access", "shared"),
        "accessing {shared} from {access} with {bitwidth}-bit elements takes the predicted number of wavefronts "
-       "per instruction[, at most {max_wavefronts}] (lemma 9.4)",
+       "per instruction[, at most {max_wavefronts}][, exactly {wavefronts}][, conflict-free] (lemma 9.4)",
        "lemma 9.4: wavefronts = n * |span(S_vec u S_idx) n span(L_thr)|, proved exact with Z3; "
-       "`max_wavefronts` bounds it", ("llverify.prove.plans", "llverify.codegen")),
+       "`max_wavefronts` bounds it, `wavefronts` claims the exact count, `conflict_free: true` claims the "
+       "minimum for the vector width (one wavefront per 128-byte phase); each refutation carries a witness "
+       "replayed by the brute-force simulator", ("llverify.prove.plans", "llverify.codegen")),
     _k("optimal_swizzle", {"from": _L, "to": _L, "bitwidth": Arg("pow2", required=True)},
        ("from", "to"),
        "the swizzled shared layout built for {from} -> {to} ({bitwidth}-bit) is a memory layout, maximally "

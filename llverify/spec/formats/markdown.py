@@ -25,7 +25,9 @@ def render(results: Sequence[CheckResult], **_: Any) -> str:
     for r in results:
         v = r.verdict
         lines.append(f"| {STATUS_MARK[r.outcome()]} | `{md_escape(r.check.spec)}:{r.check.pos.line}` | "
-                     f"{md_escape(r.check.name)} | {r.check.property} | **{v.status}** | {r.check.expect} | "
+                     f"{md_escape(r.check.name)} | {r.check.property}"
+                     f"{' (' + str(v.details['classification']) + ')' if 'classification' in v.details else ''} | "
+                     f"**{v.status}** | {r.check.expect} | "
                      f"{v.method or '-'} | {v.seconds * 1000:.1f} ms |")
     bad = [r for r in results if not r.ok]
     if bad:

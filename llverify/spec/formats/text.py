@@ -50,7 +50,10 @@ def render(results: Sequence[CheckResult], quiet: bool = False, verbose: bool = 
                 status.append(f" (expected {r.check.expect})", style="dim")
             if not r.ok:
                 status.append("  ✗", style="bold red")
-            table.add_row(f"{r.check.spec}:{r.check.pos.line}", r.check.name, r.check.property, status,
+            prop = r.check.property
+            if isinstance(v.details.get("classification"), str):
+                prop += f" [{v.details['classification']}]"  # how a conversion moves its data
+            table.add_row(f"{r.check.spec}:{r.check.pos.line}", r.check.name, prop, status,
                           v.method or "-", _fmt_time(v.seconds))
         console.print(table)
         if verbose:

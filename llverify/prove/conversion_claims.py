@@ -1,0 +1,82 @@
+"""Claims about how a proved conversion moves its data: ``via`` and ``max_shared_bytes``.
+
+``via`` names the classes a reviewer accepts (``noop``, ``register``, ``shuffle``, ``shared``); the
+conversion plan's classification (section 5.4: the first of block, warp, lane, register on which ``cvt`` is
+not the identity decides) must be one of them.  ``max_shared_bytes`` bounds the bytes a conversion through
+shared memory stages (the whole tensor, ``elements * bits / 8``, 16-bit elements assumed when the spec does
+not say).  A refutation names the dimension that moves and one hardware index whose element comes from
+another slot of that dimension (``cvt`` evaluated at a basis vector), replayed on both layouts.
+
+>>> from llverify.layout import LinearLayout
+>>> A = LinearLayout.from_bases({"register": [[1]], "lane": [[2], [4]]}, ["dim0"])
+>>> B = LinearLayout.from_bases({"register": [[1]], "lane": [[4], [2]]}, ["dim0"])
+>>> from llverify.prove.properties import conversion
+>>> conversion_claims(conversion(A, B), A, B, via=["register"]).status
+'refuted'
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from llverify.codegen.conversion import convert
+from llverify.layout import LinearLayout
+from llverify.prove.verdict import Counterexample, Verdict
+
+__all__ = ["conversion_claims", "VIA_NAMES"]
+
+VIA_NAMES = {"noop": "noop", "register": "register_permutation", "shuffle": "warp_shuffle",
+             "shared": "shared_memory"}
+
+
+def conversion_claims(v: Verdict, A: LinearLayout, B: LinearLayout, *, via: Sequence[str] | str | None = None,
+                      max_shared_bytes: int | None = None, bits: int = 16) -> Verdict:
+    if v.status != "proved":
+        return v
+    plan = convert(A, B)
+    cls = plan.classification
+    if via is not None:
+        wanted = [via] if isinstance(via, str) else list(via)
+        bad = [w for w in wanted if w not in VIA_NAMES]
+        if bad:
+            return Verdict("error", "conversion", v.subject, None, v.seconds,
+                           f"unknown 'via' value {bad[0]!r} (expected {', '.join(VIA_NAMES)})")
+        if cls not in {VIA_NAMES[w] for w in wanted}:
+            return _refute(v, plan, A, B, f"the conversion moves data by {cls}, not {' or '.join(wanted)}")
+    if max_shared_bytes is not None and cls == "shared_memory":
+        elems = 1
+        for s in A.out_dims.values():
+            elems *= s
+        need = elems * bits // 8
+        if need > max_shared_bytes:
+            return Verdict("refuted", "conversion", v.subject, "f2", v.seconds,
+                           f"the conversion stages {need} bytes through shared memory > {max_shared_bytes}",
+                           Counterexample({}, {"elements": elems, "bits": bits, "bytes": need,
+                                               "max_shared_bytes": max_shared_bytes},
+                                          "tensor size read from the layouts"),
+                           details={**v.details, "classification": cls})
+    return v.with_(details={**v.details, "classification": cls})
+
+
+def _refute(v: Verdict, plan, A: LinearLayout, B: LinearLayout, message: str) -> Verdict:
+    cvt = plan.cvt
+    for d in ("block", "warp", "lane", "register"):
+        if d not in cvt.in_dim_names:
+            continue
+        for i in range(cvt.in_dim_size_log2(d)):
+            x = {n: 0 for n in cvt.in_dim_names}
+            x[d] = 1 << i
+            src = dict(cvt.apply(**x))
+            if any(src.get(n, 0) != x.get(n, 0) for n in set(src) | set(x)):
+                # replay: B at x and A at cvt(x) hold the same element, from a different slot
+                eb, ea = dict(B.apply(**{n: x.get(n, 0) for n in B.in_dim_names})), \
+                    dict(A.apply(**{n: src.get(n, 0) for n in A.in_dim_names}))
+                if eb != ea:
+                    break
+                return Verdict("refuted", "conversion", v.subject, "f2", v.seconds, message,
+                               Counterexample(x, {"element": eb, "comes from": src},
+                                              "the destination slot's element sits at another slot of the source"),
+                               details={**v.details, "classification": plan.classification})
+    return Verdict("refuted", "conversion", v.subject, "f2", v.seconds, message,
+                   Counterexample({}, {"classification": plan.classification}, "the plan's classification"),
+                   details={**v.details, "classification": plan.classification})

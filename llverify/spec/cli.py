@@ -29,7 +29,10 @@ PROGRESS_AFTER_S = 2.0
 
 
 def bundled_specs_dir() -> Path:
-    return Path(__file__).resolve().parent.parent / "bundled_specs"
+    """The example specs shipped inside the package (``specs/`` in a checkout is a link to them)."""
+    from importlib import resources
+
+    return Path(str(resources.files("llverify").joinpath("bundled_specs")))
 
 
 def discover(paths: Sequence[str]) -> tuple[list[str], list[Diagnostic]]:

@@ -128,7 +128,12 @@ def test_shadow_mode_gates_three_kernels(tmp_path) -> None:
 def test_pytest_plugin_option(tmp_path) -> None:
     (tmp_path / "kernels3.py").write_text(THREE)
     (tmp_path / "test_k.py").write_text("from kernels3 import compile_all\n\ndef test_compiles():\n    compile_all()\n")
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "llverify.triton_gate", "--llverify-gate",
+    from importlib.metadata import entry_points
+
+    # installed from pyproject, the plugin is registered by its pytest11 entry point; from a bare checkout, load it
+    registered = any(ep.value == "llverify.triton_gate" for ep in entry_points(group="pytest11"))
+    plugin = [] if registered else ["-p", "llverify.triton_gate"]
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", *plugin, "--llverify-gate",
                            "-p", "no:cacheprovider", str(tmp_path / "test_k.py")], capture_output=True, text=True,
                           timeout=600, cwd=tmp_path, env=_env(tmp_path, PYTHONPATH=f"{ROOT}{os.pathsep}{tmp_path}"))
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]

@@ -251,6 +251,13 @@ def _clip(ins: dict[str, list[list[int]]], sizes: list[int], dims: Sequence[int]
                 ins[name][i][d] = 0
             actual >>= 1
         sizes[d] = actual
+        # a basis can still point past the clipped size when several bases share the largest value (the
+        # loop stopped after removing one of them): Triton's result maps it to 0, e.g. `linear` with
+        # reg_bases [[1]] and lane_bases [[1]] on shape [1] has lane (0)
+        for name, bs in ins.items():
+            for i, b in enumerate(bs):
+                if b[d] >= desired and not (delete_registers and name == "register" and i in deleted):
+                    b[d] = 0
     if deleted:
         ins["register"] = [b for i, b in enumerate(ins["register"]) if i not in deleted]
 

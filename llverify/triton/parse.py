@@ -187,6 +187,12 @@ class _P:
             return {"kind": "__opaque__", "name": ".".join(parts)}
         self.eat("<")
         body = self.fields(braced=True) if self.peek("{") else (self.fields(braced=False) if not self.peek(">") else {})
+        if self.peek(","):  # Triton 3.9 prints some fields after the braces: `#ttg.shared_linear<{...}, alignment = 128>`
+            self.i += 1
+            for k, v in self.fields(braced=False).items():
+                if k in body:
+                    raise AttrParseError(self.s, self.i, "a field not given before", found=repr(k))
+                body[k] = v
         self.eat(">")
         if mnemonic in ("shared_memory", "tensor_memory"):
             return {"kind": "__opaque__", "name": ".".join(parts)}
@@ -272,8 +278,8 @@ def parse_aliases(module_text: str) -> dict[str, dict[str, Any]]:
     return aliases
 
 
-_DTYPES = re.compile(r"(f16|bf16|f32|f64|tf32|i1|i8|i16|i32|i64|u8|f8E4M3FN|f8E5M2|f8E4M3FNUZ|f8E5M2FNUZ|f8E4M3B11FNUZ|"
-                     r"f4E2M1FN|[fiu]\d+|f8E\w+|!tt\.ptr<[^>]*>)")
+# longest spellings first, and integer widths read whole (``i16`` is never ``i1`` followed by ``6``)
+_DTYPES = re.compile(r"(bf16|tf32|f8E\w+|f6E\w+|f4E\w+|[fiu]\d+|!tt\.ptr<[^>]*>)")
 
 
 def dtype_bits(dtype: str) -> int:

@@ -262,3 +262,15 @@ def test_cli_parallel_equals_sequential_and_cache_replays(tmp_path) -> None:
     assert b["summary"]["cached_files"] == len(files) and a["summary"]["cached_files"] == 0
     a["summary"].pop("cached_files"), b["summary"].pop("cached_files")
     assert a == b
+
+
+def test_cli_lowered_beside_ttgir() -> None:
+    """With --lowered, a .ttgir whose .llir and Triton metadata sit beside it (a cache directory) gets the
+    lowered-code obligations too, located in both files."""
+    data = CORPUS.parent / "lowered"
+    res = _cli("--lowered", "--format", "json", str(data))
+    doc = json.loads(res.stdout)
+    low = [r for r in doc["results"] if r["rule"].startswith("lowered")]
+    assert low and all("lowered" in r and r["lowered"]["file"].endswith(".llir") for r in low)
+    assert doc["summary"]["refuted"] == 0 and res.returncode in (0, 3)
+    assert {r["rule"] for r in low} >= {"lowered_in_bounds", "lowered_wavefronts"}

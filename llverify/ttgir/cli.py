@@ -41,13 +41,49 @@ def _cache_key(path: str) -> str | None:
     return obligation_key({"ttgir_module": digest, "path": path})
 
 
-def _gate_unit(unit: tuple[str, str | None]) -> Any:
+def _lowered_findings(path: str) -> tuple[list[Any], list[str]]:
+    """Lowered-code findings for a ``.ttgir`` whose ``.llir`` (and Triton's ``.json`` metadata, for the shared
+    size) sit beside it, as in a Triton cache directory; nothing when they do not."""
+    from dataclasses import replace
+
+    from llverify.lowered.llir import LlirError, parse_llir
+    from llverify.lowered.validate import validate
+    from llverify.ttgir.loader import read_text
+    from llverify.ttgir.model import TtgirError
+    from llverify.ttgir.reader import parse_module
+
+    stem = os.path.splitext(path)[0]
+    if not (path.endswith(".ttgir") and os.path.isfile(stem + ".llir") and os.path.isfile(stem + ".json")):
+        return [], []
+    try:
+        with open(stem + ".json", encoding="utf-8") as fh:
+            shared = int(json.load(fh).get("shared") or 0)
+        found = validate(parse_module(read_text(path), path), parse_llir(read_text(stem + ".llir"), stem + ".llir"),
+                         shared)
+    except (TtgirError, LlirError, OSError, ValueError, TypeError, AttributeError) as exc:
+        return [], [f"{stem}.llir:1:1: lowered code not validated: {exc}"]
+    out = []
+    for lf in found:
+        low = lf.lowered
+        v = lf.finding.verdict
+        out.append(replace(lf.finding, verdict=v.with_(details={**v.details, "lowered": {
+            "file": low.file, "line": low.line, "col": low.col}}),
+                           rule=v.property if v.property.startswith("lowered") else f"lowered_{v.property}"))
+    return out, []
+
+
+def _gate_unit(unit: tuple[str, str | None, bool]) -> Any:
     """Worker: gate one path, consulting the module cache (proved-only modules are cached)."""
     from llverify.prove.verdict import Verdict
     from llverify.ttgir.findings import finding_from_json
     from llverify.ttgir.gate import GateResult, gate_file
 
-    path, cache_path = unit
+    path, cache_path, lowered = unit
+    if lowered:
+        low, low_errors = _lowered_findings(path)
+        res, cached = _gate_unit((path, cache_path, False))
+        return GateResult(res.path, res.findings + tuple(low), res.errors + tuple(low_errors), res.modules,
+                          res.seconds), cached
     cache = _open_cache(cache_path) if cache_path else None
     key = _cache_key(path) if cache is not None else None
     if cache is not None and key:
@@ -106,11 +142,15 @@ def _render(fmt: str, findings: Sequence[Any], errors: Sequence[str], diff_text:
               help="Verdict cache file (default: $LLVERIFY_CACHE or ~/.cache/llverify/verdicts.sqlite).")
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the verdict cache.")
 @click.option("--allow-unknown", is_flag=True, help="Exit 0 when only unknowns remain.")
+@click.option("--lowered", is_flag=True,
+              help="Also prove the lowered code: for a .ttgir with its .llir and Triton's .json beside it (a Triton "
+                   "cache directory), every shared-memory access (docs/lowered.md).")
 @click.option("--list-rules", is_flag=True, help="List the obligations the gate checks and exit.")
 @click.option("-v", "--verbose", is_flag=True, help="Show every obligation, not only the failing ones.")
 def ttgir(paths: tuple[str, ...], fmt: str, output: str | None, policy_path: str | None,
           baseline_paths: tuple[str, ...], jobs: int, executor: str, ray_address: str | None,
-          cache_path: str | None, no_cache: bool, allow_unknown: bool, list_rules: bool, verbose: bool) -> None:
+          cache_path: str | None, no_cache: bool, allow_unknown: bool, lowered: bool, list_rules: bool,
+          verbose: bool) -> None:
     """Gate Triton's TTGIR: prove every layout-bearing op of every module under PATHS."""
     from llverify.spec.summary import EXIT_FAIL, EXIT_OK, EXIT_UNKNOWN, EXIT_USAGE
     from llverify.ttgir.loader import discover
@@ -142,7 +182,7 @@ def ttgir(paths: tuple[str, ...], fmt: str, output: str | None, policy_path: str
     t0 = time.perf_counter()
     files = discover(list(paths))
     errors = [str(f) for f in files if isinstance(f, TtgirError)]
-    units = [(f, cache_file) for f in files if isinstance(f, str)]
+    units = [(f, cache_file, lowered) for f in files if isinstance(f, str)]
     results = _run_units(units, jobs, executor, ray_address)
     findings = []
     modules = cached = 0
@@ -163,7 +203,7 @@ def ttgir(paths: tuple[str, ...], fmt: str, output: str | None, policy_path: str
         from llverify.ttgir.baseline import diff_findings, regressions, render_diff
 
         base_files = [f for f in discover(list(baseline_paths)) if isinstance(f, str)]
-        base_results = _run_units([(f, cache_file) for f in base_files], jobs, executor, ray_address)
+        base_results = _run_units([(f, cache_file, False) for f in base_files], jobs, executor, ray_address)
         base = [f for r in base_results if not isinstance(r, str) for f in r[0].findings]
         diffs = diff_findings(base, findings)
         extra.extend(regressions(diffs))
@@ -203,7 +243,7 @@ def _default_cache() -> str:
     return str(default_cache_path())
 
 
-def _run_units(units: list[tuple[str, str | None]], jobs: int, executor: str, ray_address: str | None) -> list[Any]:
+def _run_units(units: list[tuple[str, str | None, bool]], jobs: int, executor: str, ray_address: str | None) -> list[Any]:
     from llverify.executor.pool import UnitExecutor, WorkerFailure
 
     with UnitExecutor(jobs=jobs, executor=executor, ray_address=ray_address, min_parallel=4) as ex:

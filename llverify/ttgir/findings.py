@@ -10,7 +10,7 @@ gate results unchanged; the JSON record adds ``op``, ``location``,
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Mapping
 
 from llverify.prove.verdict import Verdict
 from llverify.spec.model import CheckDecl, CheckResult
@@ -54,6 +54,8 @@ class Finding:
         out["location"] = {"file": self.location.file, "line": self.location.line, "col": self.location.col}
         out["source"] = None if self.source is None else {"file": self.source.file, "line": self.source.line,
                                                            "col": self.source.col}
+        if isinstance(self.verdict.details.get("lowered"), Mapping):
+            out["lowered"] = dict(self.verdict.details["lowered"])
         out["kernel"] = self.kernel
         out["target"] = self.target
         if self.stage:

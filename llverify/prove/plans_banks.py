@@ -63,7 +63,7 @@ def _conflict_witness(rep: BankReport, lanes: list[int], bitwidth: int) -> tuple
 
 def prove_bank_count(access: LinearLayout, shared: LinearLayout, bitwidth: int,
                      max_wavefronts: int | None = None, max_vector_elems: int | None = None,
-                     cross_check: bool = True) -> Verdict:
+                     cross_check: bool = True, rlimit: int | None = None, timeout: float | None = None) -> Verdict:
     """Prove ``bank_wavefronts`` exact (Z3), and optionally that it is ``<= max_wavefronts``."""
     t0 = time.perf_counter()
     subject = "bank_wavefronts"
@@ -115,7 +115,7 @@ def prove_bank_count(access: LinearLayout, shared: LinearLayout, bitwidth: int,
     bank = lambda w: z3.Extract(4, 0, w)  # noqa: E731
     in_range = z3.And(z3.ULT(ja, n_words), z3.ULT(jb, n_words))
     outside = z3.Or([bv.parity_with(wa ^ wb, q) == 1 for q in ann]) if ann else z3.BoolVal(False)
-    upper_q = bv.check(z3.And(in_range, bank(wa) == bank(wb), outside))
+    upper_q = bv.check(z3.And(in_range, bank(wa) == bank(wb), outside), rlimit=rlimit, timeout=timeout)
     st_u, smt_u = upper_q.status, upper_q.smt2
     # lower bound: witnesses = lanes/words reaching each element of span(B) from lane 0 word 0
     witness: list[tuple[int, int]] = []
@@ -138,7 +138,7 @@ def prove_bank_count(access: LinearLayout, shared: LinearLayout, bitwidth: int,
         for lane, j in witness:
             ws.append(word(z3.BitVecVal(lane, ph_bits) if ph_bits else None, z3.BitVecVal(j, width)))
         bad = [bank(ws[0]) != bank(w) for w in ws[1:]] + [ws[i] == ws[k] for i, k in combinations(range(len(ws)), 2)]
-        st_l = bv.check(z3.Or(bad) if bad else z3.BoolVal(False)).status
+        st_l = bv.check(z3.Or(bad) if bad else z3.BoolVal(False), rlimit=rlimit, timeout=timeout).status
     details = {**details, "smt_upper": st_u, "smt_lower": st_l, "conflict_basis_words": B}
     if cross_check and access.total_in_bits <= 22:
         try:

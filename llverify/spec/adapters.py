@@ -186,7 +186,8 @@ def check_bank_conflicts(check: CheckDecl, layouts: Mapping[str, LinearLayout], 
 
     a = check.args
     access, shared = layouts[a["access"]], layouts[a["shared"]]
-    v = _plans("prove_bank_count")(access, shared, a["bitwidth"], max_vector_elems=a.get("max_vector"))
+    v = _plans("prove_bank_count")(access, shared, a["bitwidth"], max_vector_elems=a.get("max_vector"),
+                                   rlimit=rlimit, timeout=timeout)
     return _named(bank_claims(v, access, shared, a["bitwidth"], max_wavefronts=a.get("max_wavefronts"),
                               wavefronts=a.get("wavefronts"), conflict_free=a.get("conflict_free")), check)
 

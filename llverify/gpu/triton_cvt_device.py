@@ -1,0 +1,121 @@
+"""Runs on the GPU machine (Triton + torch there; no llverify import): Triton's own ``convert_layout``.
+
+For each case (a pair of Gluon layouts of a 64 x 64 tile), a Gluon kernel loads element ids
+``x[r, c] = r * 64 + c`` in layout SRC, converts them to DST with Triton's ``gl.convert_layout``, and
+stores, at each element's place, the value (``y``) and the thread id that holds it (``tid``, read with
+``mov.u32 %tid.x`` per element in DST), so the placement Triton chose can be compared with llverify's
+model of DST.  The kernel's TTGIR and LLVM IR (as this Triton lowers them) are kept for the analysis.
+
+    python3 -m llverify.gpu.triton_cvt_device OUT.json            # run every case, write results
+    python3 -m llverify.gpu.triton_cvt_device OUT.json --no-time   # one launch per case (under ncu)
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+M = N = 64
+
+
+def _pairs(gl, warps: int) -> list[tuple[str, object, object]]:
+    """The conversions of examples/kernels/gluon_convert.py (NVIDIA, 32 lanes)."""
+    b = gl.BlockedLayout
+    w, wt = [warps, 1], [1, warps]
+    mma = gl.NVMMADistributedLayout(version=[2, 0], warps_per_cta=[2, warps // 2], instr_shape=[16, 8])
+    return [
+        ("rowmajor_to_colmajor", b([1, 4], [8, 4], w, [1, 0]), b([4, 1], [4, 8], wt, [0, 1])),
+        ("vec4_to_vec1", b([1, 4], [8, 4], w, [1, 0]), b([1, 1], [8, 4], w, [1, 0])),
+        ("lane_swap", b([1, 1], [8, 4], w, [1, 0]), b([1, 1], [4, 8], w, [1, 0])),
+        ("warp_swap", b([1, 4], [8, 4], w, [1, 0]), b([1, 4], [8, 4], wt, [1, 0])),
+        ("register_reorder", b([2, 2], [8, 4], w, [1, 0]), b([2, 2], [8, 4], w, [0, 1])),
+        ("mma_to_blocked", mma, b([1, 8], [4, 8], w, [1, 0])),
+        ("blocked_to_mma", b([1, 8], [4, 8], w, [1, 0]), mma),
+    ]
+
+
+def cases():
+    from triton.experimental.gluon import language as gl
+
+    out = []
+    for warps in (4, 8):
+        for name, src, dst in _pairs(gl, warps):
+            out.append((f"{name}_w{warps}", warps, src, dst))
+    return out
+
+
+def _kernel():
+    from triton.experimental import gluon
+    from triton.experimental.gluon import language as gl
+
+    @gluon.jit
+    def cvt_probe(x, y, tid, SRC: gl.constexpr, DST: gl.constexpr):
+        rm = gl.arange(0, 64, layout=gl.SliceLayout(1, SRC))
+        rn = gl.arange(0, 64, layout=gl.SliceLayout(0, SRC))
+        v = gl.load(x + rm[:, None] * 64 + rn[None, :])
+        w = gl.convert_layout(v, DST)
+        t = gl.inline_asm_elementwise("mov.u32 $0, %tid.x;", "=r,r", [w], dtype=gl.int32, is_pure=False, pack=1)
+        om = gl.arange(0, 64, layout=gl.SliceLayout(1, DST))
+        on = gl.arange(0, 64, layout=gl.SliceLayout(0, DST))
+        gl.store(y + om[:, None] * 64 + on[None, :], w)
+        gl.store(tid + om[:, None] * 64 + on[None, :], t)
+
+    return cvt_probe
+
+
+def layout_text(layout) -> str:
+    return repr(layout)
+
+
+def run(only: str | None, timing: bool = True) -> list[dict]:
+    import torch
+    import triton
+
+    kernel = _kernel()
+    results = []
+    for name, warps, src, dst in cases():
+        if only and name != only:
+            continue
+        x = torch.arange(M * N, dtype=torch.int32, device="cuda")
+        y = torch.full((M * N,), -1, dtype=torch.int32, device="cuda")
+        tid = torch.full((M * N,), -1, dtype=torch.int32, device="cuda")
+        rec = {"name": name, "warps": warps, "triton": triton.__version__}
+        try:
+            k = kernel[(1,)](x, y, tid, SRC=src, DST=dst, num_warps=warps)
+            torch.cuda.synchronize()
+            rec["bit_exact"] = bool(torch.equal(x, y))
+            rec["tid"] = tid.cpu().tolist()
+            rec["ttgir"] = k.asm.get("ttgir", "")
+            rec["llir"] = k.asm.get("llir", "")
+            # time: 200 launches, median of 5 batches, CUDA events
+            times = []
+            for _ in range(5 if timing else 0):
+                s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                s.record()
+                for _ in range(200):
+                    kernel[(1,)](x, y, tid, SRC=src, DST=dst, num_warps=warps)
+                e.record()
+                torch.cuda.synchronize()
+                times.append(s.elapsed_time(e) * 1000 / 200)
+            rec["time_us"] = sorted(times)[2] if times else None
+        except Exception as exc:  # noqa: BLE001 - a case Triton cannot build is reported, the others run
+            rec["error"] = f"{type(exc).__name__}: {exc}"[:2000]
+        results.append(rec)
+    return results
+
+
+def main() -> None:
+    args = sys.argv[1:]
+    out = args[0]
+    only = args[args.index("--case") + 1] if "--case" in args else None
+    t0 = time.time()
+    res = run(only, timing="--no-time" not in args)
+    with open(out, "w") as fh:
+        json.dump({"cases": res, "seconds": time.time() - t0}, fh)
+    print(f"{len(res)} cases, {sum(1 for r in res if r.get('bit_exact'))} bit-exact, "
+          f"{sum(1 for r in res if 'error' in r)} errors")
+
+
+if __name__ == "__main__":
+    main()

@@ -148,3 +148,21 @@ def emit(out_dir: str, quick: bool, only: tuple[str, ...], do_compile: bool) -> 
             click.echo(str(exc), err=True)
             sys.exit(1)
         click.echo(f"compiled {len(kernels)} kernels with nvcc -arch=sm_90")
+
+
+@gpu.command("triton")
+@click.argument("results", type=click.Path(dir_okay=False, exists=True))
+@click.argument("ncu_csv", type=click.Path(dir_okay=False, exists=True), required=False)
+@click.option("-o", "--out-dir", default="reports/gpu", show_default=True, type=click.Path(file_okay=False))
+def triton_cmd(results: str, ncu_csv: str | None, out_dir: str) -> None:
+    """Analyse a run of Triton's own conversions (llverify.gpu.triton_cvt_device) against llverify's model.
+
+    On the GPU machine: `python3 -m llverify.gpu.triton_cvt_device RESULTS.json` and the same under
+    `ncu --clock-control none --metrics ... --csv --log-file NCU.csv ... --no-time` (docs/gpu.md); here:
+    `llverify gpu triton RESULTS.json NCU.csv` writes triton_conversions.{json,md}.
+    """
+    from llverify.gpu.triton_cvt import analyse, write_report
+
+    rows = analyse(results, ncu_csv or "")
+    for p in write_report(rows, out_dir):
+        click.echo(str(p))

@@ -1,0 +1,154 @@
+"""Triton's own conversions on the GPU against llverify's model (issue 17, part 2): the analysis side.
+
+Input: what :mod:`llverify.gpu.triton_cvt_device` wrote on the GPU machine (per case: the output values,
+the thread id holding each element after ``convert_layout``, the TTGIR and LLVM IR *of the Triton that ran
+there*, the time) and Nsight Compute's CSV of the same kernels.  Per case:
+
+* ``bit_exact``: every element arrived (from the device);
+* ``placement_exact``: for every element, the thread that stored it holds it in llverify's model of the
+  destination layout (the TTGIR's ``convert_layout`` result type, built by :mod:`llverify.ttgir.layouts`):
+  some register ``r`` of that thread maps to the element;
+* classification as llverify predicts (:func:`llverify.codegen.conversion.convert`) and as Triton lowered
+  it (shared-memory accesses in the LLVM IR -> ``shared_memory``; ``shfl`` -> ``warp_shuffle``; else
+  in-register);
+* ``wavefronts_predicted``: the shared-memory wavefronts of every warp-level instruction, computed from the
+  real addresses in that LLVM IR (every thread evaluated, :mod:`llverify.lowered.semantics`, the bank rule
+  of lemma 9.4), summed over warps and instructions, stores and loads apart; ``wavefronts_measured``: the
+  ``l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{st,ld}`` counters.
+
+``llverify gpu triton RESULTS.json NCU.csv [-o DIR]`` writes ``triton_conversions.{json,md}``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+__all__ = ["analyse", "write_report"]
+
+
+def _lowered_class(llir: str) -> str:
+    if "addrspace(3)" in llir.replace("@global_smem = external", "") and (" store " in llir or "load " in llir):
+        import re
+
+        if re.search(r"(load|store) [^\n]*ptr addrspace\(3\)", llir):
+            return "shared_memory"
+    if "shfl.sync" in llir:
+        return "warp_shuffle"
+    return "register_or_noop"
+
+
+def _predicted_wavefronts(ttgir: str, llir: str) -> dict[str, int] | str:
+    import numpy as np
+
+    from llverify.codegen.bank_sim import simulate_addresses
+    from llverify.lowered.llir import parse_llir
+    from llverify.lowered.semantics import Concrete
+    from llverify.ttgir.reader import parse_module
+
+    mod = parse_module(ttgir, "k.ttgir")
+    threads = mod.num_warps * mod.threads_per_warp
+    totals = {"store": 0, "load": 0}
+    for fn in parse_llir(llir).functions:
+        for acc in fn.accesses:
+            if acc.kind not in ("load", "store", "ldmatrix", "stmatrix") or not acc.bytes:
+                continue
+            addrs = [Concrete(fn, t, {}).value(acc.pointer, 32) for t in range(threads)]
+            if any(a is None for a in addrs):
+                return f"an address at {acc.instr.line} depends on more than the thread id"
+            per_warp = simulate_addresses(np.array(addrs, dtype=np.int64).reshape(-1, 32), acc.bytes)
+            totals["store" if acc.kind in ("store", "stmatrix") else "load"] += int(per_warp.sum())
+    return totals
+
+
+def _placement(ttgir: str, tids: list[int]) -> dict[str, Any]:
+    from llverify.ttgir.layouts import BuiltLayout, layout_of
+    from llverify.ttgir.reader import parse_module
+
+    mod = parse_module(ttgir, "k.ttgir")
+    cvt = next((op for _, op, _ in mod.walk() if op.name == "ttg.convert_layout"), None)
+    if cvt is None:
+        return {"placement_exact": None, "reason": "no convert_layout left in the TTGIR"}
+    built = layout_of(cvt.results[0].type)
+    if not isinstance(built, BuiltLayout):
+        return {"placement_exact": None, "reason": built.reason}
+    L = built.layout
+    holds: dict[int, set[int]] = {}
+    nreg = L.in_dim_size("register")
+    for warp in range(L.in_dim_size("warp")):
+        for lane in range(L.in_dim_size("lane")):
+            t = warp * 32 + lane
+            s = holds.setdefault(t, set())
+            for r in range(nreg):
+                e = L.apply(register=r, lane=lane, warp=warp, block=0)
+                s.add(e["dim0"] * 64 + e["dim1"])
+    wrong = [e for e, t in enumerate(tids) if e not in holds.get(t, set())]
+    return {"placement_exact": not wrong, "misplaced": len(wrong),
+            "first_misplaced": None if not wrong else {"element": wrong[0], "stored_by_tid": tids[wrong[0]]}}
+
+
+def analyse(results_path: str, ncu_path: str) -> list[dict[str, Any]]:
+    from llverify.codegen.conversion import convert
+    from llverify.gpu.ncu import LD_WAVES, ST_WAVES, parse_csv
+    from llverify.ttgir.layouts import BuiltLayout, layout_of
+    from llverify.ttgir.reader import parse_module
+
+    doc = json.loads(Path(results_path).read_text())
+    launches = parse_csv(Path(ncu_path).read_text()) if ncu_path else []
+    out = []
+    for i, rec in enumerate(doc["cases"]):
+        row: dict[str, Any] = {"name": rec["name"], "source": "triton", "triton": rec.get("triton"),
+                               "warps": rec["warps"], "bit_exact": rec.get("bit_exact"), "time_us": rec.get("time_us")}
+        if "error" in rec:
+            row["error"] = rec["error"]
+            out.append(row)
+            continue
+        mod = parse_module(rec["ttgir"], "k.ttgir")
+        cvt = next((op for _, op, _ in mod.walk() if op.name == "ttg.convert_layout"), None)
+        if cvt is not None:
+            A, B = layout_of(cvt.operand_types[0]), layout_of(cvt.results[0].type)
+            if isinstance(A, BuiltLayout) and isinstance(B, BuiltLayout):
+                row["classification_llverify"] = convert(A.layout, B.layout).classification
+        else:
+            row["classification_llverify"] = "removed by Triton (no convert_layout left)"
+        row["classification_triton"] = _lowered_class(rec["llir"])
+        row.update(_placement(rec["ttgir"], rec["tid"]))
+        pred = _predicted_wavefronts(rec["ttgir"], rec["llir"])
+        row["wavefronts_predicted"] = pred
+        if i < len(launches):
+            m = launches[i].metrics
+            row["wavefronts_measured"] = {"store": int(m.get(ST_WAVES) or 0), "load": int(m.get(LD_WAVES) or 0)}
+            row["wavefronts_equal"] = isinstance(pred, dict) and pred == row["wavefronts_measured"]
+        out.append(row)
+    return out
+
+
+def write_report(rows: list[dict[str, Any]], out_dir: str) -> list[Path]:
+    d = Path(out_dir)
+    d.mkdir(parents=True, exist_ok=True)
+    j = d / "triton_conversions.json"
+    j.write_text(json.dumps({"cases": rows}, indent=2) + "\n")
+    n = len(rows)
+    lines = ["# Triton's own conversions on the H200 against llverify's model", "",
+             f"{n} cases; bit-exact {sum(1 for r in rows if r.get('bit_exact'))}/{n}; placement as llverify's "
+             f"model of the destination layout {sum(1 for r in rows if r.get('placement_exact'))}/{n}; "
+             f"classification agrees {sum(1 for r in rows if _agree(r))}/{n}; shared wavefronts predicted from "
+             f"the real addresses = measured {sum(1 for r in rows if r.get('wavefronts_equal'))}/{n}.", "",
+             "| case | Triton | bit-exact | placement | class (llverify) | class (Triton's code) | wavefronts "
+             "predicted st/ld | measured st/ld | time (us) |", "|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        p, m = r.get("wavefronts_predicted"), r.get("wavefronts_measured")
+        ps = f"{p['store']}/{p['load']}" if isinstance(p, dict) else str(p)
+        ms = f"{m['store']}/{m['load']}" if isinstance(m, dict) else "-"
+        t = f"{r['time_us']:.2f}" if isinstance(r.get("time_us"), (int, float)) else "-"
+        lines.append(f"| {r['name']} | {r.get('triton')} | {r.get('bit_exact')} | {r.get('placement_exact')} | "
+                     f"{r.get('classification_llverify')} | {r.get('classification_triton')} | {ps} | {ms} | {t} |")
+    md = d / "triton_conversions.md"
+    md.write_text("\n".join(lines) + "\n")
+    return [j, md]
+
+
+def _agree(r: dict[str, Any]) -> bool:
+    a, b = r.get("classification_llverify"), r.get("classification_triton")
+    return a == b or (a in ("register_permutation", "noop") and b == "register_or_noop")

@@ -39,3 +39,24 @@ def test_shared_linear_alignment_outside_the_braces_matches_triton() -> None:
                                      "shape": [4, 4], "num_warps": 4, "threads": 32, "num_ctas": 1}])
     assert res["ok"], res
     assert {d: [list(b) for b in bs] for d, bs in mine.bases.items()} == res["bases"]
+
+
+def test_nvmma_shared_taller_than_the_tma_box_matches_triton() -> None:
+    """Tiles taller than 256 rows: Triton repeats the TMA box along the rows before the columns."""
+    if not oracle.available():
+        pytest.skip("triton is not installed")
+    cases = [{"kind": "nvmma_shared", "shape": shape, "params": {"swizzle_byte_width": sw, "element_bitwidth": bits,
+                                                                "transposed": tr}}
+             for shape in ([512, 64], [1024, 32], [512, 256], [2048, 16], [16, 512])
+             for sw in (0, 32, 64, 128) for bits in (8, 16, 32) for tr in (False, True)]
+    compared = 0
+    for case, res in zip(cases, oracle.run_cases(cases)):
+        try:
+            L = build(case["kind"], case["shape"], **case["params"])
+        except Exception:  # noqa: BLE001 - a refusal must match Triton's
+            assert not res["ok"], case
+            continue
+        assert res["ok"], case
+        assert {d: [list(b) for b in bs] for d, bs in L.bases.items()} == res["bases"], case
+        compared += 1
+    assert compared >= 80

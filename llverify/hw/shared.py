@@ -205,6 +205,10 @@ def nvmma_shared(swizzle_byte_width: int, element_bitwidth: int, shape: Sequence
     del cbits
     for d in range(r):
         t.sizes[d] = box[d]
+    # beyond the TMA box the tile repeats in the out dims' own order (dim0 first), as Triton's
+    # nvmmaSharedToLinearLayout grows its box layout to the CTA shape (a 512-row tile: row 256 before the
+    # column repetitions)
+    t.order = list(range(r))
     return combine_with_shape(t, cga, shp, kind)
 
 

@@ -247,3 +247,44 @@ def test_dump_is_split_into_pass_snapshots(tmp_path) -> None:
         for _, op, _ in m.walk():
             assert op.name in dump.splitlines()[op.location.line - 1]
             break
+
+
+LIT_STYLE = '''// RUN: some-tool %s -split-input-file | FileCheck %s
+
+#bl = #ttg.blocked<{sizePerThread = [4, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+module attributes {"ttg.target" = "cuda:80", "ttg.num-warps" = 4 : i32, "ttg.threads-per-warp" = 32 : i32} {
+  // CHECK-LABEL: two_line_args
+  tt.func public @two_line_args(
+     %a: tensor<64x32xf16, #ttg.dot_op<{opIdx = 0, parent = #bl}>>,
+     %b: tensor<32x64xf16, #ttg.dot_op<{opIdx = 1, parent = #bl}>>) -> tensor<64x64xf32, #bl> {
+    %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #bl>   // a trailing comment
+    %d = tt.dot %a, %b, %z :
+      tensor<64x32xf16, #ttg.dot_op<{opIdx = 0, parent = #bl}>> * tensor<32x64xf16, #ttg.dot_op<{opIdx = 1, parent = #bl}>> -> tensor<64x64xf32, #bl>
+    tt.return %d : tensor<64x64xf32, #bl>
+  }
+}
+
+// -----
+
+#b2 = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}>
+tt.func @implicit_module(%x: tensor<64xf32, #b2>) -> tensor<64xf32, #b2> {
+  %y = arith.addf %x, %x : tensor<64xf32, #b2>
+  tt.return %y : tensor<64xf32, #b2>
+}
+'''
+
+
+def test_lit_test_style_files() -> None:
+    """Triton's own lit tests: `// -----` splits, multi-line signatures and ops, comments, implicit modules."""
+    mods = load_text(LIT_STYLE, "t.mlir")
+    assert [type(m).__name__ for m in mods] == ["Module", "Module"]
+    a, b = mods
+    fn = a.functions[0]
+    assert fn.name == "two_line_args" and len(fn.arguments) == 2
+    assert fn.arguments[0].type.encoding["kind"] == "dot_operand"
+    dot = next(op for _, op, _ in a.walk() if op.name == "tt.dot")
+    assert dot.location.line == 10 and dot.operands == ("%a", "%b", "%z")
+    assert dot.results[0].type.shape == (64, 64)
+    assert b.functions[0].name == "implicit_module" and b.target == ""
+    add = next(op for _, op, _ in b.walk() if op.name == "arith.addf")
+    assert add.location.line == LIT_STYLE.splitlines().index("  %y = arith.addf %x, %x : tensor<64xf32, #b2>") + 1

@@ -114,13 +114,24 @@ def _shift(err: TtgirError, path: str, offset: int) -> TtgirError:
     return err
 
 
+_SPLIT = re.compile(r"^// -----[ \t]*$", re.M)
+
+
 def load_text(text: str, path: str) -> list[Module | TtgirError]:
-    """Every module in ``text``: one, or one per dump snapshot."""
+    """Every module in ``text``: one, one per dump snapshot, or one per ``// -----`` chunk (MLIR's
+    ``--split-input-file`` convention of Triton's lit tests), each with the file's own line numbers."""
     if not is_dump(text):
-        try:
-            return [parse_module(text, path)]
-        except TtgirError as exc:
-            return [exc]
+        parts = _SPLIT.split(text)
+        out: list[Module | TtgirError] = []
+        line = 1
+        for part in parts:
+            if part.strip() and not all(l.strip().startswith("//") or not l.strip() for l in part.splitlines()):
+                try:
+                    out.append(parse_module("\n" * (line - 1) + part, path))
+                except TtgirError as exc:
+                    out.append(exc)
+            line += part.count("\n")
+        return out or [TtgirError(f"{path}:1:1: no module in the file")]
     out: list[Module | TtgirError] = []
     for stage, line, body in split_dump(text):
         if not re.search(r"^\s*module\b", body, re.M):

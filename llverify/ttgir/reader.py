@@ -42,11 +42,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterator
 
 from llverify.ttgir.model import (Block, Function, Location, Module, Op, Region, SourceLocation, TtgirError,
                                   TypeRef, Value)
-from llverify.ttgir.syntax import MAX_DEPTH, find_top, matching_close, rfind_top, split_arrow, split_top, strip_parens
+from llverify.ttgir.syntax import (MAX_DEPTH, find_top, matching_close, max_depth_final, rfind_top, split_arrow,
+                                   split_top, strip_parens)
 from llverify.ttgir.types import AliasTable, parse_typeref, with_element
 
 __all__ = ["parse_module", "MAX_MODULE_BYTES", "MAX_REGION_DEPTH"]
@@ -148,8 +149,51 @@ def _split_loc(text: str) -> tuple[str, str | None]:
 # -- module structure ----------------------------------------------------------------------------------
 
 def _strip_comment(line: str) -> str:
+    """The line without surrounding blanks and without a ``//`` comment (outside strings)."""
     s = line.strip()
-    return "" if s.startswith("//") else s
+    if s.startswith("//"):
+        return ""
+    if "//" in s:
+        in_str = False
+        prev = ""
+        for i, ch in enumerate(s):
+            if ch == '"' and prev != "\\":
+                in_str = not in_str
+            elif not in_str and ch == "/" and prev == "/" and (i < 2 or s[i - 2] in " \t"):
+                return s[:i - 1].rstrip()
+            prev = ch
+    return s
+
+
+_CONTINUES = (",", ":", "=", "->", "(", "*")
+
+
+def _logical_lines(lines: list[str]) -> Iterator[tuple[int, str]]:
+    """Physical lines joined where an op continues (unbalanced brackets, a trailing ``,`` ``:`` ``->``...):
+    MLIR allows ``tt.func @f(\n  %a: ...,\n  %b: ...) {`` and ``tt.dot %a, %b, %c :\n  T * T -> T``.
+    Yields (first line number, joined text with the first line's indentation)."""
+    buf: list[str] = []
+    start = 0
+    for lineno, raw in enumerate(lines, 1):
+        s = _strip_comment(raw)
+        if not s:
+            continue
+        if not buf:
+            start = lineno
+            buf.append(raw[:len(raw) - len(raw.lstrip())] + s)
+        else:
+            buf.append(s)
+        text = " ".join(buf)
+        body = text.strip()
+        depth = max_depth_final(body)
+        if body.endswith("{") or body.startswith(("}", "^")) or (depth <= 0 and not body.endswith(_CONTINUES)):
+            yield start, text
+            buf = []
+        elif len(buf) > 10_000:
+            yield start, text  # a runaway continuation: let the op parser report it
+            buf = []
+    if buf:
+        yield start, " ".join(buf)
 
 
 def parse_module(text: str, path: str = "<string>", stage: str = "") -> Module:
@@ -168,8 +212,9 @@ def parse_module(text: str, path: str = "<string>", stage: str = "") -> Module:
     stack: list[_RegionBuilder] = []
     last_closed: _OpBuilder | None = None
     module_closed = False
-    for lineno, raw in enumerate(lines, 1):
-        s = _strip_comment(raw)
+    implicit = False
+    for lineno, raw in _logical_lines(lines):
+        s = raw.strip()
         if not s:
             continue
         col = len(raw) - len(raw.lstrip()) + 1
@@ -191,9 +236,17 @@ def parse_module(text: str, path: str = "<string>", stage: str = "") -> Module:
                     module_attrs = _attr_dict(head[len("attributes"):].strip())
                 stack.append(top)
                 continue
-            raise _fail(path, lineno, col, f"expected an alias definition or 'module attributes {{...}} {{', "
-                                           f"found {s[:40]!r}")
+            if not module_line and (s.startswith("tt.func") or _RESULTS.match(s)) and _OPNAME.match(s):
+                # MLIR's implicit module: top-level ops without a `module { }` (Triton's lit tests)
+                module_line = lineno
+                implicit = True
+                stack.append(top)
+            else:
+                raise _fail(path, lineno, col, f"expected an alias definition or 'module attributes {{...}} {{', "
+                                               f"found {s[:40]!r}")
         if s.startswith("}"):
+            if implicit and len(stack) == 1:
+                raise _fail(path, lineno, col, "unbalanced '}' at the top level")
             region = stack.pop()
             rest = s[1:].strip()
             if not stack:
@@ -240,6 +293,8 @@ def parse_module(text: str, path: str = "<string>", stage: str = "") -> Module:
             region = _RegionBuilder(op, lineno)
             op.regions.append(region)
             stack.append(region)
+    if implicit and stack == [top]:
+        stack.pop()
     if stack:
         open_line = stack[-1].line or module_line
         raise _fail(path, len(lines), 1, f"unexpected end of module: {len(stack)} region(s) still open "

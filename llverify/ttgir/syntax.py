@@ -20,7 +20,7 @@ from bisect import bisect_right
 from functools import lru_cache
 from typing import Iterator
 
-__all__ = ["MAX_DEPTH", "max_depth", "depth_at", "scan_depths", "split_top", "find_top", "rfind_top", "split_arrow",
+__all__ = ["MAX_DEPTH", "max_depth", "max_depth_final", "depth_at", "scan_depths", "split_top", "find_top", "rfind_top", "split_arrow",
            "strip_parens", "matching_close"]
 
 #: deepest bracket nesting accepted anywhere in a module (Triton prints < 10)
@@ -80,6 +80,27 @@ def depth_at(text: str, i: int) -> int:
 def scan_depths(text: str) -> tuple[int, ...]:
     """Depth *before* each character (strings count as depth + 1 inside the quotes)."""
     return tuple(depth_at(text, i) for i in range(len(text)))
+
+
+def max_depth_final(text: str) -> int:
+    """The bracket depth after the last character (0 when every bracket is closed; may be negative)."""
+    depth = 0
+    in_str = False
+    prev = ""
+    for m in _SPECIAL.finditer(text):
+        ch = m.group()
+        i = m.start()
+        if in_str:
+            if ch == '"' and prev != "\\":
+                in_str = False
+        elif ch == '"':
+            in_str = True
+        elif ch in _OPEN:
+            depth += 1
+        elif ch in _CLOSE and not (ch == ">" and i > 0 and text[i - 1] == "-"):
+            depth -= 1
+        prev = ch
+    return depth
 
 
 def max_depth(text: str) -> int:

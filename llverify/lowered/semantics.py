@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Callable, Mapping
 
 import z3
@@ -98,8 +99,10 @@ def _fold_constant_geps(body: str) -> str:
     return _CONST_GEP.sub(lambda m: str(int(m.group(2)) * element_bytes(m.group(1))), body)
 
 
+@lru_cache(maxsize=1 << 16)
 def decode(instr: Instr) -> Decoded:
-    """Parse an instruction's body into a :class:`Decoded`, or raise :class:`Unmodelled`."""
+    """Parse an instruction's body into a :class:`Decoded`, or raise :class:`Unmodelled` (memoised: both
+    interpreters and every thread share one parse per instruction)."""
     body = _fold_constant_geps(instr.body)
     tokens = body.split()
     op = instr.opcode

@@ -105,14 +105,16 @@ def validate(module: Module, llir: LlirModule, shared_bytes: int) -> list[Lowere
     out: list[LoweredFinding] = []
     for fn in llir.functions:
         sym = Symbolic(fn, threads)
+        per_thread = [Concrete(fn, t, {}) for t in range(threads)]  # memo shared by every access
         for k, acc in enumerate(fn.accesses):
             out.extend(_access_findings(module, llir, fn, sym, acc, k, threads, shared_bytes,
-                                        by_line if ttgir_file else {}))
+                                        by_line if ttgir_file else {}, per_thread))
     return out
 
 
 def _access_findings(module: Module, llir: LlirModule, fn: LlirFunction, sym: Symbolic, acc: Access, k: int,
-                     threads: int, shared_bytes: int, by_line: dict[int, Op]) -> list[LoweredFinding]:
+                     threads: int, shared_bytes: int, by_line: dict[int, Op],
+                     per_thread: list[Concrete] | None = None) -> list[LoweredFinding]:
     loc = llir.locations.get(acc.instr.dbg or "", None)
     op = by_line.get(loc[0]) if loc else None
     where = op.location if op is not None else Location(module.path, loc[0] if loc else 1, loc[1] + 1 if loc else 1)
@@ -172,7 +174,8 @@ def _access_findings(module: Module, llir: LlirModule, fn: LlirFunction, sym: Sy
         lanes = bank_model_for_target(module.target).lanes if _known_target(module.target) else 0
         if lanes:
             t1 = time.perf_counter()
-            addrs = [Concrete(fn, t, {}).value(acc.pointer, 32) for t in range(threads)]
+            evals = per_thread or [Concrete(fn, t, {}) for t in range(threads)]
+            addrs = [e.value(acc.pointer, 32) for e in evals]
             if all(a is not None for a in addrs):
                 waves = _wavefronts(addrs, lanes, acc.bytes)  # type: ignore[arg-type]
                 want = _predicted(op, acc.bytes, module.target)

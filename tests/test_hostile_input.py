@@ -112,3 +112,20 @@ def test_hostile_ttgir(tmp_path, text) -> None:
     assert code in (0, 2, 3) and "Traceback" not in out + err and secs < TIME_CAP_S
     doc = json.loads(out)
     assert doc["errors"] or all(r["status"] in ("unknown", "proved") for r in doc["results"])
+
+
+@pytest.mark.parametrize("code,lang", [
+    ("(" * 5000 + "x" + ")" * 5000, "c"), ("(" * 5000 + "x" + ")" * 5000, "python"),
+    ("x" + " + x" * 3000, "c"), ("x" + " + x" * 3000, "python"), ("x" + " + x" * 200000, "c"),
+    ("~" * 100000 + "x", "python"), ("-" * 100000 + "x", "c"), ("9" * 5000 + " + x", "python"),
+    ("x << 4294967296", "python"), ("foo(x)", "c"),
+])
+def test_index_code_api_contract(code, lang) -> None:
+    """Malformed or hostile index code raises IndexCodeError (never RecursionError, MemoryError, ValueError)."""
+    from llverify.prove.code import code_equals_code
+    from llverify.prove.code_parse import IndexCodeError
+
+    t0 = time.perf_counter()
+    with pytest.raises(IndexCodeError):
+        code_equals_code(code, "x", {"x": (0, 15)}, lang=lang)
+    assert time.perf_counter() - t0 < TIME_CAP_S

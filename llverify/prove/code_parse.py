@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import Union
+from typing import Any, Union
 
 from llverify.errors import LlverifyError
 
@@ -174,18 +174,73 @@ def count_operations(node: Node) -> int:
     raise TypeError(node)
 
 
+#: index code longer than this is refused before parsing (real index code is a few hundred characters)
+MAX_CODE_CHARS = 20_000
+#: deepest expression tree accepted (parentheses, unary chains, operator chains); every later stage
+#: (types, Z3, numpy, SymPy) walks the tree recursively
+MAX_CODE_DEPTH = 200
+
+
+def _guard_text(text: str) -> None:
+    if len(text) > MAX_CODE_CHARS:
+        raise IndexCodeError(f"col 1: index code of {len(text)} characters exceeds the {MAX_CODE_CHARS}-character "
+                             "limit")
+    depth = run = 0
+    for i, ch in enumerate(text):
+        if ch in "([":
+            depth += 1
+            if depth > MAX_CODE_DEPTH:
+                raise IndexCodeError(f"col {i + 1}: parentheses nested deeper than {MAX_CODE_DEPTH}")
+        elif ch in ")]":
+            depth -= 1
+        run = run + 1 if ch in "-+~!" else (run if ch in " \t" else 0)
+        if run > MAX_CODE_DEPTH:
+            raise IndexCodeError(f"col {i + 1}: more than {MAX_CODE_DEPTH} unary operators in a row")
+
+
+def _tree_depth(node: Any) -> int:
+    """Depth of a parsed expression, computed without recursion."""
+    deepest = 0
+    stack = [(node, 1)]
+    while stack:
+        n, d = stack.pop()
+        deepest = max(deepest, d)
+        for v in vars(n).values() if hasattr(n, "__dataclass_fields__") else ():
+            if hasattr(v, "__dataclass_fields__"):
+                stack.append((v, d + 1))
+            elif isinstance(v, (tuple, list)):
+                stack.extend((x, d + 1) for x in v if hasattr(x, "__dataclass_fields__"))
+    return deepest
+
+
 def parse_code(text: str, lang: str = "c") -> ParsedCode:
-    """Parse ``text`` as a ``python`` or ``c`` index expression."""
+    """Parse ``text`` as a ``python`` or ``c`` index expression.
+
+    Postcondition: returns a tree of depth at most :data:`MAX_CODE_DEPTH`, or raises :class:`IndexCodeError`
+    (never another exception: hostile input such as deep nesting, huge literals or enormous chains is
+    refused with a located message)."""
     if not isinstance(text, str):
         raise IndexCodeError(f"index code must be a string, got {type(text).__name__}")
+    _guard_text(text)
     lang = lang.lower()
-    if lang in ("python", "py", "triton"):
-        return ParsedCode("python", parse_python(text), text)
-    if lang in ("c", "cuda", "c++", "cpp"):
-        from llverify.prove.code_parse_c import parse_c
+    try:
+        if lang in ("python", "py", "triton"):
+            parsed = ParsedCode("python", parse_python(text), text)
+        elif lang in ("c", "cuda", "c++", "cpp"):
+            from llverify.prove.code_parse_c import parse_c
 
-        return ParsedCode("c", parse_c(text), text)
-    raise IndexCodeError(f"unknown index-code language {lang!r}; use 'c' or 'python'")
+            parsed = ParsedCode("c", parse_c(text), text)
+        else:
+            raise IndexCodeError(f"unknown index-code language {lang!r}; use 'c' or 'python'")
+    except (RecursionError, MemoryError):
+        raise IndexCodeError(f"col 1: expression too deeply nested to parse (limit {MAX_CODE_DEPTH})") from None
+    except ValueError as exc:
+        if isinstance(exc, IndexCodeError):
+            raise
+        raise IndexCodeError(f"col 1: {exc}") from None
+    if _tree_depth(parsed.root) > MAX_CODE_DEPTH:
+        raise IndexCodeError(f"col 1: expression nested deeper than {MAX_CODE_DEPTH} operations")
+    return parsed
 
 
 # ---------------------------------------------------------------- Python --

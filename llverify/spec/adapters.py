@@ -244,7 +244,22 @@ def check_shape_op(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, met
     layout = layouts[a.pop("layout")]
     direction = a.pop("direction", "forward")
     result = a.pop("result", None)
+    claim = a.pop("claim", "no_data_movement")
     plan = _codegen("shape_ops", "infer_shape_op")(op, layout, direction, **a)
+    if result is not None and direction == "forward" and claim == "no_data_movement":
+        from llverify.prove.locality import thread_local
+
+        given = layouts[result]
+        verdicts = []
+        for inferred in plan.outputs:
+            if set(inferred.out_dim_names) != set(given.out_dim_names):
+                return _named(Verdict("error", "shape_op", check.subject, None, 0.0,
+                                      f"the result layout's dims {list(given.out_dim_names)} are not the op's "
+                                      f"{list(inferred.out_dim_names)}"), check)
+            verdicts.append(thread_local(inferred.transpose_outs(list(given.out_dim_names)), given,
+                                         subject=check.subject).with_(property="shape_op"))
+        bad = [v for v in verdicts if v.status != "proved"]
+        return _named((bad or verdicts)[0], check)
     if result is not None:
         given = layouts[result]
         if direction == "forward":

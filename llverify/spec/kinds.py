@@ -130,12 +130,16 @@ KINDS: Mapping[str, CheckKind] = MappingProxyType({k.name: k for k in [
        ("llverify.prove.plans", "llverify.codegen")),
     _k("shape_op", {"op": Arg("str", required=True, choices=_SHAPE_OPS), "layout": _L,
                     "direction": Arg("str", choices=("forward", "backward")),
-                    "result": Arg("layout"), "perm": Arg("ints"), "shape": Arg("pow2s"),
+                    "result": Arg("layout"), "claim": Arg("str", choices=("no_data_movement", "equals")),
+                    "perm": Arg("ints"), "shape": Arg("pow2s"),
                     "reg_bit": Arg("int"), "axis": Arg("int"), "dim": Arg("int"), "size": Arg("pow2")},
        ("layout",),
        "{op} of a tensor in layout {layout} is a no-op with the inferred layout on the other side (theorem 9.3)",
        "theorem 9.3: every slot of the result holds the element the op's semantics puts there; "
-       "`result` checks a given layout instead of the inferred one",
+       "`result` checks a given layout instead of the inferred one: by default that no data moves between "
+       "threads (every element a thread holds in `result` it already holds in the operand, forward direction; "
+       "`claim: no_data_movement`), with `claim: equals` that `result` is the op's no-op layout register for "
+       "register",
        ("llverify.prove.plans", "llverify.codegen")),
     _k("index_code", {"layout": _L, "code": Arg("str", required=True),
                       "lang": Arg("str", choices=("python", "c", "cuda", "triton")),

@@ -214,6 +214,19 @@ def check_shuffle_plan(check: CheckDecl, layouts: Mapping[str, LinearLayout], *,
     return _named(_plans("prove_shuffle_plan")(plan), check)
 
 
+def check_broadcast_load(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
+                         timeout: float | None = None, rlimit: int | None = None) -> Verdict:
+    from llverify.prove.broadcast_load import broadcast_load
+
+    a = check.args
+    masks = a.get("predicate")
+    if masks is not None:
+        bad = [k for k in masks if not isinstance(masks[k], int) or isinstance(masks[k], bool)]
+        if bad:
+            raise ValueError(f"predicate masks must be integers (bit masks per in dim), not {bad}")
+    return _named(broadcast_load(layouts[a["layout"]], dict(masks) if masks is not None else None), check)
+
+
 def check_broadcast_store(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
                           timeout: float | None = None, rlimit: int | None = None) -> Verdict:
     a = check.args

@@ -124,6 +124,11 @@ KINDS: Mapping[str, CheckKind] = MappingProxyType({k.name: k for k in [
        "storing {layout} with the broadcast predicate writes every element exactly once",
        "the free variables of the layout predicate the replicas off; `predicate` gives the masks "
        "per in dim instead of the computed ones", ("llverify.prove.plans", "llverify.codegen")),
+    _k("broadcast_load", {"layout": _L, "predicate": Arg("map")}, ("layout",),
+       "every replica of {layout} receives the value its writer produced for the same element",
+       "the reverse of broadcast_store (Triton issue #7402): with the predicate's masks (default: the free "
+       "variables) the writer of x is x with the masked bits cleared, and L maps every masked basis to 0; "
+       "details.delivery says whether the value travels in-thread, by warp shuffle or through shared memory"),
     _k("gather", {"layout": _L, "axis": Arg("int", required=True)}, ("layout",),
        "gather along axis {axis} of {layout} stays inside a warp as the plan claims (section 5.5)",
        "the warp bases of the layout along the axis are zero, or the plan says shared memory is needed",

@@ -54,6 +54,9 @@ def discover(paths: Sequence[str]) -> tuple[list[str], list[Diagnostic]]:
             if not found:
                 diags.append(Diagnostic(p, Pos(), "directory contains no *.yaml, *.yml or *.json spec"))
             files.extend(found)
+        elif path.exists() and path.suffix.lower() in (".ttgir", ".mlir", ".llir"):
+            diags.append(Diagnostic(p, Pos(), f"this is compiler output, not a spec: run `llverify ttgir {p}`"
+                                    + (" (or `llverify lowered`)" if path.suffix.lower() == ".llir" else "")))
         elif path.exists():
             files.append(p)
         else:

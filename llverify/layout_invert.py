@@ -30,10 +30,15 @@ def invert_and_compose(self: LinearLayout, outer: LinearLayout) -> LinearLayout:
             f"invert_and_compose: out dims {outs} and {list(A0.out_dim_names)} must be equal (ignoring order)")
     A = A0.transpose_outs(outs)
     for n in outs:
-        if A.out_dim_size(n) != B.out_dim_size(n):
+        if B.out_dim_size(n) > A.out_dim_size(n):
             raise LayoutError(
                 f"invert_and_compose: out dim '{n}' has size {B.out_dim_size(n)} vs {A.out_dim_size(n)}; "
-                "a conversion does not change the shape")
+                "the outer layout must cover every value of the first")
+    if any(B.out_dim_size(n) < A.out_dim_size(n) for n in outs):
+        # Triton accepts a first layout on a smaller range of the same out dims: its values are values of
+        # the larger dims, so it is read on the outer layout's out sizes (triton 3.9.0 returns this answer)
+        B = LinearLayout({d: [list(b) for b in bs] for d, bs in B.bases.items()},
+                         [(n, A.out_dim_size(n)) for n in outs], require_surjective=False)
     if not A.is_surjective():
         raise LayoutError("invert_and_compose: the outer layout must be surjective to have a (pseudo)inverse")
     ident = identity_dims(A, B)

@@ -60,3 +60,25 @@ def test_nvmma_shared_taller_than_the_tma_box_matches_triton() -> None:
         assert {d: [list(b) for b in bs] for d, bs in L.bases.items()} == res["bases"], case
         compared += 1
     assert compared >= 80
+
+
+def test_invert_and_compose_with_smaller_first_layout_matches_triton() -> None:
+    from test_layout_vs_triton import rand_layout, run_oracle, ser
+
+    import random
+
+    from llverify import LinearLayout
+
+    r = random.Random(7)
+    cases, pairs = [], []
+    while len(cases) < 40:
+        outer = rand_layout(r, outs={"dim0": 16, "dim1": 8}, ins=["register", "lane"], surjective=True)
+        if not outer.is_surjective():
+            continue
+        small = LinearLayout({d: [[x % 8, y % 4] for x, y in bs] for d, bs in outer.bases.items()},
+                             [("dim0", 8), ("dim1", 4)], require_surjective=False)
+        cases.append({"op": "invert_and_compose", "a": ser(small), "b": ser(outer)})
+        pairs.append((small, outer))
+    got = run_oracle(cases)
+    for (small, outer), want in zip(pairs, got):
+        assert str(small.invert_and_compose(outer)) == want

@@ -67,9 +67,9 @@ def _placement(ttgir: str, tids: list[int]) -> dict[str, Any]:
     from llverify.ttgir.reader import parse_module
 
     mod = parse_module(ttgir, "k.ttgir")
-    cvt = next((op for _, op, _ in mod.walk() if op.name == "ttg.convert_layout"), None)
+    cvt = next((op for _, op, _ in mod.walk() if op.name in ("ttg.convert_layout", "ttg.local_load")), None)
     if cvt is None:
-        return {"placement_exact": None, "reason": "no convert_layout left in the TTGIR"}
+        return {"placement_exact": None, "reason": "no convert_layout or local_load in the TTGIR"}
     built = layout_of(cvt.results[0].type)
     if not isinstance(built, BuiltLayout):
         return {"placement_exact": None, "reason": built.reason}
@@ -106,7 +106,10 @@ def analyse(results_path: str, ncu_path: str) -> list[dict[str, Any]]:
             continue
         mod = parse_module(rec["ttgir"], "k.ttgir")
         cvt = next((op for _, op, _ in mod.walk() if op.name == "ttg.convert_layout"), None)
-        if cvt is not None:
+        if rec.get("variant") == "llverify_swizzle":
+            row["variant"] = "llverify_swizzle"
+            row["classification_llverify"] = "shared_memory (llverify's optimal swizzle)"
+        elif cvt is not None:
             A, B = layout_of(cvt.operand_types[0]), layout_of(cvt.results[0].type)
             if isinstance(A, BuiltLayout) and isinstance(B, BuiltLayout):
                 row["classification_llverify"] = convert(A.layout, B.layout).classification
@@ -144,6 +147,21 @@ def write_report(rows: list[dict[str, Any]], out_dir: str) -> list[Path]:
         t = f"{r['time_us']:.2f}" if isinstance(r.get("time_us"), (int, float)) else "-"
         lines.append(f"| {r['name']} | {r.get('triton')} | {r.get('bit_exact')} | {r.get('placement_exact')} | "
                      f"{r.get('classification_llverify')} | {r.get('classification_triton')} | {ps} | {ms} | {t} |")
+    base = {r["name"]: r for r in rows if r.get("variant") is None}
+    speed = []
+    for r in rows:
+        if r.get("variant") == "llverify_swizzle":
+            b = base.get(r["name"].split("+")[0])
+            if b and b.get("time_us") and r.get("time_us"):
+                speed.append((r["name"], b["time_us"] / r["time_us"]))
+    if speed:
+        import math
+
+        g = math.exp(sum(math.log(x) for _, x in speed) / len(speed))
+        lines += ["", f"llverify's optimal swizzle (a `#ttg.shared_linear` layout, `local_store` + `local_load`) "
+                      f"against Triton's own `convert_layout`, time ratio Triton / llverify over {len(speed)} "
+                      f"conversions: geomean {g:.3f}, max {max(x for _, x in speed):.3f}, "
+                      f"min {min(x for _, x in speed):.3f} (above 1: llverify's is faster)."]
     md = d / "triton_conversions.md"
     md.write_text("\n".join(lines) + "\n")
     return [j, md]

@@ -17,6 +17,7 @@ import sys
 import time
 
 M = N = 64
+SWIZZLES = __file__.rsplit("/", 1)[0] + "/triton_cvt_swizzles.json"
 
 
 def _pairs(gl, warps: int) -> list[tuple[str, object, object]]:
@@ -64,6 +65,26 @@ def _kernel():
     return cvt_probe
 
 
+def _swizzle_kernel():
+    from triton.experimental import gluon
+    from triton.experimental.gluon import language as gl
+
+    @gluon.jit
+    def cvt_swizzled(x, y, tid, SRC: gl.constexpr, DST: gl.constexpr, SMEM: gl.constexpr):
+        rm = gl.arange(0, 64, layout=gl.SliceLayout(1, SRC))
+        rn = gl.arange(0, 64, layout=gl.SliceLayout(0, SRC))
+        v = gl.load(x + rm[:, None] * 64 + rn[None, :])
+        buf = gl.allocate_shared_memory(gl.int32, [64, 64], SMEM, v)  # llverify's optimal swizzle
+        w = buf.load(DST)
+        t = gl.inline_asm_elementwise("mov.u32 $0, %tid.x;", "=r,r", [w], dtype=gl.int32, is_pure=False, pack=1)
+        om = gl.arange(0, 64, layout=gl.SliceLayout(1, DST))
+        on = gl.arange(0, 64, layout=gl.SliceLayout(0, DST))
+        gl.store(y + om[:, None] * 64 + on[None, :], w)
+        gl.store(tid + om[:, None] * 64 + on[None, :], t)
+
+    return cvt_swizzled
+
+
 def layout_text(layout) -> str:
     return repr(layout)
 
@@ -73,6 +94,13 @@ def run(only: str | None, timing: bool = True) -> list[dict]:
     import triton
 
     kernel = _kernel()
+    swizzled = _swizzle_kernel()
+    swizzles = {}
+    try:
+        with open(SWIZZLES) as fh:
+            swizzles = json.load(fh)  # case name -> offset bases of llverify's optimal swizzle (made on the CPU)
+    except OSError:
+        pass
     results = []
     for name, warps, src, dst in cases():
         if only and name != only:
@@ -102,6 +130,34 @@ def run(only: str | None, timing: bool = True) -> list[dict]:
         except Exception as exc:  # noqa: BLE001 - a case Triton cannot build is reported, the others run
             rec["error"] = f"{type(exc).__name__}: {exc}"[:2000]
         results.append(rec)
+        if name in swizzles:
+            from triton.experimental.gluon import language as gl
+
+            smem = gl.SharedLinearLayout(offset_bases=swizzles[name])
+            y2 = torch.full((M * N,), -1, dtype=torch.int32, device="cuda")
+            t2 = torch.full((M * N,), -1, dtype=torch.int32, device="cuda")
+            rec2 = {"name": name + "+llverify_swizzle", "warps": warps, "triton": triton.__version__,
+                    "variant": "llverify_swizzle"}
+            try:
+                k2 = swizzled[(1,)](x, y2, t2, SRC=src, DST=dst, SMEM=smem, num_warps=warps)
+                torch.cuda.synchronize()
+                rec2["bit_exact"] = bool(torch.equal(x, y2))
+                rec2["tid"] = t2.cpu().tolist()
+                rec2["ttgir"] = k2.asm.get("ttgir", "")
+                rec2["llir"] = k2.asm.get("llir", "")
+                times = []
+                for _ in range(5 if timing else 0):
+                    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                    s.record()
+                    for _ in range(200):
+                        swizzled[(1,)](x, y2, t2, SRC=src, DST=dst, SMEM=smem, num_warps=warps)
+                    e.record()
+                    torch.cuda.synchronize()
+                    times.append(s.elapsed_time(e) * 1000 / 200)
+                rec2["time_us"] = sorted(times)[2] if times else None
+            except Exception as exc:  # noqa: BLE001
+                rec2["error"] = f"{type(exc).__name__}: {exc}"[:2000]
+            results.append(rec2)
     return results
 
 

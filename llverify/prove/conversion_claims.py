@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from llverify.codegen.conversion import convert
+from llverify.codegen.shuffle import triton_lowering
 from llverify.layout import LinearLayout
 from llverify.prove.verdict import Counterexample, Verdict
 
@@ -34,7 +35,7 @@ def conversion_claims(v: Verdict, A: LinearLayout, B: LinearLayout, *, via: Sequ
     if v.status != "proved":
         return v
     plan = convert(A, B)
-    cls = plan.classification
+    cls = triton_lowering(A, B)
     if via is not None:
         wanted = [via] if isinstance(via, str) else list(via)
         bad = [w for w in wanted if w not in VIA_NAMES]
@@ -76,7 +77,7 @@ def _refute(v: Verdict, plan, A: LinearLayout, B: LinearLayout, message: str) ->
                 return Verdict("refuted", "conversion", v.subject, "f2", v.seconds, message,
                                Counterexample(x, {"element": eb, "comes from": src},
                                               "the destination slot's element sits at another slot of the source"),
-                               details={**v.details, "classification": plan.classification})
+                               details={**v.details, "classification": triton_lowering(A, B)})
     return Verdict("refuted", "conversion", v.subject, "f2", v.seconds, message,
-                   Counterexample({}, {"classification": plan.classification}, "the plan's classification"),
-                   details={**v.details, "classification": plan.classification})
+                   Counterexample({}, {"classification": triton_lowering(A, B)}, "the plan's classification"),
+                   details={**v.details, "classification": triton_lowering(A, B)})

@@ -142,8 +142,9 @@ def check_conversion(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, m
         if convert is not None:
             try:
                 plan = convert(src, dst)
-                v = v.with_(details={**dict(v.details), "plan": plan.to_json(),
-                                     "classification": plan.classification})
+                lowering = _optional("llverify.codegen.shuffle", "triton_lowering")
+                cls = lowering(src, dst) if lowering is not None else plan.classification
+                v = v.with_(details={**dict(v.details), "plan": plan.to_json(), "classification": cls})
             except Exception:  # noqa: BLE001 - the plan is extra information only
                 pass
     if v.status == "proved" and ("via" in check.args or "max_shared_bytes" in check.args):

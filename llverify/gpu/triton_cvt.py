@@ -90,6 +90,7 @@ def _placement(ttgir: str, tids: list[int]) -> dict[str, Any]:
 
 def analyse(results_path: str, ncu_path: str) -> list[dict[str, Any]]:
     from llverify.codegen.conversion import convert
+    from llverify.codegen.shuffle import triton_lowering
     from llverify.gpu.ncu import LD_WAVES, ST_WAVES, parse_csv
     from llverify.ttgir.layouts import BuiltLayout, layout_of
     from llverify.ttgir.reader import parse_module
@@ -112,7 +113,8 @@ def analyse(results_path: str, ncu_path: str) -> list[dict[str, Any]]:
         elif cvt is not None:
             A, B = layout_of(cvt.operand_types[0]), layout_of(cvt.results[0].type)
             if isinstance(A, BuiltLayout) and isinstance(B, BuiltLayout):
-                row["classification_llverify"] = convert(A.layout, B.layout).classification
+                row["classification_llverify"] = triton_lowering(A.layout, B.layout)
+                row["classification_plan"] = convert(A.layout, B.layout).classification
         else:
             row["classification_llverify"] = "removed by Triton (no convert_layout left)"
         row["classification_triton"] = _lowered_class(rec["llir"])

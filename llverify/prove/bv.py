@@ -50,6 +50,7 @@ __all__ = [
     "parity",
     "parity_with",
     "set_default_rlimit",
+    "solver",
     "width",
     "xor_all",
     "z3_version",
@@ -192,6 +193,27 @@ class CheckResult:
                 "z3": z3_version(), "rlimit": self.rlimit}
 
 
+def solver(rlimit: int | None = None, timeout: float | None = None,
+           logic: str | None = None) -> tuple[z3.Solver, int | None]:
+    """The one place a Z3 solver is made: returns ``(solver, rlimit used)``.
+
+    ``rlimit``: Z3 resource units (deterministic); ``None`` means
+    :func:`default_rlimit` (``DEFAULT_RLIMIT`` unless changed), so every query
+    in CI has the same deterministic budget. ``timeout``: optional wall-clock
+    seconds (not deterministic; only set when asked). ``logic``: e.g. ``"QF_BV"``.
+
+    Example: ``s, lim = solver(rlimit=1)`` gives a solver whose every
+    non-trivial ``check()`` is ``unknown`` ("max. resource limit exceeded").
+    """
+    s = z3.SolverFor(logic) if logic else z3.Solver()
+    lim = _rlimit if rlimit is None else rlimit
+    if lim is not None:
+        s.set("rlimit", int(lim))
+    if timeout is not None:
+        s.set("timeout", max(1, int(timeout * 1000)))
+    return s, lim
+
+
 def check(assertions: Iterable[z3.BoolRef] | z3.BoolRef, rlimit: int | None = None,
           timeout: float | None = None) -> CheckResult:
     """Check the conjunction of ``assertions`` under a budget.
@@ -202,12 +224,7 @@ def check(assertions: Iterable[z3.BoolRef] | z3.BoolRef, rlimit: int | None = No
     """
     if isinstance(assertions, z3.BoolRef):
         assertions = [assertions]
-    s = z3.Solver()
-    lim = _rlimit if rlimit is None else rlimit
-    if lim is not None:
-        s.set("rlimit", int(lim))
-    if timeout is not None:
-        s.set("timeout", max(1, int(timeout * 1000)))
+    s, lim = solver(rlimit, timeout)
     for a in assertions:
         s.add(a)
     text = s.to_smt2()

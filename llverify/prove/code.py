@@ -16,7 +16,9 @@ evaluator before it is reported.  ``details["kind"]`` says what failed:
 ``mismatch`` (values differ), ``undefined_behaviour`` (C UB, e.g. signed
 overflow, at that input), ``runtime_error`` (Python ``ZeroDivisionError`` /
 negative shift), ``out_of_range``, ``collision`` (two inputs, one value).
-Solver timeouts and resource limits give ``unknown``.
+Solver timeouts and resource limits give ``unknown``. The solver comes from
+:func:`llverify.prove.bv.solver`: the deterministic default ``rlimit``
+(``bv.DEFAULT_RLIMIT``), a wall clock only when ``timeout`` is given.
 
 Ranges are half-open: ``{"row": 64}`` means ``0 <= row < 64`` and
 ``{"x": (-8, 8)}`` means ``-8 <= x < 8``.
@@ -39,6 +41,7 @@ import numpy as np
 import z3
 
 from llverify.layout import LinearLayout
+from llverify.prove.bv import solver as z3_solver
 from llverify.prove.code_parse import C_TYPES, IndexCodeError, ParsedCode, parse_code
 from llverify.prove.code_eval import evaluate_arrays, evaluate_point
 from llverify.prove.code_types import resolve_types
@@ -52,7 +55,6 @@ __all__ = [
 
 AUTO_EXHAUSTIVE_POINTS = 1 << 16
 MAX_EXHAUSTIVE_POINTS = 1 << 24
-DEFAULT_TIMEOUT_S = 60.0
 
 Ranges = Mapping[str, "int | tuple[int, int]"]
 
@@ -154,11 +156,7 @@ def _decide(claim: _Claim, prop: str, subject: str, method: str, rlimit: int | N
         return _verdict("proved", prop, subject, "exhaustive", t0, f"all {size} points checked",
                         certificate={"points": size}, details=details)
     # SMT
-    solver = z3.SolverFor("QF_BV")
-    if rlimit is not None:
-        solver.set("rlimit", int(rlimit))
-    tmo = DEFAULT_TIMEOUT_S if timeout is None else float(timeout)
-    solver.set("timeout", max(1, int(tmo * 1000)))
+    solver, rlimit = z3_solver(rlimit, timeout, logic="QF_BV")
     terms: dict[str, tuple[Any, bool]] = {}
     for n, (lo, hi) in zip(claim.names, claim.ranges):
         w = _var_width(lo, hi)

@@ -92,8 +92,12 @@ def decl_of(path: str, name: str, body: Any, name_pos: Pos, pos: Pos) -> LayoutD
                                 f"unknown key '{k}' in layout '{name}' given by '{source}'{suggest(k, allowed)}; "
                                 f"allowed: {', '.join((source,) + tuple(allowed) + ('description',))}")
     if source in ("triton", "lego", "cute") and not isinstance(body[source], str):
+        hint = ""
+        if body[source] is None and source == "triton":
+            # YAML reads an unquoted '#ttg...' as a comment, leaving the key empty.
+            hint = "; a value starting with '#' is a YAML comment: quote it, e.g. triton: \"#ttg.blocked<{...}>\""
         raise SpecError(path, body.where(source), f"'{source}' of layout '{name}' must be a string, "
-                        f"not {type_name(body[source])}")
+                        f"not {type_name(body[source])}{hint}")
     if source == "kind" and not isinstance(body["kind"], str):
         raise SpecError(path, body.where("kind"), f"kind of layout '{name}' must be a string, "
                         f"not {type_name(body['kind'])}")

@@ -12,10 +12,13 @@ which is where soundness is enforced.
 
 from __future__ import annotations
 
+import functools
 import importlib
 from typing import Any, Callable, Mapping
 
 from llverify.layout import LinearLayout
+from llverify.prove.kernel import Budget as KernelBudget
+from llverify.prove.kernel import decide
 from llverify.prove.verdict import Verdict
 from llverify.spec.model import CheckDecl, LayoutDecl
 
@@ -49,6 +52,21 @@ def _opts(method: str | None, timeout: float | None, rlimit: int | None,
     if rlimit is not None:
         out["rlimit"] = rlimit
     return out
+
+
+CheckFn = Callable[..., Verdict]
+
+
+def _kernel(fn: CheckFn) -> CheckFn:
+    """Route a check through :func:`llverify.prove.kernel.decide` (timing, budget record, replay errors)."""
+    @functools.wraps(fn)
+    def run(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
+            timeout: float | None = None, rlimit: int | None = None) -> Verdict:
+        budget = KernelBudget(method=method, rlimit=rlimit, timeout=timeout)
+        return decide(check.property, check.subject,
+                      lambda b: fn(check, layouts, method=method, timeout=timeout, rlimit=rlimit), budget)
+
+    return run
 
 
 # -- layouts -------------------------------------------------------------------
@@ -115,7 +133,7 @@ def _single(prop: str) -> Callable[..., Verdict]:
 
     run.__name__ = f"check_{prop}"
     run.__doc__ = f"``llverify.prove.{prop}(layout)``"
-    return run
+    return _kernel(run)
 
 
 check_surjective = _single("surjective")
@@ -125,12 +143,14 @@ check_distributed = _single("distributed")
 check_memory = _single("memory")
 
 
+@_kernel
 def check_equal(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
                 timeout: float | None = None, rlimit: int | None = None) -> Verdict:
     a, b = layouts[check.args["a"]], layouts[check.args["b"]]
     return _prove("equal")(a, b, **_opts(method, timeout, rlimit, check.subject))
 
 
+@_kernel
 def check_conversion(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
                      timeout: float | None = None, rlimit: int | None = None) -> Verdict:
     """``prove.conversion(from, to, cvt)``; with no ``cvt``, the plan's classification is added to details."""
@@ -154,12 +174,14 @@ def check_conversion(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, m
     return v
 
 
+@_kernel
 def check_in_bounds(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
                     timeout: float | None = None, rlimit: int | None = None) -> Verdict:
     kw = {k: check.args[k] for k in ("size", "shape") if k in check.args}
     return _prove("in_bounds")(layouts[check.args["layout"]], **kw, **_opts(method, timeout, rlimit, check.subject))
 
 
+@_kernel
 def check_duplicates(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
                      timeout: float | None = None, rlimit: int | None = None) -> Verdict:
     kw = {k: check.args[k] for k in ("dims", "max", "expected") if k in check.args}
@@ -180,6 +202,7 @@ def _named(v: Verdict, check: CheckDecl) -> Verdict:
     return v.with_(subject=check.subject)
 
 
+@_kernel
 def check_bank_conflicts(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
                          timeout: float | None = None, rlimit: int | None = None) -> Verdict:
     """The exact count first (prove_bank_count), then each claim on it; refutations are witnessed."""
@@ -193,12 +216,14 @@ def check_bank_conflicts(check: CheckDecl, layouts: Mapping[str, LinearLayout], 
                               wavefronts=a.get("wavefronts"), conflict_free=a.get("conflict_free")), check)
 
 
+@_kernel
 def check_optimal_swizzle(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
                           timeout: float | None = None, rlimit: int | None = None) -> Verdict:
     a = check.args
     return _named(_plans("prove_optimal_swizzle")(layouts[a["from"]], layouts[a["to"]], a["bitwidth"]), check)
 
 
+@_kernel
 def check_vectorization(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
                         timeout: float | None = None, rlimit: int | None = None) -> Verdict:
     a = check.args
@@ -208,6 +233,7 @@ def check_vectorization(check: CheckDecl, layouts: Mapping[str, LinearLayout], *
                                subject=check.subject, **_opts(method, timeout, rlimit))
 
 
+@_kernel
 def check_shuffle_plan(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
                        timeout: float | None = None, rlimit: int | None = None) -> Verdict:
     a = check.args
@@ -215,6 +241,7 @@ def check_shuffle_plan(check: CheckDecl, layouts: Mapping[str, LinearLayout], *,
     return _named(_plans("prove_shuffle_plan")(plan), check)
 
 
+@_kernel
 def check_broadcast_load(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
                          timeout: float | None = None, rlimit: int | None = None) -> Verdict:
     from llverify.prove.broadcast_load import broadcast_load
@@ -228,6 +255,7 @@ def check_broadcast_load(check: CheckDecl, layouts: Mapping[str, LinearLayout], 
     return _named(broadcast_load(layouts[a["layout"]], dict(masks) if masks is not None else None), check)
 
 
+@_kernel
 def check_broadcast_store(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
                           timeout: float | None = None, rlimit: int | None = None) -> Verdict:
     a = check.args
@@ -242,6 +270,7 @@ def check_broadcast_store(check: CheckDecl, layouts: Mapping[str, LinearLayout],
     return _named(_plans("prove_broadcast_store")(plan), check)
 
 
+@_kernel
 def check_gather(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
                  timeout: float | None = None, rlimit: int | None = None) -> Verdict:
     a = check.args
@@ -249,6 +278,7 @@ def check_gather(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, metho
     return _named(_plans("prove_gather")(plan), check)
 
 
+@_kernel
 def check_shape_op(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
                    timeout: float | None = None, rlimit: int | None = None) -> Verdict:
     import dataclasses
@@ -292,6 +322,7 @@ def _optional(module: str, name: str) -> Callable[..., Any] | None:
 
 # -- checks: index code ----------------------------------------------------------
 
+@_kernel
 def check_index_code(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
                      timeout: float | None = None, rlimit: int | None = None) -> Verdict:
     a = check.args

@@ -50,6 +50,8 @@ def _k(name: str, args: dict[str, Arg], positional: tuple[str, ...], claim: str,
     methods: tuple[str, ...] = ("f2", "exhaustive", "smt")
     if name == "index_code":
         methods = ("exhaustive", "smt")
+    elif name == "bank_conflicts":
+        methods = ("smt",)  # the exact count is an SMT proof (lemma 9.4's formula checked by Z3)
     elif "llverify.codegen" in needs and name != "vectorization":
         methods = ()  # the plan proofs choose their own complete methods
     return CheckKind(name, args, positional, claim, f"check_{name}", doc, needs, methods)
@@ -128,7 +130,8 @@ KINDS: Mapping[str, CheckKind] = MappingProxyType({k.name: k for k in [
        "every replica of {layout} receives the value its writer produced for the same element",
        "the reverse of broadcast_store (Triton issue #7402): with the predicate's masks (default: the free "
        "variables) the writer of x is x with the masked bits cleared, and L maps every masked basis to 0; "
-       "details.delivery says whether the value travels in-thread, by warp shuffle or through shared memory"),
+       "details.delivery says whether the value travels in-thread, by warp shuffle or through shared memory",
+       ("llverify.prove", "llverify.codegen")),
     _k("gather", {"layout": _L, "axis": Arg("int", required=True)}, ("layout",),
        "gather along axis {axis} of {layout} stays inside a warp as the plan claims (section 5.5)",
        "the warp bases of the layout along the axis are zero, or the plan says shared memory is needed",

@@ -129,3 +129,13 @@ def test_index_code_api_contract(code, lang) -> None:
     with pytest.raises(IndexCodeError):
         code_equals_code(code, "x", {"x": (0, 15)}, lang=lang)
     assert time.perf_counter() - t0 < TIME_CAP_S
+
+
+def test_shape_op_without_its_parameter_and_uppercase_suffix(tmp_path) -> None:
+    d = tmp_path / "specs"
+    d.mkdir()
+    (d / "A.YAML").write_text("layouts:\n  b: {kind: blocked, shape: [64, 64], size_per_thread: [1, 4], "
+                              "threads_per_warp: [8, 4], warps_per_cta: [4, 1], order: [1, 0]}\n"
+                              "checks:\n  - shape_op: {op: trans, layout: b}\n")
+    code, out, err, _ = _run("check", str(d))
+    assert code == 2 and "needs `perm`" in out + err and "internal error" not in out + err

@@ -289,6 +289,11 @@ def check_shape_op(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, met
     direction = a.pop("direction", "forward")
     result = a.pop("result", None)
     claim = a.pop("claim", "no_data_movement")
+    needed = {"trans": ("perm",), "reshape": ("shape",), "expand_dims": ("axis",),
+              "broadcast": ("dim",) if direction == "backward" else ("dim", "size")}.get(op, ())
+    missing = [k for k in needed if k not in a]
+    if missing:
+        raise ValueError(f"shape_op {op} needs `{missing[0]}`")
     plan = _codegen("shape_ops", "infer_shape_op")(op, layout, direction, **a)
     if result is not None and direction == "forward" and claim == "no_data_movement":
         from llverify.prove.locality import thread_local

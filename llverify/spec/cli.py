@@ -49,7 +49,7 @@ def discover(paths: Sequence[str]) -> tuple[list[str], list[Diagnostic]]:
         path = Path(p)
         if path.is_dir():
             # files of a directory before those of its subdirectories, each level sorted
-            found = [str(f) for f in sorted((f for f in path.rglob("*") if f.is_file() and f.suffix in SPEC_SUFFIXES),
+            found = [str(f) for f in sorted((f for f in path.rglob("*") if f.is_file() and f.suffix.lower() in SPEC_SUFFIXES),
                                             key=lambda f: (len(f.relative_to(path).parts), str(f)))]
             if not found:
                 diags.append(Diagnostic(p, Pos(), "directory contains no *.yaml, *.yml or *.json spec"))

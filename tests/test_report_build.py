@@ -130,3 +130,13 @@ checks:
     without, with_max = (claim_text(r) for r in results)
     assert "?" not in without and "at most" not in without
     assert "at most 2" in with_max
+
+
+def test_report_removes_stale_smt_files(tmp_path) -> None:
+    from llverify.report.build import write_report
+
+    stale = tmp_path / "smt" / "old-query-7.smt2"
+    stale.parent.mkdir()
+    stale.write_text("(check-sat)")
+    write_report([], [], tmp_path)
+    assert not stale.exists() and (tmp_path / "report.md").exists()

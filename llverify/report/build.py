@@ -277,6 +277,11 @@ def write_report(results: Sequence[CheckResult], specs: Sequence[Spec], out_dir:
     """Write ``report.md``, ``report.html`` (and SMT-LIB files) into ``out_dir``; return the paths."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    # files an earlier report wrote here (its SMT-LIB queries) must not survive into this one
+    stale = out / "smt"
+    if stale.is_dir():
+        for f in stale.glob("*.smt2"):
+            f.unlink()
     report_specs, written = _build(results, specs, out, pictures_on=True)
     ctx = _context(results, report_specs, title)
     env = _env()

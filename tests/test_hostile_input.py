@@ -139,3 +139,24 @@ def test_shape_op_without_its_parameter_and_uppercase_suffix(tmp_path) -> None:
                               "checks:\n  - shape_op: {op: trans, layout: b}\n")
     code, out, err, _ = _run("check", str(d))
     assert code == 2 and "needs `perm`" in out + err and "internal error" not in out + err
+
+
+def test_smt_json_is_identical_with_one_or_two_jobs(tmp_path) -> None:
+    """Canonical counterexamples and SMT-LIB text: the JSON of `check specs proofs --method smt` is the same
+    with -j 1 and -j 2, times aside (issue 18 item 3)."""
+    import json as _json
+
+    root = Path(__file__).resolve().parents[1]
+
+    def run(j: str) -> list[str]:
+        proc = subprocess.run([sys.executable, "-m", "llverify.cli", "check", "--method", "smt", "--format", "json",
+                               "-j", j, "specs", "proofs"], capture_output=True, text=True, cwd=root, timeout=300)
+        out = []
+        for r in _json.loads(proc.stdout)["results"]:
+            r.pop("seconds", None)
+            r["details"] = {k: v for k, v in (r.get("details") or {}).items() if k not in ("seconds", "budget")}
+            out.append(_json.dumps(r, sort_keys=True))
+        return out
+
+    one, two = run("1"), run("2")
+    assert len(one) == len(two) > 500 and one == two

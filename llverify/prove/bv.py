@@ -26,6 +26,8 @@ settable with :func:`set_default_rlimit` (the CLI exposes it).
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 from functools import reduce
 from typing import Any, Iterable, Mapping, Sequence
@@ -214,6 +216,23 @@ def solver(rlimit: int | None = None, timeout: float | None = None,
     return s, lim
 
 
+_LET_NAME = re.compile(r"([?$])x(\d+)")
+
+
+def canonical_smt2(text: str) -> str:
+    """Z3's SMT-LIB text with its let-bound names (``?x512``, ``$x77``) renumbered in order of first
+    appearance, so the same query prints the same text whatever else the process asked Z3 before."""
+    names: dict[str, str] = {}
+
+    def rename(m: "re.Match[str]") -> str:
+        key = m.group(0)
+        if key not in names:
+            names[key] = f"{m.group(1)}x{len(names)}"
+        return names[key]
+
+    return _LET_NAME.sub(rename, text)
+
+
 def check(assertions: Iterable[z3.BoolRef] | z3.BoolRef, rlimit: int | None = None,
           timeout: float | None = None) -> CheckResult:
     """Check the conjunction of ``assertions`` under a budget.
@@ -227,7 +246,7 @@ def check(assertions: Iterable[z3.BoolRef] | z3.BoolRef, rlimit: int | None = No
     s, lim = solver(rlimit, timeout)
     for a in assertions:
         s.add(a)
-    text = s.to_smt2()
+    text = canonical_smt2(s.to_smt2())
     r = s.check()
     if r == z3.sat:
         return CheckResult("sat", s.model(), text, "", lim)

@@ -41,6 +41,7 @@ import numpy as np
 import z3
 
 from llverify.layout import LinearLayout
+from llverify.prove.bv import canonical_smt2
 from llverify.prove.bv import solver as z3_solver
 from llverify.prove.code_parse import C_TYPES, IndexCodeError, ParsedCode, parse_code
 from llverify.prove.code_eval import evaluate_arrays, evaluate_point
@@ -172,7 +173,7 @@ def _decide(claim: _Claim, prop: str, subject: str, method: str, rlimit: int | N
     res = solver.check()
     if res == z3.unsat:
         return _verdict("proved", prop, subject, "smt", t0, "Z3: the negated claim is unsat",
-                        certificate={"smtlib": solver.to_smt2()}, details=details)
+                        certificate={"smtlib": canonical_smt2(solver.to_smt2())}, details=details)
     if res == z3.unknown:
         return _verdict("unknown", prop, subject, "smt", t0, f"Z3 returned unknown ({solver.reason_unknown()})",
                         details=details)

@@ -10,6 +10,13 @@ holds, in three passes repeated to a fixpoint:
 4. bisect ``[0, current)`` for a smaller value (a heuristic for predicates
    that are monotone; each candidate is still checked).
 
+A canonical pass comes first: the least point with at most one bit set (see
+:func:`_least_single_bit_point`; for linear claims it is *the* least witness,
+the same whatever point a solver returned, so ``-j 1`` and ``-j 2`` print one
+counterexample); the greedy passes then start from it, so the result is the same
+whatever point the caller began with.  Only when no single-bit point fails does
+the greedy search start from the caller's point.
+
 The predicate is re-evaluated concretely at every candidate, so the result is
 always a point where ``holds`` is true (it starts from one).  Example: with
 ``holds = lambda p: p["lane"] & 4 != 0`` the point ``{"lane": 29, "warp":
@@ -23,7 +30,31 @@ from __future__ import annotations
 
 from typing import Callable, Mapping
 
-__all__ = ["minimize"]
+__all__ = ["minimize", "CANONICAL_BITS"]
+
+#: bit positions tried per variable by the canonical pass (inputs are at most 32 bits wide here)
+CANONICAL_BITS = 32
+
+
+def _least_single_bit_point(names: list[str], ok: Callable[[dict[str, int]], bool]) -> dict[str, int] | None:
+    """The least point with at most one bit set where ``ok`` holds, or None.
+
+    Order: the flattened index with the first-listed variable least significant (as layouts flatten their
+    in dims: register, then lane, warp, block), i.e. all zeros, then bit 0, 1, ... of the first variable,
+    then of the second, ...  Points outside a variable's range make the predicate raise and are skipped.
+    For a linear claim the failing points are the complement of a subspace, and the least of them is
+    always a single bit (every smaller point lies in the span of smaller basis vectors, all inside the
+    subspace), so this is the canonical least witness; it does not depend on where a solver started.
+    """
+    zero = {n: 0 for n in names}
+    if ok(dict(zero)):
+        return zero
+    for n in names:
+        for b in range(CANONICAL_BITS):
+            cand = {**zero, n: 1 << b}
+            if ok(cand):
+                return cand
+    return None
 
 
 def minimize(point: Mapping[str, int], holds: Callable[[dict[str, int]], bool], *,
@@ -47,6 +78,9 @@ def minimize(point: Mapping[str, int], holds: Callable[[dict[str, int]], bool], 
 
     if not ok(dict(cur)):
         return cur
+    canonical = _least_single_bit_point(list(cur), ok)
+    if canonical is not None:
+        cur = canonical  # a start that does not depend on the solver: the result is canonical too
     changed = True
     while changed and evals < max_evals:
         changed = False

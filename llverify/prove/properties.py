@@ -25,7 +25,7 @@ Example::
     >>> L = LL.identity_1d(4, "register", "dim0") * LL.zeros_1d(2, "register", "dim0")
     >>> v = injective(L)
     >>> v.status, dict(v.counterexample.inputs)
-    ('refuted', {'register': 0, "register'": 4})
+    ('refuted', {'register': 4, "register'": 0})
 """
 
 from __future__ import annotations

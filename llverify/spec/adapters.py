@@ -332,5 +332,16 @@ def check_index_code(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, m
                      timeout: float | None = None, rlimit: int | None = None) -> Verdict:
     a = check.args
     fn = _fn("llverify.prove.code", "code_equals_layout")
-    return fn(a["code"], layouts[a["layout"]], a["inputs"], a["output"], a.get("lang", "c"),
-              a.get("types"), **_opts(method, timeout, rlimit))
+    L = layouts[a["layout"]]
+    v = fn(a["code"], L, a["inputs"], a["output"], a.get("lang", "c"), a.get("types"), **_opts(method, timeout, rlimit))
+    if a.get("below") is None or v.status != "proved":
+        return v
+    # the result stays below the bound: lo <= code < below over the same input ranges
+    sizes = {**dict(L.out_dims), **dict(L.in_dims)}
+    ranges = {str(var): sizes[str(dim)] for var, dim in a["inputs"].items()}
+    bound = _fn("llverify.prove.code", "in_range")(a["code"], ranges, (0, int(a["below"])), a.get("lang", "c"),
+                                                   a.get("types"), **_opts(method, timeout, rlimit))
+    if bound.status != "proved":
+        return bound
+    return v.with_(message=f"{v.message}; and 0 <= result < {a['below']} ({bound.message})",
+                   details={**dict(v.details), "below": int(a["below"]), "bound_method": bound.method})

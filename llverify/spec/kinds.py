@@ -152,9 +152,9 @@ KINDS: Mapping[str, CheckKind] = MappingProxyType({k.name: k for k in [
     _k("index_code", {"layout": _L, "code": Arg("str", required=True),
                       "lang": Arg("str", choices=("python", "c", "cuda", "triton")),
                       "inputs": Arg("map", required=True), "output": Arg("str", required=True),
-                      "types": Arg("map")},
+                      "types": Arg("map"), "below": Arg("int")},
        ("layout",),
-       "the index code computes exactly {layout}",
+       "the index code computes exactly {layout} (and, with below: n, its value stays in [0, n))",
        "the expression is compared with the layout over all inputs (SMT or exhaustive)",
        ("llverify.prove.code",)),
 ]})

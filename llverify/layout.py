@@ -456,9 +456,41 @@ class LinearLayout:
                 and self._sublayout_is_zero(rest_in, dims)
                 and self._sublayout_is_zero(dims, rest_out))
 
-    def _sublayout_is_zero(self, ins: Sequence[str], outs: Sequence[str]) -> bool:
+    def sublayout_is_zero(self, ins: Sequence[str], outs: Sequence[str]) -> bool:
+        """Triton's ``sublayoutIsZero``: every basis of an in dim of ``ins`` has 0 in every out dim of ``outs``.
+
+        Dims the layout does not have are ignored.  Example: a layout whose warps only move along ``dim1``
+        has ``sublayout_is_zero(["warp"], ["dim0"])``.
+
+        >>> L = LinearLayout.from_bases({"register": [[1, 0]], "warp": [[0, 1]]}, ["dim0", "dim1"])
+        >>> L.sublayout_is_zero(["warp"], ["dim0"]), L.sublayout_is_zero(["warp"], ["dim1"])
+        (True, False)
+        """
         sub = self.sublayout([d for d in ins if self.has_in_dim(d)], [d for d in outs if self.has_out_dim(d)])
         return all(c == 0 for c in sub._flat)
+
+    _sublayout_is_zero = sublayout_is_zero
+
+    def equal_ignoring_out_dim_sizes(self, other: "LinearLayout") -> bool:
+        """Triton's ``equalIgnoringOutDimSizes``: the same in dims (names, order, sizes), the same out dim
+        names in the same order and the same bases; the declared out sizes may differ.
+
+        >>> A = LinearLayout.from_bases({"lane": [[1], [2]]}, ["dim0"], [4])
+        >>> B = LinearLayout.from_bases({"lane": [[1], [2]]}, ["dim0"], [8], require_surjective=False)
+        >>> A == B, A.equal_ignoring_out_dim_sizes(B)
+        (False, True)
+        """
+        return (self.in_dim_names == other.in_dim_names and self.in_dims == other.in_dims
+                and self.out_dim_names == other.out_dim_names and dict(self.bases) == dict(other.bases))
+
+    @staticmethod
+    def supremum(xs: Sequence[str], ys: Sequence[str]) -> list[str]:
+        """Triton's ``supremum`` of two dim orders (the order a product takes); see :func:`_supremum`.
+
+        >>> LinearLayout.supremum(["a", "c"], ["b", "c"])
+        ['a', 'b', 'c']
+        """
+        return _supremum(xs, ys)
 
     def _square_sublayout_is_identity(self, dims: Sequence[str]) -> bool:
         if not dims:

@@ -82,3 +82,22 @@ def test_invert_and_compose_with_smaller_first_layout_matches_triton() -> None:
     got = run_oracle(cases)
     for (small, outer), want in zip(pairs, got):
         assert str(small.invert_and_compose(outer)) == want
+
+
+def test_public_algebra_helpers() -> None:
+    """sublayout_is_zero, equal_ignoring_out_dim_sizes and supremum (Triton's C++ API, not in the wheel's
+    Python binding): their defining properties, checked on hardware layouts."""
+    from llverify import LinearLayout
+
+    L = build("blocked", [64, 64], size_per_thread=[1, 4], threads_per_warp=[8, 4], warps_per_cta=[4, 1],
+              order=[1, 0])
+    # warps split dim0 only
+    assert L.sublayout_is_zero(["warp"], ["dim1"]) and not L.sublayout_is_zero(["warp"], ["dim0"])
+    assert L.sublayout_is_zero(["nonexistent"], ["dim0"])
+    bigger = LinearLayout({d: [list(b) for b in bs] for d, bs in L.bases.items()}, [("dim0", 128), ("dim1", 64)],
+                          require_surjective=False)
+    assert bigger != L and bigger.equal_ignoring_out_dim_sizes(L)
+    assert not L.equal_ignoring_out_dim_sizes(L.transpose_outs(["dim1", "dim0"]))
+    sup = LinearLayout.supremum(["register", "warp"], ["lane", "warp", "block"])
+    assert sup.index("register") < sup.index("warp") and sup.index("lane") < sup.index("warp") < sup.index("block")
+    assert set(sup) == {"register", "lane", "warp", "block"}

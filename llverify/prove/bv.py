@@ -58,24 +58,8 @@ __all__ = [
     "z3_version",
 ]
 
-DEFAULT_RLIMIT = 20_000_000
-_rlimit: int | None = DEFAULT_RLIMIT
-
-
-def set_default_rlimit(n: int | None) -> None:
-    """Set the process-wide Z3 resource limit (``None``: unlimited; not deterministic-safe)."""
-    global _rlimit
-    if n is not None and n <= 0:
-        raise ValueError("the Z3 rlimit must be positive (or None for no limit)")
-    _rlimit = None if n is None else int(n)
-
-
-def default_rlimit() -> int | None:
-    return _rlimit
-
-
-def z3_version() -> str:
-    return z3.get_version_string()
+from llverify.prove.solver_budget import DEFAULT_RLIMIT, default_rlimit, set_default_rlimit  # noqa: E402
+from llverify.prove.solver_budget import z3_version  # noqa: E402
 
 
 def width(size: int) -> int:
@@ -208,7 +192,7 @@ def solver(rlimit: int | None = None, timeout: float | None = None,
     non-trivial ``check()`` is ``unknown`` ("max. resource limit exceeded").
     """
     s = z3.SolverFor(logic) if logic else z3.Solver()
-    lim = _rlimit if rlimit is None else rlimit
+    lim = default_rlimit() if rlimit is None else rlimit
     if lim is not None:
         s.set("rlimit", int(lim))
     if timeout is not None:

@@ -30,10 +30,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
-import z3
-
-from llverify.prove import bv
-from llverify.prove.bv import DEFAULT_RLIMIT
+from llverify.prove.solver_budget import DEFAULT_RLIMIT, default_rlimit, z3_version
 from llverify.prove.certificates import CertificateError
 from llverify.prove.replay import ReplayFailure
 from llverify.prove.verdict import Verdict
@@ -62,7 +59,7 @@ class Budget:
     @property
     def effective_rlimit(self) -> int | None:
         """The rlimit Z3 will run under: the given one, else the process default."""
-        return bv.default_rlimit() if self.rlimit is None else int(self.rlimit)
+        return default_rlimit() if self.rlimit is None else int(self.rlimit)
 
     def options(self) -> dict[str, Any]:
         """Keyword arguments for the provers (``method``, ``rlimit``, ``timeout``), unset ones left out."""
@@ -78,7 +75,7 @@ class Budget:
 
 def budget_record(budget: Budget) -> dict[str, Any]:
     """What a report shows about the budget: method asked, solver, solver version, rlimit, timeout."""
-    return {"method": budget.method or "auto", "solver": "z3", "solver_version": z3.get_version_string(),
+    return {"method": budget.method or "auto", "solver": "z3", "solver_version": z3_version(),
             "rlimit": budget.effective_rlimit, "timeout": budget.timeout}
 
 

@@ -36,7 +36,7 @@ from typing import Any, Callable, Mapping, Sequence
 from llverify import f2
 from llverify.errors import LayoutError, LlverifyError
 from llverify.layout import LinearLayout
-from llverify.prove import certificates, exhaustive
+from llverify.prove import certificates
 from llverify.prove.certificates import CertificateError
 from llverify.prove.finding import Finding
 from llverify.prove.points import describe, flatten_in, unflatten_in
@@ -95,6 +95,8 @@ def _dispatch(name: str, m: str, args: tuple[Any, ...], rlimit: int | None, time
     if m == "f2":
         return getattr(certificates, name)(*args)
     if m == "exhaustive":
+        from llverify.prove import exhaustive  # numpy is loaded only when a claim is enumerated
+
         return getattr(exhaustive, name)(*args)
     from llverify.prove import smt  # Z3 is loaded only when a claim asks for it (start-up, issue 16)
 

@@ -155,3 +155,16 @@ def test_show_cli():
     r = runner.invoke(cli, ["show", "{kind: blocked, size_per_thread: [3], threads_per_warp: [32], "
                                     "warps_per_cta: [1], order: [0]}", "--shape", "32"])
     assert r.exit_code == 2 and "size_per_thread" in r.output
+
+
+def test_show_reads_alias_lines_as_the_spec_key_does() -> None:
+    """`llverify show` accepts the alias lines a spec's `triton:` key accepts (issue 13)."""
+    from llverify.triton.show import resolve_layout
+
+    text = ("#mma = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>\n"
+            "#ttg.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>")
+    L, shape, _ = resolve_layout(text, [32, 32])
+    inline = ("#ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, "
+              "warpsPerCTA = [2, 2], instrShape = [16, 8]}>, kWidth = 2}>")
+    L2, _, _ = resolve_layout(inline, [32, 32])
+    assert L == L2 and shape == [32, 32]

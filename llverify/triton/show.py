@@ -42,15 +42,19 @@ def resolve_layout(text: str, shape: list[int] | None, dtype: str | None = None)
     import yaml
 
     from llverify.hw.registry import build_spec
-    from llverify.triton.parse import dtype_bits, parse_attr, parse_type_spec
+    from llverify.triton.parse import dtype_bits, parse_aliases, parse_attr, parse_type_spec
 
-    t = text.strip()
+    # alias lines first, as a spec's `triton:` key accepts them: `#mma = #ttg.nvidia_mma<...>` then the
+    # attribute or type that refers to them
+    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+    aliases = parse_aliases("\n".join(lines[:-1])) if len(lines) > 1 else None
+    t = lines[-1].strip() if lines else ""
     if t.startswith("tensor") or t.startswith("!ttg.memdesc"):
-        spec, tshape, tdtype, alloc = parse_type_spec(t)
+        spec, tshape, tdtype, alloc = parse_type_spec(t, aliases)
         shape = shape or alloc or tshape
         dtype = dtype or tdtype
     elif t.startswith("#"):
-        spec = parse_attr(t)
+        spec = parse_attr(t, aliases)
     else:
         try:
             spec = yaml.safe_load(t)

@@ -9,6 +9,7 @@ cheap and a broken optional piece cannot take the whole CLI down.
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 
 import click
@@ -51,8 +52,23 @@ _register()
 
 
 def main() -> None:
-    """Console-script entry point."""
-    cli(prog_name="llverify")
+    """Console-script entry point.
+
+    Errors in the input are reported by each command as ``path:line:col: error: ...`` lines.  An
+    exception that escapes a command is a bug in llverify: it is reported as one line and exit code 2
+    (``LLVERIFY_TRACEBACK=1`` shows the traceback), never as a verdict.
+    """
+    try:
+        cli(prog_name="llverify")
+    except KeyboardInterrupt:
+        sys.stderr.write("llverify: interrupted\n")
+        sys.exit(130)
+    except Exception as exc:  # noqa: BLE001 - the last line of defence against a traceback
+        if os.environ.get("LLVERIFY_TRACEBACK"):
+            raise
+        sys.stderr.write(f"llverify: internal error: {type(exc).__name__}: {exc} "
+                         "(a bug in llverify; LLVERIFY_TRACEBACK=1 shows where)\n")
+        sys.exit(2)
 
 
 if __name__ == "__main__":  # pragma: no cover

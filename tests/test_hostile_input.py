@@ -84,6 +84,43 @@ def test_command_line_values(tmp_path) -> None:
     assert code == 2 and "does not exist" in err
 
 
+def test_huge_integer_is_named_as_such(tmp_path) -> None:
+    p = tmp_path / "int.yaml"
+    p.write_text("layouts:\n  a:\n    bases: {lane: [[" + "9" * 100_000 + "]]}\nchecks: []\n")
+    code, out, err, secs = _run("check", str(p))
+    _assert_located_refusal(code, out, err, secs, f"{p}:3")
+    assert "integer literal of 100000 characters" in err and "internal error" not in err
+
+
+@pytest.mark.parametrize("command", ["check", "ttgir"])
+def test_path_too_long_for_the_os_is_one_error_and_the_others_still_run(command) -> None:
+    spec = Path(__file__).resolve().parents[1] / "specs" / "01_first_check.yaml"
+    too_long = "d/" * 3000 + "x.yaml"
+    code, out, err, _ = _run(command, too_long, str(spec))
+    assert code == 2 and "Traceback" not in out + err
+    assert "File name too long" in out + err
+    if command == "check":
+        assert "5 checks in 1 spec" in out  # the good file was still checked
+
+
+def test_an_escaping_exception_is_one_line_and_exit_2(monkeypatch, capsys) -> None:
+    import llverify.cli as cli_module
+
+    def broken(**_: object) -> None:
+        raise RuntimeError("simulated bug")
+
+    monkeypatch.setattr(cli_module, "cli", broken)
+    monkeypatch.delenv("LLVERIFY_TRACEBACK", raising=False)
+    with pytest.raises(SystemExit) as exited:
+        cli_module.main()
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "internal error: RuntimeError: simulated bug" in err
+    monkeypatch.setenv("LLVERIFY_TRACEBACK", "1")
+    with pytest.raises(RuntimeError):
+        cli_module.main()
+
+
 def test_unreadable_directory(tmp_path) -> None:
     if os.geteuid() == 0:
         pytest.skip("root reads everything: permissions cannot make a directory unreadable here")

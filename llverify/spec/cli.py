@@ -47,6 +47,15 @@ def discover(paths: Sequence[str]) -> tuple[list[str], list[Diagnostic]]:
             diags.append(Diagnostic("<command line>", Pos(), "empty path"))
             continue
         path = Path(p)
+        try:
+            os.stat(path)
+        except FileNotFoundError:
+            diags.append(Diagnostic(p, Pos(), "no such file or directory"))
+            continue
+        except OSError as exc:  # name too long, permission denied, a loop of links
+            diags.append(Diagnostic(p[:200] + ("..." if len(p) > 200 else ""), Pos(),
+                                    f"cannot read: {exc.strerror or exc}"))
+            continue
         if path.is_dir():
             # files of a directory before those of its subdirectories, each level sorted
             found = [str(f) for f in sorted((f for f in path.rglob("*") if f.is_file() and f.suffix.lower() in SPEC_SUFFIXES),

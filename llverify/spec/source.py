@@ -123,6 +123,9 @@ _BASE_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 #: billions of nodes ("billion laughs"); a real spec has a few thousand
 MAX_NODES = 200_000
 
+#: longest integer literal read: 2**64 has 20 digits, and Python refuses to convert 4,300 and more
+MAX_INT_CHARS = 80
+
 
 class _Composer(_BASE_LOADER):  # type: ignore[misc, valid-type]
     """The safe loader, used only for composing nodes and constructing scalars."""
@@ -168,8 +171,13 @@ def _convert(loader: _Composer, node: yaml.Node, path: str, stack: tuple[int, ..
             seq.append(_convert(loader, item, path, inner, budget))
             seq.item_pos.append(_pos(item.start_mark))
         return seq
-    value = loader.construct_object(node, deep=True)
-    return value
+    if node.tag == "tag:yaml.org,2002:int" and len(node.value) > MAX_INT_CHARS:
+        raise SpecError(path, here, f"integer literal of {len(node.value)} characters; sizes and bits "
+                                    f"are at most {MAX_INT_CHARS} characters long")
+    try:
+        return loader.construct_object(node, deep=True)
+    except ValueError as exc:  # e.g. an over-long integer written in another base
+        raise SpecError(path, here, f"invalid scalar {node.value[:40]!r}: {exc}") from None
 
 
 def _reader_pos(text: str, exc: Exception) -> Pos:

@@ -218,6 +218,12 @@ def ttgir(paths: tuple[str, ...], fmt: str, output: str | None, policy_path: str
     summary = {"modules": modules, "files": len(units), "cached_files": cached, "obligations": len(findings),
                "per_op": op_counts(findings), "seconds": round(time.perf_counter() - t0, 3)}
     text = _render(fmt, everything, errors, diff_text, summary, allow_unknown, verbose)
+    if errors and (output or fmt != "text"):
+        # the report carries them; the terminal must see them too when the report is a file or JSON
+        from llverify.ttgir.report import as_error_line
+
+        for e in errors:
+            click.echo(as_error_line(e), err=True)
     if output:
         try:
             with open(output, "w", encoding="utf-8") as fh:

@@ -98,7 +98,7 @@ def _text(findings: Sequence[Finding], errors: Sequence[str], diff_text: str, su
           verbose: bool) -> str:
     lines: list[str] = []
     for e in errors:
-        lines.append(f"{e}" if ": error:" in e else _as_error(e))
+        lines.append(as_error_line(e))
     for f in findings:
         if verbose or f.verdict.status != "proved":
             if f.verdict.status == "proved":
@@ -118,7 +118,10 @@ def _text(findings: Sequence[Finding], errors: Sequence[str], diff_text: str, su
     return "\n".join(lines) + "\n"
 
 
-def _as_error(message: str) -> str:
+def as_error_line(message: str) -> str:
+    """``path:line:col: error: text`` for a file-level error message (unchanged if it already is one)."""
+    if ": error:" in message:
+        return message
     head, sep, rest = message.partition(": ")
     parts = head.rsplit(":", 2)
     if sep and len(parts) == 3:

@@ -77,6 +77,27 @@ def test_key_is_canonical_and_sensitive() -> None:
     assert a == b and a != c
 
 
+def test_key_changes_with_the_code_not_only_the_version(monkeypatch) -> None:
+    import llverify.executor.cache as cache_module
+
+    obligation = {"property": "equal", "bases": {"lane": [[1]]}, "method": "f2"}
+    before = obligation_key(obligation)
+    monkeypatch.setattr(cache_module, "code_fingerprint", lambda: "edited-checkout")
+    assert obligation_key(obligation) != before
+
+
+def test_source_fingerprint_follows_code_edits_only(tmp_path) -> None:
+    from llverify.executor.cache import source_fingerprint
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "rule.py").write_text("LIMIT = 1\n")
+    first = source_fingerprint(tmp_path)
+    (tmp_path / "notes.txt").write_text("not code")
+    assert source_fingerprint(tmp_path) == first
+    (tmp_path / "pkg" / "rule.py").write_text("LIMIT = 2\n")
+    assert source_fingerprint(tmp_path) != first
+
+
 def test_round_trip_and_trust_rules(tmp_path) -> None:
     path = tmp_path / "c.sqlite"
     with VerdictCache(path) as cache:

@@ -274,3 +274,42 @@ def test_cli_lowered_beside_ttgir() -> None:
     assert low and all("lowered" in r and r["lowered"]["file"].endswith(".llir") for r in low)
     assert doc["summary"]["refuted"] == 0 and res.returncode in (0, 3)
     assert {r["rule"] for r in low} >= {"lowered_in_bounds", "lowered_wavefronts"}
+
+
+# -- Triton 3.0-3.2 spellings ---------------------------------------------------------------------------
+
+def _as_triton_3_2(text: str) -> str:
+    """The same module as Triton 3.0-3.2 printed it: long dialect names, `#triton_gpu.shared<{...,
+    hasLeadingOffset = false}>` for the swizzled encoding and `!tt.memdesc` for memory descriptors."""
+    text = re.sub(r"#ttg\.swizzled_shared<\{([^}]*)\}>", r"#ttg.shared<{\1, hasLeadingOffset = false}>", text)
+    text = text.replace("!ttg.memdesc<", "!tt.memdesc<")
+    text = re.sub(r"\bttng\.", "triton_nvidia_gpu.", text)
+    return re.sub(r"\bttg\.", "triton_gpu.", text)
+
+
+def _outcomes(findings):
+    return sorted((f.location.line, f.rule, f.verdict.status) for f in findings)
+
+
+@pytest.mark.parametrize("name", ["matmul-t64s1-cuda_80-w4", "attention-q128k64d64-cuda_80-w4",
+                                  "softmax-r16c256-hip_gfx942-w8"])
+def test_triton_3_2_spelling_gives_the_same_verdicts(name: str) -> None:
+    text = _module(name)
+    old = _as_triton_3_2(text)
+    assert "ttg." not in old.replace("triton_gpu.", "") and old != text
+    assert _outcomes(_findings(old)) == _outcomes(_findings(text))
+
+
+def test_triton_3_2_spelling_keeps_mutants_refuted() -> None:
+    text = _module("matmul-t64s1-cuda_80-w4")
+    mutated, line = _replace_line(text, "ttg.local_load", "#shared,", "#shared1,")
+    _assert_refuted_at(_findings(_as_triton_3_2(mutated)), line, "use_type")
+
+
+def test_leading_offset_shared_of_triton_3_2_is_unknown_not_guessed() -> None:
+    old = _as_triton_3_2(_module("matmul-t64s1-cuda_80-w4")).replace("hasLeadingOffset = false",
+                                                                     "hasLeadingOffset = true")
+    findings = _findings(old)
+    assert not _bad(findings)
+    unknown = [f for f in findings if f.verdict.status == "unknown"]
+    assert unknown and all("leading-offset" in f.verdict.message for f in unknown)

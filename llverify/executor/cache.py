@@ -35,6 +35,7 @@ the same value), so concurrent runs sharing one file lose nothing.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -82,13 +83,33 @@ def _canonical(value: Any) -> Any:
     return value
 
 
+@functools.lru_cache(maxsize=1)
+def code_fingerprint() -> str:
+    """SHA-256 (hex, 16 digits) of llverify's own source files (``*.py``, ``*.json``), path and content.
+
+    A verdict depends on the code that reached it, not only on the version number: an editable
+    checkout changes code without changing ``__version__``, and a stale verdict must never be served.
+    Reading the package's ~2 MB takes a few milliseconds, once per process.
+    """
+    return source_fingerprint(Path(__file__).resolve().parents[1])
+
+
+def source_fingerprint(root: Path) -> str:
+    """SHA-256 (hex, 16 digits) over the relative paths and contents of the ``*.py`` and ``*.json`` files under ``root``."""
+    digest = hashlib.sha256()
+    for f in sorted(p for p in root.rglob("*") if p.suffix in (".py", ".json") and p.is_file()):
+        digest.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
 def obligation_key(obligation: Any) -> str:
-    """SHA-256 (hex) of the canonical JSON of ``obligation`` + llverify and solver versions.
+    """SHA-256 (hex) of the canonical JSON of ``obligation`` + llverify's version and code, and the solver's version.
 
     Postcondition: equal obligations (dict key order aside) give equal keys;
-    any change of version, claim, argument, method or budget gives another key.
+    any change of version, code, claim, argument, method or budget gives another key.
     """
-    payload = json.dumps({"llverify": __version__, "z3": _solver_version(), "obligation": _canonical(obligation)},
+    payload = json.dumps({"llverify": __version__, "code": code_fingerprint(), "z3": _solver_version(),
+                          "obligation": _canonical(obligation)},
                          sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     return hashlib.sha256(payload.encode()).hexdigest()
 

@@ -196,10 +196,27 @@ class _P:
         self.eat(">")
         if mnemonic in ("shared_memory", "tensor_memory"):
             return {"kind": "__opaque__", "name": ".".join(parts)}
+        if mnemonic == "shared":
+            return _legacy_shared(body, self.s, start)
         if mnemonic not in ATTR_KINDS:
             raise AttrParseError(self.s, start, f"a layout attribute ({', '.join(ATTR_KINDS)})",
                                  found=repr(".".join(parts)))
         return _to_spec(ATTR_KINDS[mnemonic], body, self.s, start)
+
+
+def _legacy_shared(body: dict[str, Any], text: str, pos: int) -> dict[str, Any]:
+    """Triton 3.0-3.2's ``#triton_gpu.shared<{vec, perPhase, maxPhase, order, hasLeadingOffset}>``.
+
+    Without a leading offset it is the swizzled layout later printed as ``#ttg.swizzled_shared`` (same
+    fields, same meaning); with one it is the Hopper MMA layout later split into ``#ttg.nvmma_shared``,
+    whose swizzle width the old attribute does not state, so it is refused rather than guessed.
+    """
+    fields = dict(body)
+    if fields.pop("hasLeadingOffset", False):
+        raise AttrParseError(text, pos, "a swizzled #triton_gpu.shared (the leading-offset form of Triton 3.0-3.2 "
+                                        "is not modelled: recompile with Triton 3.3 or later)",
+                             found="hasLeadingOffset = true")
+    return _to_spec("swizzled_shared", fields, text, pos)
 
 
 def _to_spec(kind: str, body: dict[str, Any], text: str, pos: int) -> dict[str, Any]:

@@ -69,6 +69,20 @@ _NAMED_LOC = re.compile(r'^"((?:[^"\\]|\\.)*)"\((.*)\)$', re.S)
 _CONTINUATION = re.compile(r"^(?:else|do|default|partition\d+\b)")
 
 
+#: dialect names of Triton 3.0-3.2 and the short names Triton 3.3+ prints; rules match the short ones
+_LEGACY_DIALECTS = {"triton_gpu": "ttg", "triton_nvidia_gpu": "ttng"}
+
+
+def canonical_op_name(name: str) -> str:
+    """The operation (or module attribute) name as Triton 3.3+ prints it.
+
+    >>> canonical_op_name("triton_gpu.convert_layout"), canonical_op_name("tt.load")
+    ('ttg.convert_layout', 'tt.load')
+    """
+    dialect, dot, rest = name.partition(".")
+    return f"{_LEGACY_DIALECTS[dialect]}.{rest}" if dot and dialect in _LEGACY_DIALECTS else name
+
+
 @dataclass
 class _OpBuilder:
     head: str
@@ -347,6 +361,7 @@ class _Assembler:
         return hit
 
     def module(self, top: _RegionBuilder, attrs: dict[str, str], stage: str) -> Module:
+        attrs = {canonical_op_name(k.strip('"')): v for k, v in attrs.items()}  # "triton_gpu.num-warps"
         functions: list[Function] = []
         for item in top.blocks[0].items if top.blocks else []:
             fn = self.function(item) if _OPNAME.match(item.head) and item.head.startswith("tt.func") else None
@@ -424,7 +439,7 @@ class _Assembler:
         nm = _OPNAME.match(body)
         if not nm:
             raise _fail(self.path, b.line, b.col, f"expected an operation name, found {body[:40]!r}")
-        name = nm.group(1) or nm.group(2)
+        name = canonical_op_name(nm.group(1) or nm.group(2))
         rest = body[nm.end():]
         # region-header block arguments (scf.for induction variable, iter_args, scf.while before-args)
         region_args = self._region_header_args(name, rest)

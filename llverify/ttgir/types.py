@@ -116,6 +116,10 @@ def _is_memory_space(item: str, aliases: AliasTable) -> str | None:
     return None
 
 
+#: the memory-descriptor type as Triton 3.3+ prints it, and as Triton 3.0-3.2 did (in the `tt` or `triton_gpu` dialect)
+_MEMDESC_HEADS = ("!ttg.memdesc<", "!tt.memdesc<", "!triton_gpu.memdesc<")
+
+
 def parse_typeref(text: str, aliases: AliasTable | Mapping[str, Any]) -> TypeRef:
     """One type (see the module docstring).  Never raises for a well-bracketed type; an unknown form is ``other``."""
     if not isinstance(aliases, AliasTable):
@@ -131,8 +135,9 @@ def parse_typeref(text: str, aliases: AliasTable | Mapping[str, Any]) -> TypeRef
         enc_text = parts[1].strip()
         enc, err = _encoding(enc_text, aliases)
         return TypeRef(t, "tensor", shape, elem, enc, enc_text, err)
-    if t.startswith("!ttg.memdesc<") and t.endswith(">"):
-        parts = [p.strip() for p in split_top(t[len("!ttg.memdesc<"):-1], ",")]
+    head = next((h for h in _MEMDESC_HEADS if t.startswith(h)), None)
+    if head is not None and t.endswith(">"):
+        parts = [p.strip() for p in split_top(t[len(head):-1], ",")]
         shape, elem = _split_dims(parts[0])
         enc = enc_text = err = space = None
         mutable = False

@@ -283,6 +283,7 @@ def _as_triton_3_2(text: str) -> str:
     hasLeadingOffset = false}>` for the swizzled encoding and `!tt.memdesc` for memory descriptors."""
     text = re.sub(r"#ttg\.swizzled_shared<\{([^}]*)\}>", r"#ttg.shared<{\1, hasLeadingOffset = false}>", text)
     text = text.replace("!ttg.memdesc<", "!tt.memdesc<")
+    text = re.sub(r"amd_mfma<\{version = (\d+),", r"amd_mfma<{versionMajor = \1, versionMinor = 0,", text)
     text = re.sub(r"\bttng\.", "triton_nvidia_gpu.", text)
     return re.sub(r"\bttg\.", "triton_gpu.", text)
 
@@ -292,11 +293,12 @@ def _outcomes(findings):
 
 
 @pytest.mark.parametrize("name", ["matmul-t64s1-cuda_80-w4", "attention-q128k64d64-cuda_80-w4",
-                                  "softmax-r16c256-hip_gfx942-w8"])
+                                  "softmax-r16c256-hip_gfx942-w8", "attention-q128k64d64-hip_gfx942-w4"])
 def test_triton_3_2_spelling_gives_the_same_verdicts(name: str) -> None:
     text = _module(name)
     old = _as_triton_3_2(text)
     assert "ttg." not in old.replace("triton_gpu.", "") and old != text
+    assert "version = " not in old.replace("versionM", "")
     assert _outcomes(_findings(old)) == _outcomes(_findings(text))
 
 
@@ -313,3 +315,10 @@ def test_leading_offset_shared_of_triton_3_2_is_unknown_not_guessed() -> None:
     assert not _bad(findings)
     unknown = [f for f in findings if f.verdict.status == "unknown"]
     assert unknown and all("leading-offset" in f.verdict.message for f in unknown)
+
+
+def test_triton_2_mma_mnemonic_gives_the_same_verdicts() -> None:
+    text = _module("matmul-t64s1-cuda_80-w4")
+    old = _as_triton_3_2(text).replace("#triton_gpu.nvidia_mma<", "#triton_gpu.mma<")
+    assert "#triton_gpu.mma<" in old
+    assert _outcomes(_findings(old)) == _outcomes(_findings(text))

@@ -50,6 +50,9 @@ ATTR_KINDS = {
     "shared_linear": "shared_linear", "linear": "linear", "tensor_memory_encoding": "tensor_memory",
 }
 
+#: mnemonics of older Triton read as today's (never printed): Triton 2.x's `#triton_gpu.mma` is `#ttg.nvidia_mma`
+_LEGACY_MNEMONICS = {"mma": "nvidia_mma"}
+
 # attribute field name -> Gluon parameter, per kind ('*' = every kind)
 _FIELDS: dict[str, dict[str, str]] = {
     "*": {"CTAsPerCGA": "ctas_per_cga", "CTASplitNum": "cta_split_num", "CTAOrder": "cta_order",
@@ -198,10 +201,11 @@ class _P:
             return {"kind": "__opaque__", "name": ".".join(parts)}
         if mnemonic == "shared":
             return _legacy_shared(body, self.s, start)
-        if mnemonic not in ATTR_KINDS:
+        kind = ATTR_KINDS.get(mnemonic) or _LEGACY_MNEMONICS.get(mnemonic)
+        if kind is None:
             raise AttrParseError(self.s, start, f"a layout attribute ({', '.join(ATTR_KINDS)})",
                                  found=repr(".".join(parts)))
-        return _to_spec(ATTR_KINDS[mnemonic], body, self.s, start)
+        return _to_spec(kind, body, self.s, start)
 
 
 def _legacy_shared(body: dict[str, Any], text: str, pos: int) -> dict[str, Any]:
@@ -226,6 +230,13 @@ def _to_spec(kind: str, body: dict[str, Any], text: str, pos: int) -> dict[str, 
         if kind == "nvidia_mma" and k in ("versionMajor", "versionMinor"):
             ver = spec.setdefault("version", [0, 0])
             ver[0 if k == "versionMajor" else 1] = v
+            continue
+        if kind == "amd_mfma" and k in ("versionMajor", "versionMinor"):
+            # Triton 3.0-3.2: `versionMajor = 3, versionMinor = 0` where 3.3+ prints `version = 3`
+            if k == "versionMajor":
+                spec["version"] = v
+            elif v != 0:
+                raise AttrParseError(text, pos, "versionMinor = 0 in #amd_mfma", found=repr(v))
             continue
         if kind == "amd_wmma" and k == "ctaLayout":
             # Triton 3.9.0 prints the WMMA warp/register bases as ctaLayout = {register = [...], warp = [...]}

@@ -72,14 +72,14 @@ def _expand(text: str, aliases: dict[str, str]) -> str:
     return text
 
 
-def test_every_layout_equals_triton_to_linear_layout() -> None:
-    """Differential: every tensor/memdesc layout of the corpus, as llverify builds it, equals Triton 3.9's
-    ``to_linear_layout`` of the same type text parsed by Triton's own MLIR parser."""
+def _layouts_against_triton(modules: list[Path]) -> tuple[int, int]:
+    """(compared, oracle gaps): every tensor/memdesc layout of ``modules``, as llverify builds it, is
+    asserted equal to Triton 3.9's ``to_linear_layout`` of the same type text parsed by Triton's MLIR parser."""
     oracle = pytest.importorskip("oracle_triton")
     if not oracle.available():
         pytest.skip("triton is not installed")
     items: dict[tuple[str, int, int], BuiltLayout] = {}
-    for path in MODULES:
+    for path in modules:
         text = path.read_text()
         alias_text = {m.group(1): m.group(2) for m in re.finditer(r"^#([\w$]+) = (#.*)$", text, re.M)
                       if not m.group(2).startswith("loc")}
@@ -106,7 +106,23 @@ def test_every_layout_equals_triton_to_linear_layout() -> None:
         mine = {d: [list(b) for b in bs] for d, bs in items[k].layout.bases.items()}
         assert mine == r["bases"], k[0]
         compared += 1
+    return compared, oracle_gaps
+
+
+def test_every_layout_equals_triton_to_linear_layout() -> None:
+    compared, oracle_gaps = _layouts_against_triton(MODULES)
     assert compared >= 1000 and oracle_gaps <= 20
+
+
+MORE_TARGETS = sorted((CORPUS / "more_targets").glob("*.ttgir"))
+
+
+def test_more_targets_wmma_sm75_sm120_layouts_equal_triton() -> None:
+    """RDNA3/4 (WMMA), Turing and consumer Blackwell modules (examples/build_more_targets.py)."""
+    targets = {re.search(r"-(cuda_\d+|hip_gfx\d+)-", p.name).group(1) for p in MORE_TARGETS}
+    assert targets == {"cuda_75", "cuda_120", "hip_gfx1100", "hip_gfx1201"}
+    compared, oracle_gaps = _layouts_against_triton(MORE_TARGETS)
+    assert compared >= 100 and oracle_gaps <= 5
 
 
 # -- malformed and hostile input ---------------------------------------------------------------------

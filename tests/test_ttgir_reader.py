@@ -125,6 +125,12 @@ def test_more_targets_wmma_sm75_sm120_layouts_equal_triton() -> None:
     assert compared >= 100 and oracle_gaps <= 5
 
 
+def test_more_kernels_layouts_equal_triton() -> None:
+    """join/split, reshape, histogram, gather, fp8 dot, TMA, sort modules (examples/build_more_kernels.py)."""
+    compared, oracle_gaps = _layouts_against_triton(sorted((CORPUS / "more_kernels").glob("*.ttgir")))
+    assert compared >= 200 and oracle_gaps <= 8
+
+
 # -- malformed and hostile input ---------------------------------------------------------------------
 
 SMALL = sorted(MODULES, key=lambda p: p.stat().st_size)[0].read_text()
@@ -304,3 +310,19 @@ def test_lit_test_style_files() -> None:
     assert b.functions[0].name == "implicit_module" and b.target == ""
     add = next(op for _, op, _ in b.walk() if op.name == "arith.addf")
     assert add.location.line == LIT_STYLE.splitlines().index("  %y = arith.addf %x, %x : tensor<64xf32, #b2>") + 1
+
+
+def test_select_result_type_is_the_last_printed_type() -> None:
+    text = textwrap.dedent('''\
+        #b = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+        module attributes {"ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32} {
+          tt.func public @k(%c: tensor<128xi1, #b>, %x: tensor<128xf32, #b>, %p: i1) {
+            %0 = arith.select %c, %x, %x : tensor<128xi1, #b>, tensor<128xf32, #b>
+            %1 = arith.select %p, %x, %x : tensor<128xf32, #b>
+            tt.return
+          }
+        }
+        ''')
+    mod = parse_module(text, "m.ttgir")
+    ops = [op for _, op, _ in mod.walk() if op.name == "arith.select"]
+    assert [op.results[0].type.element for op in ops] == ["f32", "f32"]

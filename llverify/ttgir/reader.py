@@ -455,7 +455,7 @@ class _Assembler:
         operands = tuple(u for u in _uses(operand_text) if u not in defined)
         result_names = _result_names(results_text)
         lhs_types, rhs_types, for_results = self._signature(name, rest, signature)
-        res_types = self._result_types(result_names, lhs_types, rhs_types, for_results, operands)
+        res_types = self._result_types(name, result_names, lhs_types, rhs_types, for_results, operands)
         if rhs_types is None and not for_results:
             res_types = [_implied_element(name, t) for t in res_types]
         results = []
@@ -533,9 +533,12 @@ class _Assembler:
         rhs_types = None if rhs is None else [self.typeref(t) for t in split_top(strip_parens(rhs), ",") if t.strip()]
         return lhs_types, rhs_types, for_results
 
-    def _result_types(self, names: list[str], lhs: list[TypeRef], rhs: list[TypeRef] | None,
+    def _result_types(self, name: str, names: list[str], lhs: list[TypeRef], rhs: list[TypeRef] | None,
                       for_results: list[TypeRef], operands: tuple[str, ...]) -> list[TypeRef]:
         n = len(names)
+        if name == "arith.select" and rhs is None and len(lhs) == 2:
+            # `arith.select %c, %a, %b : tensor<..xi1>, tensor<..xf32>`: condition type first, result type last
+            return [lhs[1]] * n
         if for_results:
             cand = for_results
         elif rhs is not None:

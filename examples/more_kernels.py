@@ -1,0 +1,71 @@
+"""Our own small kernels for ops the main corpus has few of (compiled by build_more_kernels.py)."""
+import triton
+import triton.language as tl
+
+@triton.jit
+def join_split(X, Y, N: tl.constexpr):
+    o = tl.arange(0, N)
+    a = tl.load(X + o)
+    b = tl.load(X + N + o)
+    j = tl.join(a, b)            # N x 2
+    r = tl.reshape(j, (2 * N,))
+    c, d = tl.split(tl.reshape(r, (N, 2)))
+    tl.store(Y + o, c * 2 + d)
+
+@triton.jit
+def trans_reshape(X, Y, M: tl.constexpr, N: tl.constexpr):
+    om = tl.arange(0, M)[:, None]; on = tl.arange(0, N)[None, :]
+    x = tl.load(X + om * N + on)
+    t = tl.trans(x)
+    r = tl.reshape(t, (N * M,))
+    tl.store(Y + tl.arange(0, N * M), r)
+
+@triton.jit
+def histo(X, Y, N: tl.constexpr, B: tl.constexpr):
+    x = tl.load(X + tl.arange(0, N))
+    h = tl.histogram(x, B)
+    tl.store(Y + tl.arange(0, B), h)
+
+@triton.jit
+def gather_k(X, I, Y, M: tl.constexpr, N: tl.constexpr):
+    om = tl.arange(0, M)[:, None]; on = tl.arange(0, N)[None, :]
+    x = tl.load(X + om * N + on)
+    idx = tl.load(I + om * N + on)
+    g = tl.gather(x, idx, axis=1)
+    tl.store(Y + om * N + on, g)
+
+@triton.jit
+def atomics(X, Y, N: tl.constexpr):
+    o = tl.arange(0, N)
+    x = tl.load(X + o)
+    tl.atomic_add(Y + o % 16, x)
+    s = tl.sum(x, axis=0)
+    tl.atomic_max(Y + 16, s)
+
+@triton.jit
+def fp8_dot(A, B, C, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    om = tl.arange(0, M)[:, None]; on = tl.arange(0, N)[None, :]; ok = tl.arange(0, K)
+    a = tl.load(A + om * K + ok[None, :])
+    b = tl.load(B + ok[:, None] * N + on)
+    c = tl.dot(a, b)
+    tl.store(C + om * N + on, c)
+
+@triton.jit
+def tma_matmul(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1], block_shape=[BM, BK])
+    b_desc = tl.make_tensor_descriptor(b_ptr, shape=[K, N], strides=[N, 1], block_shape=[BK, BN])
+    c_desc = tl.make_tensor_descriptor(c_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    pid_m = tl.program_id(0); pid_n = tl.program_id(1)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in tl.range(0, K, BK, num_stages=3):
+        a = a_desc.load([pid_m * BM, k]); b = b_desc.load([k, pid_n * BN])
+        acc = tl.dot(a, b, acc)
+    c_desc.store([pid_m * BM, pid_n * BN], acc.to(tl.float16))
+
+@triton.jit
+def cumsum_2d(X, Y, M: tl.constexpr, N: tl.constexpr):
+    om = tl.arange(0, M)[:, None]; on = tl.arange(0, N)[None, :]
+    x = tl.load(X + om * N + on)
+    y = tl.cumsum(x, axis=0)
+    z = tl.sort(y, dim=1)
+    tl.store(Y + om * N + on, z)

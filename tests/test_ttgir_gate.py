@@ -337,12 +337,16 @@ def test_more_targets_pass_with_only_bank_unknowns_on_rdna() -> None:
                 assert f.rule == "shared_access" and "gfx1" in path.name and "no bank model" in f.verdict.message
 
 
-def test_more_kernels_pass_without_unknowns() -> None:
-    """join/split, trans+reshape, histogram, gather, atomics, fp8 dot, TMA descriptors and cumsum+sort
-    (examples/more_kernels.py) on cuda:90, cuda:100 and gfx942: everything proved.  `tl.sort` once gave
-    45 false `use_type` refutations (arith.select's result type read from its condition)."""
+def test_more_kernels_pass() -> None:
+    """join/split, trans+reshape, histogram, gather, atomics, fp8 dot, TMA descriptors, cumsum+sort, argmax,
+    batched dot, interleave+flip, tuple scan, dot_scaled (examples/more_kernels.py) on cuda:90, cuda:100 and
+    gfx942: everything proved except the layout of Blackwell's TMEM scales, which llverify does not build.
+    `tl.sort` once gave 45 false `use_type` refutations (arith.select's result type read from its condition)."""
     modules = sorted((CORPUS / "more_kernels").glob("*.ttgir"))
-    assert len(modules) == 24
+    assert len(modules) == 42
     for path in modules:
         findings = _findings(path.read_text(), str(path))
-        assert findings and all(f.verdict.status == "proved" for f in findings), path.name
+        assert findings and not _bad(findings), path.name
+        for f in findings:
+            if f.verdict.status != "proved":
+                assert f.verdict.status == "unknown" and "tmem_scales" in f.verdict.message, (path.name, f.verdict)

@@ -1,6 +1,6 @@
 """Compile examples/more_kernels.py (join/split, trans+reshape, histogram, gather, atomics, fp8 dot,
 TMA descriptors, cumsum+sort, argmax, batched dot, interleave+flip, tuple scan, swizzle2d softmax,
-dot_scaled) for cuda:90, cuda:100 and gfx942 into tests/data/ttgir/more_kernels/.
+dot_scaled, a warp-specialized TMA matmul) for cuda:90, cuda:100 and gfx942 into tests/data/ttgir/more_kernels/.
 
 These exercise ops the main corpus has few of; `tl.sort` found a reader bug (arith.select's result
 type is the last of its two printed types).  Run: ``python examples/build_more_kernels.py``.
@@ -24,6 +24,7 @@ JOBS = [
  ("interleave_flip", {"X": "*fp32", "Y": "*fp32"}, {"N": 128}),
  ("tuple_scan", {"X": "*fp32", "Y": "*fp32", "Z": "*fp32"}, {"N": 256}),
  ("swizzle_pid", {"X": "*fp32", "Y": "*fp32"}, {"M": 16, "N": 128}),
+ ("ws_matmul", {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp16", "M": "i32", "N": "i32", "K": "i32"}, {"BM": 128, "BN": 128, "BK": 64}),
  ("dot_scaled_k", {"A": "*fp8e4nv", "AS": "*u8", "B": "*fp8e4nv", "BS": "*u8", "C": "*fp32"}, {"M": 128, "N": 128, "K": 128}),
 ]
 CHILD = r'''

@@ -125,3 +125,15 @@ def dot_scaled_k(A, AS, B, BS, C, M: tl.constexpr, N: tl.constexpr, K: tl.conste
     b_s = tl.load(BS + tl.arange(0, N)[:, None] * (K // 32) + oks[None, :])
     c = tl.dot_scaled(a, a_s, "e4m3", b, b_s, "e4m3")
     tl.store(C + om * N + on, c)
+
+@triton.jit
+def ws_matmul(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1], block_shape=[BM, BK])
+    b_desc = tl.make_tensor_descriptor(b_ptr, shape=[N, K], strides=[K, 1], block_shape=[BN, BK])
+    c_desc = tl.make_tensor_descriptor(c_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    pid_m = tl.program_id(0); pid_n = tl.program_id(1)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in tl.range(0, K, BK, num_stages=3, warp_specialize=True):
+        a = a_desc.load([pid_m * BM, k]); b = b_desc.load([pid_n * BN, k])
+        acc = tl.dot(a, b.T, acc)
+    c_desc.store([pid_m * BM, pid_n * BN], acc.to(tl.float16))

@@ -315,6 +315,25 @@ def test_lit_test_style_files() -> None:
     assert add.location.line == LIT_STYLE.splitlines().index("  %y = arith.addf %x, %x : tensor<64xf32, #b2>") + 1
 
 
+def test_multi_buffered_tmem_is_one_tile_per_buffer() -> None:
+    """`!ttg.memdesc<2x128x128xf32, #tmem, ...>`: the TMEM encoding is a 2-D tile, the leading dim counts buffers
+    (the warp-specialized matmul of examples/more_kernels.py allocates its accumulator so)."""
+    enc = "#ttng.tensor_memory_encoding<blockM = 128, blockN = 128, colStride = 1>"
+    text = textwrap.dedent(f'''\
+        module attributes {{"ttg.num-warps" = 4 : i32, ttg.target = "cuda:100", "ttg.threads-per-warp" = 32 : i32}} {{
+          tt.func public @k() {{
+            %0 = ttng.tmem_alloc : () -> !ttg.memdesc<2x128x128xf32, {enc}, #ttng.tensor_memory, mutable>
+            tt.return
+          }}
+        }}
+        ''')
+    mod = parse_module(text, "m.ttgir")
+    op = next(op for _, op, _ in mod.walk() if op.name == "ttng.tmem_alloc")
+    built = layout_of(op.results[0].type)
+    assert isinstance(built, BuiltLayout), built
+    assert built.shape == (128, 128) and built.buffers == 2
+
+
 def test_select_result_type_is_the_last_printed_type() -> None:
     text = textwrap.dedent('''\
         #b = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>

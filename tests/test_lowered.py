@@ -102,6 +102,18 @@ def test_mutated_gep_offset_is_refuted() -> None:
     _assert_replayed_out_of_bounds(stem, mutated)
 
 
+def test_array_element_gep_is_modelled_and_its_stride_matters() -> None:
+    """Triton 3.9 indexes shared memory with ``getelementptr [4 x i8], ptr addrspace(3) @global_smem, i32 %i``
+    (tl.cumsum + tl.sort): 4 bytes a step.  Proved as compiled; a 64-byte stride runs out of bounds."""
+    stem = "cumsum_sort-m64n32-cuda_90-w4"
+    findings = _run(stem)
+    assert findings and all(f.finding.verdict.status == "proved" for f in findings)
+    _, llir, _ = _load(stem)
+    mutated = re.sub(r"getelementptr \[4 x i8\], ptr addrspace\(3\)", "getelementptr [64 x i8], ptr addrspace(3)", llir)
+    assert mutated != llir
+    _assert_replayed_out_of_bounds(stem, mutated)
+
+
 # Triton PR #2198's class: with more warps than the tile needs, the duplicated warps computed ldmatrix row
 # addresses past the end of the allocation.  Reconstructed: 4 warps, the warp id broadcast as Triton does
 # (shfl.sync.idx of tid / 32), each warp's 2 KiB slab, but only 4 KiB allocated (two warps' worth).

@@ -43,10 +43,21 @@ class Unmodelled(Exception):
 
 
 def element_bytes(t: str) -> int:
+    """Bytes one step of a single-index ``getelementptr`` over element type ``t`` advances.
+
+    Scalars, vectors ``<N x T>`` and arrays ``[N x T]`` (nested too: Triton 3.9 indexes byte arrays,
+    ``getelementptr [4 x i8], ptr %p, i64 %i`` advances 4 bytes per step).  Anything else is unmodelled.
+
+    >>> element_bytes("half"), element_bytes("<4 x i32>"), element_bytes("[4 x i8]"), element_bytes("[2 x [4 x half]]")
+    (2, 16, 4, 16)
+    """
     t = t.strip()
     m = re.match(r"^<(\d+)\s*x\s*(\w+)>$", t)
+    if m and m.group(2) in _ELEM:
+        return int(m.group(1)) * _ELEM[m.group(2)]
+    m = re.match(r"^\[(\d+)\s*x\s*(.+)\]$", t)
     if m:
-        return int(m.group(1)) * _ELEM.get(m.group(2), 0)
+        return int(m.group(1)) * element_bytes(m.group(2))
     if t in _ELEM:
         return _ELEM[t]
     raise Unmodelled(f"getelementptr over element type {t!r}")
@@ -90,7 +101,7 @@ class Decoded:
     extra: tuple = ()
 
 
-_CONST_GEP = re.compile(r"getelementptr\s*(?:inbounds\s+|nuw\s+|nusw\s+)*\(\s*([\w<> ]+?),\s*ptr addrspace\(3\)\s+"
+_CONST_GEP = re.compile(r"getelementptr\s*(?:inbounds\s+|nuw\s+|nusw\s+)*\(\s*([\w<> \[\]]+?),\s*ptr addrspace\(3\)\s+"
                         r"@global_smem,\s*i\d+\s+(-?\d+)\s*\)")
 
 

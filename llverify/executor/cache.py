@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from llverify import __version__
+from llverify.prove.solver_budget import z3_version
 from llverify.prove.verdict import Counterexample, Verdict, to_jsonable
 
 __all__ = ["VerdictCache", "CacheHit", "obligation_key", "default_cache_path", "verdict_from_json",
@@ -63,15 +64,6 @@ def default_cache_path() -> Path:
         return Path(env)
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "llverify" / "verdicts.sqlite"
-
-
-def _solver_version() -> str:
-    try:
-        import z3  # noqa: PLC0415 - only the version string; z3 is loaded anyway by any SMT check
-
-        return z3.get_version_string()
-    except Exception:  # noqa: BLE001 - no solver, no SMT verdicts to confuse
-        return "none"
 
 
 def _canonical(value: Any) -> Any:
@@ -108,7 +100,7 @@ def obligation_key(obligation: Any) -> str:
     Postcondition: equal obligations (dict key order aside) give equal keys;
     any change of version, code, claim, argument, method or budget gives another key.
     """
-    payload = json.dumps({"llverify": __version__, "code": code_fingerprint(), "z3": _solver_version(),
+    payload = json.dumps({"llverify": __version__, "code": code_fingerprint(), "z3": z3_version(),
                           "obligation": _canonical(obligation)},
                          sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     return hashlib.sha256(payload.encode()).hexdigest()

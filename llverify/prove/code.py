@@ -42,6 +42,7 @@ import z3
 
 from llverify.layout import LinearLayout
 from llverify.prove.bv import canonical_smt2
+from llverify.prove.solver_budget import z3_version
 from llverify.prove.bv import solver as z3_solver
 from llverify.prove.code_parse import C_TYPES, IndexCodeError, ParsedCode, parse_code
 from llverify.prove.code_eval import evaluate_arrays, evaluate_point
@@ -169,7 +170,7 @@ def _decide(claim: _Claim, prop: str, subject: str, method: str, rlimit: int | N
         if hi != (1 << w) and not (signed and hi == 1 << (w - 1)):
             solver.add(v < hi if signed else z3.ULT(v, hi))
     solver.add(claim.z3_bad(terms))
-    details = {**details, "z3_version": z3.get_version_string(), "rlimit": rlimit}
+    details = {**details, "z3_version": z3_version(), "rlimit": rlimit}
     res = solver.check()
     if res == z3.unsat:
         return _verdict("proved", prop, subject, "smt", t0, "Z3: the negated claim is unsat",

@@ -21,6 +21,7 @@ import jinja2
 
 from llverify import __version__
 from llverify.layout import LinearLayout
+from llverify.prove.solver_budget import z3_version
 from llverify.prove.verdict import to_jsonable
 from llverify.report import pictures
 from llverify.spec.kinds import KINDS
@@ -53,15 +54,6 @@ def claim_text(result: CheckResult) -> str:
     if c.expect == "refuted":
         text = "NOT: " + text + " (a negative test: this claim must be refuted)"
     return text
-
-
-def z3_version() -> str:
-    try:
-        import z3
-
-        return z3.get_version_string()
-    except Exception:  # noqa: BLE001
-        return "unavailable"
 
 
 def solver_text(method: str | None) -> str:

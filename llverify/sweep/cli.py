@@ -12,7 +12,7 @@ import sys
 
 import click
 
-from llverify.executor.pool import EXECUTORS
+from llverify.executor.options import executor_options
 
 __all__ = ["sweep"]
 
@@ -24,12 +24,7 @@ __all__ = ["sweep"]
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Decide at most this many instances.")
 @click.option("--chunk", type=click.IntRange(min=1), default=2000, show_default=True,
               help="Instances per work unit (the unit of caching and resumption).")
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True)
-@click.option("--executor", type=click.Choice(EXECUTORS), default="process", show_default=True)
-@click.option("--ray-address", default=None, help="An existing Ray cluster (default: a local instance).")
-@click.option("--cache", "cache_path", type=click.Path(dir_okay=False), default=None,
-              help="Verdict cache file (default: $LLVERIFY_CACHE or ~/.cache/llverify/verdicts.sqlite).")
-@click.option("--no-cache", is_flag=True, help="Neither read nor write the verdict cache.")
+@executor_options
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("-q", "--quiet", is_flag=True, help="No progress line.")
 def sweep(family: str | None, list_: bool, start: int, limit: int | None, chunk: int, jobs: int, executor: str,

@@ -23,7 +23,7 @@ from typing import Any, Sequence
 
 import click
 
-from llverify.executor.pool import EXECUTORS
+from llverify.executor.options import executor_options
 
 __all__ = ["ttgir"]
 
@@ -135,12 +135,7 @@ def _render(fmt: str, findings: Sequence[Any], errors: Sequence[str], diff_text:
               help="A policy file (docs/ttgir.md): thresholds the gate fails on.")
 @click.option("--baseline", "baseline_paths", multiple=True,
               help="Modules or directories of the baseline compiler; repeat for several.")
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True)
-@click.option("--executor", type=click.Choice(EXECUTORS), default="process", show_default=True)
-@click.option("--ray-address", default=None, help="An existing Ray cluster for --executor ray.")
-@click.option("--cache", "cache_path", type=click.Path(dir_okay=False), default=None,
-              help="Verdict cache file (default: $LLVERIFY_CACHE or ~/.cache/llverify/verdicts.sqlite).")
-@click.option("--no-cache", is_flag=True, help="Neither read nor write the verdict cache.")
+@executor_options
 @click.option("--allow-unknown", is_flag=True, help="Exit 0 when only unknowns remain.")
 @click.option("--lowered", is_flag=True,
               help="Also prove the lowered code: for a .ttgir with its .llir and Triton's .json beside it (a Triton "

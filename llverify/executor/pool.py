@@ -27,6 +27,8 @@ take the run down: each unit of its batch comes back as a
 
 from __future__ import annotations
 
+import functools
+
 import math
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
@@ -127,31 +129,24 @@ class UnitExecutor:
         batches = _batches(n, self.jobs, self.batch_size)
         results: list[R | WorkerFailure | None] = [None] * n
         done = 0
+        # one (batch, fetch, what-failed) per submitted batch; fetch blocks until the batch's values are back
         if self.kind == "process":
             pool = self._process_pool()
-            futures = [(b, pool.submit(_run_batch, fn, [units[i] for i in b])) for b in batches]
-            for b, fut in futures:
-                try:
-                    values: list[Any] = fut.result()
-                except Exception as exc:  # noqa: BLE001 - a worker died; its units fail, the run goes on
-                    values = [WorkerFailure(f"worker failed: {type(exc).__name__}: {exc}")] * len(b)
-                for i, v in zip(b, values):
-                    results[i] = v
-                done += len(b)
-                if progress:
-                    progress(done, n)
+            pending = [(b, pool.submit(_run_batch, fn, [units[i] for i in b]).result, "worker failed")
+                       for b in batches]
         else:
             ray = self._ray_module()
             remote = ray.remote(_run_batch)
-            refs = [(b, remote.remote(fn, [units[i] for i in b])) for b in batches]
-            for b, ref in refs:
-                try:
-                    values = ray.get(ref)
-                except Exception as exc:  # noqa: BLE001 - a task failed on the cluster
-                    values = [WorkerFailure(f"ray task failed: {type(exc).__name__}: {exc}")] * len(b)
-                for i, v in zip(b, values):
-                    results[i] = v
-                done += len(b)
-                if progress:
-                    progress(done, n)
+            pending = [(b, functools.partial(ray.get, remote.remote(fn, [units[i] for i in b])), "ray task failed")
+                       for b in batches]
+        for b, fetch, failed in pending:
+            try:
+                values: list[Any] = fetch()
+            except Exception as exc:  # noqa: BLE001 - a worker died or a task failed; its units fail, the run goes on
+                values = [WorkerFailure(f"{failed}: {type(exc).__name__}: {exc}")] * len(b)
+            for i, v in zip(b, values):
+                results[i] = v
+            done += len(b)
+            if progress:
+                progress(done, n)
         return results  # type: ignore[return-value]

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from typing import Any
 
 M = N = 64
 SWIZZLES = __file__.rsplit("/", 1)[0] + "/triton_cvt_swizzles.json"
@@ -106,59 +107,48 @@ def run(only: str | None, timing: bool = True) -> list[dict]:
         if only and name != only:
             continue
         x = torch.arange(M * N, dtype=torch.int32, device="cuda")
-        y = torch.full((M * N,), -1, dtype=torch.int32, device="cuda")
-        tid = torch.full((M * N,), -1, dtype=torch.int32, device="cuda")
-        rec = {"name": name, "warps": warps, "triton": triton.__version__}
-        try:
-            k = kernel[(1,)](x, y, tid, SRC=src, DST=dst, num_warps=warps)
-            torch.cuda.synchronize()
-            rec["bit_exact"] = bool(torch.equal(x, y))
-            rec["tid"] = tid.cpu().tolist()
-            rec["ttgir"] = k.asm.get("ttgir", "")
-            rec["llir"] = k.asm.get("llir", "")
-            # time: 200 launches, median of 5 batches, CUDA events
-            times = []
-            for _ in range(5 if timing else 0):
-                s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                s.record()
-                for _ in range(200):
-                    kernel[(1,)](x, y, tid, SRC=src, DST=dst, num_warps=warps)
-                e.record()
-                torch.cuda.synchronize()
-                times.append(s.elapsed_time(e) * 1000 / 200)
-            rec["time_us"] = sorted(times)[2] if times else None
-        except Exception as exc:  # noqa: BLE001 - a case Triton cannot build is reported, the others run
-            rec["error"] = f"{type(exc).__name__}: {exc}"[:2000]
-        results.append(rec)
+        base = {"name": name, "warps": warps, "triton": triton.__version__}
+        results.append(_launch_and_time(lambda y, tid: kernel[(1,)](x, y, tid, SRC=src, DST=dst, num_warps=warps),
+                                        x, base, timing))
         if name in swizzles:
             from triton.experimental.gluon import language as gl
 
             smem = gl.SharedLinearLayout(offset_bases=swizzles[name])
-            y2 = torch.full((M * N,), -1, dtype=torch.int32, device="cuda")
-            t2 = torch.full((M * N,), -1, dtype=torch.int32, device="cuda")
-            rec2 = {"name": name + "+llverify_swizzle", "warps": warps, "triton": triton.__version__,
-                    "variant": "llverify_swizzle"}
-            try:
-                k2 = swizzled[(1,)](x, y2, t2, SRC=src, DST=dst, SMEM=smem, num_warps=warps)
-                torch.cuda.synchronize()
-                rec2["bit_exact"] = bool(torch.equal(x, y2))
-                rec2["tid"] = t2.cpu().tolist()
-                rec2["ttgir"] = k2.asm.get("ttgir", "")
-                rec2["llir"] = k2.asm.get("llir", "")
-                times = []
-                for _ in range(5 if timing else 0):
-                    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                    s.record()
-                    for _ in range(200):
-                        swizzled[(1,)](x, y2, t2, SRC=src, DST=dst, SMEM=smem, num_warps=warps)
-                    e.record()
-                    torch.cuda.synchronize()
-                    times.append(s.elapsed_time(e) * 1000 / 200)
-                rec2["time_us"] = sorted(times)[2] if times else None
-            except Exception as exc:  # noqa: BLE001
-                rec2["error"] = f"{type(exc).__name__}: {exc}"[:2000]
-            results.append(rec2)
+            results.append(_launch_and_time(
+                lambda y, tid: swizzled[(1,)](x, y, tid, SRC=src, DST=dst, SMEM=smem, num_warps=warps),
+                x, {**base, "name": name + "+llverify_swizzle", "variant": "llverify_swizzle"}, timing))
     return results
+
+
+def _launch_and_time(launch: Any, x: Any, record: dict, timing: bool) -> dict:
+    """Run ``launch(y, tid)`` once into fresh buffers, record bit-exactness (``y == x``), the per-element thread
+    ids, TTGIR and LLVM IR, then (``timing``) the median of 5 batches of 200 launches by CUDA events.
+    A case Triton cannot build is recorded with its error; the others still run."""
+    import torch
+
+    rec = dict(record)
+    y = torch.full_like(x, -1)
+    tid = torch.full_like(x, -1)
+    try:
+        k = launch(y, tid)
+        torch.cuda.synchronize()
+        rec["bit_exact"] = bool(torch.equal(x, y))
+        rec["tid"] = tid.cpu().tolist()
+        rec["ttgir"] = k.asm.get("ttgir", "")
+        rec["llir"] = k.asm.get("llir", "")
+        times = []
+        for _ in range(5 if timing else 0):
+            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            s.record()
+            for _ in range(200):
+                launch(y, tid)
+            e.record()
+            torch.cuda.synchronize()
+            times.append(s.elapsed_time(e) * 1000 / 200)
+        rec["time_us"] = sorted(times)[2] if times else None
+    except Exception as exc:  # noqa: BLE001 - a case Triton cannot build is reported, the others run
+        rec["error"] = f"{type(exc).__name__}: {exc}"[:2000]
+    return rec
 
 
 def main() -> None:

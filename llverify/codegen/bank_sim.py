@@ -24,6 +24,7 @@ from llverify.codegen.common import check_bitwidth, log2
 from llverify.codegen.vectorize import VectorPlan, largest_vectorisation, permuted
 from llverify.errors import LayoutError
 from llverify.evaluate import evaluate
+from llverify.hw.padded import Padding
 from llverify.layout import LinearLayout
 
 __all__ = ["SimResult", "simulate_wavefronts", "simulate_addresses"]
@@ -68,23 +69,30 @@ def simulate_addresses(byte_addr: np.ndarray, vec_bytes: int) -> np.ndarray:
 
 
 def simulate_wavefronts(access: LinearLayout, shared: LinearLayout, bitwidth: int,
-                        vector: VectorPlan | None = None, limit: int | None = None) -> SimResult:
+                        vector: VectorPlan | None = None, limit: int | None = None,
+                        padding: Padding | None = None) -> SimResult:
     """Simulate every ld/st.shared instruction of ``access`` on ``shared``.
 
     ``vector`` (default: the largest vectorisation) says which registers form
     one vector; the simulator checks it is contiguous and aligned in memory
-    and raises ``LayoutError`` otherwise.
+    and raises ``LayoutError`` otherwise.  With ``padding`` (a
+    ``#ttg.padded_shared`` layout, ``shared`` its linear component) every
+    offset ``o`` is stored at ``padding.apply(o)``, and the default vector
+    is at most ``padding.min_interval`` elements (a longer run would be split
+    by padding).
     """
     check_bitwidth(bitwidth)
     cvt = access_to_offsets(access, shared)
     if vector is None:
-        vector = largest_vectorisation(cvt, bitwidth)
+        vector = largest_vectorisation(cvt, bitwidth, max_elems=padding.min_interval if padding else None)
     cvt = permuted(cvt, vector)
     sizes = cvt.in_dims
     for d in ("register", "lane"):
         if d not in sizes:
             raise LayoutError(f"the access layout needs a '{d}' in dim")
     offsets = evaluate(cvt, limit)["offset"]
+    if padding is not None:
+        offsets = padding.apply(offsets.astype(np.int64))
     n_reg, n_lane = sizes["register"], sizes["lane"]
     rest = offsets.size // (n_reg * n_lane)
     v = vector.elems

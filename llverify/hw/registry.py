@@ -59,6 +59,10 @@ def constructor(kind: str) -> Callable[..., LinearLayout]:
     import importlib
 
     k = _ALIASES.get(kind, kind)
+    if k == "padded_shared":
+        raise LayoutError("padded_shared is not an F2-linear layout (its padding adds to the offset, "
+                          "llverify.hw.padded): `llverify ttgir` decides its claims; a spec can check its linear "
+                          "component given as shared_linear")
     if k not in _TABLE:
         raise LayoutError(f"unknown layout kind {kind!r}; expected one of {', '.join(KINDS + TILE_KINDS)}")
     mod, fn = _TABLE[k]

@@ -84,11 +84,11 @@ def _predicted(op: Op | None, vec_bytes: int, target: str) -> int | None:
     if bits not in (8, 16, 32, 64) or vec_bytes * 8 % bits:
         return None
     try:
-        if target.startswith("cuda"):
+        if target.startswith("cuda") and M.padding is None:
             rep = bank_wavefronts(R.layout, M.layout, bits, max_vector_elems=max(1, vec_bytes * 8 // bits))
             vec_bits, waves = rep.vector.bits, rep.wavefronts
-        else:  # no closed form for wave64 LDS: the layouts' own simulation under the target's model
-            sim = simulate_wavefronts(R.layout, M.layout, bits)
+        else:  # no closed form (wave64 LDS, padded layouts): the layouts' own simulation under the target's model
+            sim = simulate_wavefronts(R.layout, M.layout, bits, padding=M.padding)
             vec_bits, waves = sim.vector.bits, sim.max_wavefronts
     except LlverifyError:
         return None

@@ -48,6 +48,7 @@ ATTR_KINDS = {
     "amd_mfma": "amd_mfma", "amd_wmma": "amd_wmma", "swizzled_shared": "swizzled_shared",
     "nvmma_shared": "nvmma_shared", "amd_rotating_shared": "amd_rotating_shared",
     "shared_linear": "shared_linear", "linear": "linear", "tensor_memory_encoding": "tensor_memory",
+    "padded_shared": "padded_shared",
 }
 
 #: mnemonics of older Triton read as today's (never printed): Triton 2.x's `#triton_gpu.mma` is `#ttg.nvidia_mma`
@@ -71,6 +72,7 @@ _FIELDS: dict[str, dict[str, str]] = {
     "nvmma_shared": {"swizzlingByteWidth": "swizzle_byte_width", "elementBitWidth": "element_bitwidth",
                      "transposed": "transposed", "fp4Padded": "fp4_padded", "rank": "rank"},
     "shared_linear": {"offset": "offset_bases", "block": "block_bases", "alignment": "alignment"},
+    "padded_shared": {"interval_padding_pairs": "interval_padding_pairs", "order": "order", "shape": "shape", "offset": "offset_bases", "block": "block_bases"},
     "linear": {"register": "reg_bases", "lane": "lane_bases", "warp": "warp_bases", "block": "block_bases"},
     "tensor_memory": {"blockM": "block_m", "blockN": "block_n", "colStride": "col_stride", "CTASplitM": "cta_split_m",
                       "CTASplitN": "cta_split_n", "twoCTAs": "two_ctas", "fp4Padded": "fp4_padded"},
@@ -173,6 +175,30 @@ class _P:
                 self.eat("}")
             return out
 
+    def padding_pairs(self) -> list[list[int]]:
+        """``[I:+P, ...]``, the padding list that opens a ``#ttg.padded_shared`` body."""
+        self.eat("[")
+        pairs: list[list[int]] = []
+        while True:
+            self.ws()
+            m = _INT.match(self.s, self.i)
+            if not m:
+                raise AttrParseError(self.s, self.i, "an interval (integer) in the padding list [I:+P, ...]")
+            self.i = m.end()
+            self.eat(":")
+            self.eat("+")
+            self.ws()
+            n = _INT.match(self.s, self.i)
+            if not n:
+                raise AttrParseError(self.s, self.i, "a padding (integer) after ':+'")
+            self.i = n.end()
+            pairs.append([int(m.group()), int(n.group())])
+            if self.peek(","):
+                self.i += 1
+                continue
+            self.eat("]")
+            return pairs
+
     def attr(self) -> Any:
         self.eat("#")
         start = self.i
@@ -189,6 +215,7 @@ class _P:
         if not self.peek("<"):
             return {"kind": "__opaque__", "name": ".".join(parts)}
         self.eat("<")
+        pairs = self.padding_pairs() if mnemonic == "padded_shared" else None
         body = self.fields(braced=True) if self.peek("{") else (self.fields(braced=False) if not self.peek(">") else {})
         if self.peek(","):  # Triton 3.9 prints some fields after the braces: `#ttg.shared_linear<{...}, alignment = 128>`
             self.i += 1
@@ -202,6 +229,8 @@ class _P:
         if mnemonic == "shared":
             return _legacy_shared(body, self.s, start)
         kind = ATTR_KINDS.get(mnemonic) or _LEGACY_MNEMONICS.get(mnemonic)
+        if pairs is not None:
+            body["interval_padding_pairs"] = pairs
         if kind is None:
             raise AttrParseError(self.s, start, f"a layout attribute ({', '.join(ATTR_KINDS)})",
                                  found=repr(".".join(parts)))

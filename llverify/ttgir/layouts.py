@@ -9,6 +9,8 @@
   buffer indices (multi-buffering: any size, not necessarily a power of two).
   With a trailing allocation shape (a subview), the layout is built on the
   allocation's trailing dims; the view's own shape is returned beside it.
+* ``#ttg.padded_shared``: the linear component as the layout, the padding beside it
+  (:class:`~llverify.hw.padded.Padding`); obligations on physical addresses apply it.
 
 A type that cannot be built yields a :class:`LayoutProblem` with the reason;
 the obligations that need it become ``unknown`` (never the whole module).
@@ -28,6 +30,7 @@ from functools import lru_cache
 from typing import Any, Mapping
 
 from llverify.errors import LlverifyError
+from llverify.hw.padded import Padding, padded_shared
 from llverify.hw.registry import build_spec
 from llverify.layout import LinearLayout
 from llverify.triton.parse import dtype_bits
@@ -46,6 +49,7 @@ class BuiltLayout:
     buffers: int
     view: tuple[int, ...]
     bits: int
+    padding: Padding | None = None
 
 
 @dataclass(frozen=True)
@@ -72,7 +76,9 @@ def encoding_rank(spec: Mapping[str, Any]) -> int | None:
         return int(spec.get("rank", 2) or 2)
     if kind == "tensor_memory":
         return 2  # a TMEM tile is (blockM, blockN); leading dims of a memdesc are buffers
-    if kind == "shared_linear":
+    if kind == "padded_shared" and isinstance(spec.get("shape"), list):
+        return len(spec["shape"])
+    if kind in ("shared_linear", "padded_shared"):
         bases = spec.get("offset_bases") or []
         return len(bases[0]) if bases and isinstance(bases[0], list) else None
     if kind in ("nvidia_mma", "amd_mfma", "amd_wmma") and isinstance(spec.get("warps_per_cta"), list):
@@ -101,11 +107,21 @@ def _thaw(value: Any) -> Any:
 
 
 @lru_cache(maxsize=4096)
-def _build(frozen_spec: Any, shape: tuple[int, ...]) -> LinearLayout | str:
+def _build(frozen_spec: Any, shape: tuple[int, ...]) -> LinearLayout | tuple[LinearLayout, Padding] | str:
     try:
-        return build_spec(_thaw(frozen_spec), list(shape))
+        spec = _thaw(frozen_spec)
+        if spec.get("kind") == "padded_shared":
+            return _padded(spec, shape)
+        return build_spec(spec, list(shape))
     except (LlverifyError, ValueError, KeyError, TypeError) as exc:
         return str(exc) or type(exc).__name__
+
+
+def _padded(spec: Mapping[str, Any], shape: tuple[int, ...]) -> tuple[LinearLayout, Padding]:
+    params = {k: v for k, v in spec.items() if k not in ("kind", "shape")}
+    if "shape" in spec and list(spec["shape"]) != list(shape):
+        raise LlverifyError(f"padded_shared: the encoding's shape {spec['shape']} is not the buffer's {list(shape)}")
+    return padded_shared(shape=list(shape), **params)
 
 
 def layout_of(t: TypeRef) -> BuiltLayout | LayoutProblem:
@@ -133,4 +149,6 @@ def layout_of(t: TypeRef) -> BuiltLayout | LayoutProblem:
     built = _build(_freeze(spec), shape)
     if isinstance(built, str):
         return LayoutProblem(built)
+    if isinstance(built, tuple):
+        return BuiltLayout(built[0], shape, buffers, view, bits, built[1])
     return BuiltLayout(built, shape, buffers, view, bits)

@@ -29,6 +29,7 @@ from llverify.codegen.shuffle import triton_lowering
 from llverify.codegen.shape_ops import infer_shape_op
 from llverify.codegen.swizzle import optimal_swizzle
 from llverify.errors import LlverifyError
+from llverify.hw.padded import Padding
 from llverify.hw.registry import build_spec
 from llverify.layout import LinearLayout
 from llverify.prove.locality import thread_local
@@ -122,25 +123,29 @@ def _bank_count(R: LinearLayout, M: LinearLayout, bits: int) -> Verdict:
 
 
 @lru_cache(maxsize=4096)
-def _bank_count_simulated(R: LinearLayout, M: LinearLayout, bits: int) -> Verdict:
-    """Wavefronts per instruction for a model without a closed form (AMD's wave64 LDS): decided by enumerating
-    every instruction of every wave (the simulator applies the model's phase rule to the real lane count)."""
+def _bank_count_simulated(R: LinearLayout, M: LinearLayout, bits: int, padding: Padding | None = None) -> Verdict:
+    """Wavefronts per instruction without a closed form (AMD's wave64 LDS; a padded layout, whose physical
+    offsets ``padding.apply(o)`` are not F2-linear so lemma 9.4 does not apply): decided by enumerating every
+    instruction of every wave (the simulator applies the model's phase rule to the real lane count)."""
     t0 = time.perf_counter()
     if R.total_in_bits > 22:
         return _unknown("bank_conflicts", "bank_wavefronts", "access too large to enumerate (> 2^22 points) and "
                                                              "no closed form for this bank model")
     try:
-        sim = simulate_wavefronts(R, M, bits)
+        sim = simulate_wavefronts(R, M, bits, padding=padding)
     except LlverifyError as exc:
         return _unknown("bank_conflicts", "bank_wavefronts", f"not simulated: {exc}")
     exact = sim.max_wavefronts == sim.min_wavefronts
     msg = (f"exactly {sim.wavefronts} wavefronts per instruction" if exact else
            f"between {sim.min_wavefronts} and {sim.max_wavefronts} wavefronts per instruction")
+    if padding is not None:
+        msg += f", padding {padding.text()} applied to every offset"
     return Verdict("proved", "bank_conflicts", "bank_wavefronts", "exhaustive", time.perf_counter() - t0,
                    f"{msg} (vector {sim.vector.bits} bits, every instruction simulated)",
                    certificate={"instructions_simulated": sim.instructions},
                    details={"wavefronts": sim.max_wavefronts, "min_wavefronts": sim.min_wavefronts,
-                            "vector_bits": sim.vector.bits})
+                            "vector_bits": sim.vector.bits,
+                            **({"padding": padding.text()} if padding is not None else {})})
 
 
 def clear_caches() -> None:
@@ -198,7 +203,29 @@ def _equal_layouts(ctx: OpContext, a: TypeRef | None, b: TypeRef | None, prop: s
     pair = _layout_pair(ctx, a, b)
     if isinstance(pair, str):
         return _unknown(prop, subject, pair)
+    pads = _paddings(ctx, a, b)
+    if pads is not None:
+        return pads.with_(property=prop, subject=subject)
     return _equal(pair[0], pair[1]).with_(property=prop, subject=subject)
+
+
+def _paddings(ctx: OpContext, a: TypeRef, b: TypeRef) -> Verdict | None:
+    """Refuted when two buffers pad differently (the same linear component stores the element of offset
+    ``o`` at different physical positions), witnessed by the least offset whose padded positions differ."""
+    A, B = ctx.built(a), ctx.built(b)
+    pa = A.padding if isinstance(A, BuiltLayout) else None
+    pb = B.padding if isinstance(B, BuiltLayout) else None
+    if pa == pb:
+        return None
+    t0 = time.perf_counter()
+    n = A.layout.total_in_size if isinstance(A, BuiltLayout) else 0
+    at = next((o for o in range(max(n, 1)) if (pa.apply(o) if pa else o) != (pb.apply(o) if pb else o)), None)
+    if at is None:
+        return None  # the paddings differ only past the buffer's end: the same physical positions
+    return _structural("equal", "", False, {"offset": at},
+                       {"lhs_position": pa.apply(at) if pa else at, "rhs_position": pb.apply(at) if pb else at},
+                       f"the two buffers pad differently ({pa.text() if pa else 'no padding'} vs "
+                       f"{pb.text() if pb else 'no padding'}): offset {at} is stored at different positions", t0)
 
 
 # -- rule: every layout builds and is distributed / a memory layout ---------------------------------
@@ -558,7 +585,10 @@ def _shared_access(ctx: OpContext) -> Iterable[Verdict]:
         yield _unknown("bank_conflicts", subject, f"the access has {R.layout.in_dim_size('lane')} lanes, the "
                                                   f"{model.name} bank model {model.lanes}")
         return
-    v = _bank_count(R.layout, M.layout, bits) if model == NVIDIA else _bank_count_simulated(R.layout, M.layout, bits)
+    if M.padding is not None or model != NVIDIA:
+        v = _bank_count_simulated(R.layout, M.layout, bits, M.padding)
+    else:
+        v = _bank_count(R.layout, M.layout, bits)
     yield v.with_(subject=subject, details={**v.details, "direction": direction, "bank_model": model.name})
 
 

@@ -1,6 +1,6 @@
 """Regenerate the lowered-code test data: TTGIR + LLVM IR pairs whose debug locations are TTGIR lines.
 
-    python3 tests/data/lowered/make.py
+    python3 tests/data/lowered/make.py [KERNEL_SUBSTRING]
 
 Each kernel of examples/kernels/ listed below is compiled with ``USE_IR_LOC=ttgir`` (Triton then writes the
 TTGIR into its cache and points every ``!DILocation`` of the LLVM IR at that file's lines); the cache's
@@ -27,11 +27,15 @@ JOBS = [
     ("gluon_convert_lane_swap_w4", "64x64", "cuda:90", 4),
     ("gluon_convert_mma_to_blocked_w4", "64x64", "cuda:80", 4),
     ("attention", "q64k64d64", "cuda:90", 4), ("reduction", "m64n64", "cuda:90", 8),
+    ("gluon_padded_wave64", "pad16b", "hip:gfx942", 4), ("gluon_padded", "permuted", "cuda:90", 4),
 ]
 
 
 def main() -> None:
+    only = sys.argv[1] if len(sys.argv) > 1 else None  # a substring of the kernel name: rebuild only those
     for kernel, config, target, warps in JOBS:
+        if only and only not in kernel:
+            continue
         cache = tempfile.mkdtemp(prefix="lowered-")
         env = {**os.environ, "USE_IR_LOC": "ttgir", "TRITON_CACHE_DIR": cache, "TRITON_DEFAULT_FP_FUSION": "1"}
         job = {"kernel": kernel, "config": config, "target": target, "warps": warps}

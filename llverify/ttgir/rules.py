@@ -32,6 +32,7 @@ from llverify.errors import LlverifyError
 from llverify.hw.padded import Padding
 from llverify.hw.registry import build_spec
 from llverify.layout import LinearLayout
+from llverify.prove.gather_locality import gather_warp_local
 from llverify.prove.locality import thread_local
 from llverify.prove.plans import prove_broadcast_store
 from llverify.prove.plans_banks import prove_bank_count
@@ -523,6 +524,33 @@ def _reduce_scan(ctx: OpContext) -> Iterable[Verdict]:
         yield equal(expected, declared.layout, subject=subject).with_(property="reduce_layout")
 
 
+# -- rule: tt.gather -----------------------------------------------------------------------------------
+
+def _gather(ctx: OpContext) -> Iterable[Verdict]:
+    """The result has the index's layout (Triton's verifier); with ``efficient_layout`` the gather is
+    warp-local (:func:`llverify.prove.gather_locality.gather_warp_local`), the path the attribute promises."""
+    op = ctx.op
+    axis = op.attr_int("axis")
+    src, idx = (op.operand_types + (None, None))[:2]
+    res = op.results[0].type if op.results else None
+    if src is None or idx is None or res is None or not (_tensor(src) and _tensor(idx) and _tensor(res)):
+        return
+    v = _equal_layouts(ctx, idx, res, "gather_layout", f"{_names(op)}: index {_enc(idx)} vs result {_enc(res)}")
+    if v is not None:
+        yield v
+    if "efficient_layout" not in op.attributes:
+        return
+    subject = f"{_names(op)} axis={axis} efficient_layout: src {_enc(src)}, index {_enc(idx)}"
+    if axis is None:
+        yield _unknown("gather_warp_local", subject, "no readable 'axis' attribute")
+        return
+    pair = _layout_pair(ctx, src, idx)
+    if isinstance(pair, str):
+        yield _unknown("gather_warp_local", subject, pair)
+        return
+    yield gather_warp_local(pair[0], pair[1], axis, subject=subject)
+
+
 # -- rule: broadcast stores / atomics write each element once -------------------------------------
 
 def _stores(ctx: OpContext) -> Iterable[Verdict]:
@@ -693,6 +721,9 @@ RULES: tuple[Rule, ...] = (
          lambda op: op.name in _SHAPE_OPS, _shape_op),
     Rule("reduce_scan", "tt.reduce results are the slice of the operand layout along the axis; tt.scan keeps it",
          "seed 000, proposition 4.8", lambda op: op.name in ("tt.reduce", "tt.scan"), _reduce_scan),
+    Rule("gather", "tt.gather: the result has the index layout; with efficient_layout it is warp-local "
+         "(Triton's shuffle path)", "seed 000, section 5.5; Triton GatherLoweringHelper::isWarpLocal",
+         lambda op: op.name == "tt.gather", _gather),
     Rule("broadcast_store", "stores and atomics of broadcast elements write each element exactly once",
          "seed 000, section 5.3 (free variables)", lambda op: op.name in ("tt.store", "tt.atomic_rmw",
                                                                           "tt.atomic_cas", "tt.histogram"), _stores),

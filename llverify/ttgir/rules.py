@@ -16,7 +16,7 @@ wrong ``opIdx``) carry the concrete values compared as their witness.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any, Callable, Iterable, Mapping
 
@@ -551,6 +551,42 @@ def _gather(ctx: OpContext) -> Iterable[Verdict]:
     yield gather_warp_local(pair[0], pair[1], axis, subject=subject)
 
 
+# -- rule: TMA copies use the descriptor's layout -------------------------------------------------------
+
+_TMA_COPIES = ("ttng.async_tma_copy_global_to_local", "ttng.async_tma_copy_local_to_global",
+               "ttng.async_tma_reduce")
+
+
+def _tma_buffer(ctx: OpContext) -> Iterable[Verdict]:
+    """A TMA copy moves a box of the descriptor's block shape in the descriptor's shared layout: the shared
+    buffer (the first memdesc operand; a barrier follows it) must have that shape, element type and layout."""
+    op = ctx.op
+    t0 = time.perf_counter()
+    desc = op.operand_types[0] if op.operand_types else None
+    buf = next((t for t in op.operand_types[1:] if t is not None and t.kind == "memdesc"), None)
+    if desc is None or desc.kind != "tensordesc" or buf is None or desc.encoding is None:
+        return  # a descriptor without a shared encoding (before lowering): nothing to compare
+    subject = f"{op.name}: buffer {_enc(buf)} vs descriptor {_enc(desc)}"
+    view = tuple(buf.shape[len(buf.shape) - len(desc.shape):])
+    if view != tuple(desc.shape) or buf.element != desc.element:
+        yield _structural("tma_buffer", subject, False, {"operand": 1},
+                          {"buffer": f"{list(view)} x {buf.element}",
+                           "descriptor block": f"{list(desc.shape)} x {desc.element}"},
+                          "the buffer's shape or element type is not the descriptor's block", t0)
+        return
+    if (buf.encoding_text or "") == (desc.encoding_text or ""):
+        yield _structural("tma_buffer", subject, True, {}, {"encoding": desc.encoding_text}, "", t0)
+        return
+    d_built = ctx.built(replace(desc, kind="memdesc"))  # the descriptor's block as a shared buffer
+    b_built = ctx.built(buf)
+    for b in (d_built, b_built):
+        if isinstance(b, LayoutProblem):
+            yield _unknown("tma_buffer", subject, b.reason)
+            return
+    assert isinstance(d_built, BuiltLayout) and isinstance(b_built, BuiltLayout)
+    yield _equal(d_built.layout, b_built.layout).with_(property="tma_buffer", subject=subject)
+
+
 # -- rule: broadcast stores / atomics write each element once -------------------------------------
 
 def _stores(ctx: OpContext) -> Iterable[Verdict]:
@@ -724,6 +760,9 @@ RULES: tuple[Rule, ...] = (
     Rule("gather", "tt.gather: the result has the index layout; with efficient_layout it is warp-local "
          "(Triton's shuffle path)", "seed 000, section 5.5; Triton GatherLoweringHelper::isWarpLocal",
          lambda op: op.name == "tt.gather", _gather),
+    Rule("tma_buffer", "TMA copies read / write a shared buffer with the descriptor's block shape, element type "
+         "and shared layout", "TritonNvidiaGPU TMA op semantics (the box is copied in the descriptor's layout)",
+         lambda op: op.name in _TMA_COPIES, _tma_buffer),
     Rule("broadcast_store", "stores and atomics of broadcast elements write each element exactly once",
          "seed 000, section 5.3 (free variables)", lambda op: op.name in ("tt.store", "tt.atomic_rmw",
                                                                           "tt.atomic_cas", "tt.histogram"), _stores),

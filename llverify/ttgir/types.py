@@ -5,7 +5,7 @@ Forms read (Triton 3.9 prints these)::
     tensor<128x64xf16, #blocked>            tensor<128x!tt.ptr<f32>, #ttg.slice<{dim = 1, parent = #blocked}>>
     !ttg.memdesc<3x64x64xf16, #shared, #smem, mutable>          (multi-buffered: rank above the encoding's)
     !ttg.memdesc<128x8xf32, #shared, #smem, mutable, 128x32>    (a subview with its allocation shape)
-    !tt.tensordesc<tensor<64x64xf16, #shared>>   !tt.ptr<f16>   i32   f8E4M3FN   index
+    !tt.tensordesc<64x64xf16, #shared> (3.9; earlier: tensordesc<tensor<...>>)   !tt.ptr<f16>   i32   f8E4M3FN   index
 
 The layout encoding is handed to :func:`llverify.triton.parse.parse_attr`;
 when that fails the type keeps ``encoding_error`` (the reason) and the module
@@ -154,7 +154,10 @@ def parse_typeref(text: str, aliases: AliasTable | Mapping[str, Any]) -> TypeRef
                 enc, err = _encoding(item, aliases)
         return TypeRef(t, "memdesc", shape, elem, enc, enc_text, err, space, mutable, alloc)
     if t.startswith("!tt.tensordesc<") and t.endswith(">"):
-        inner = parse_typeref(t[len("!tt.tensordesc<"):-1], aliases)
+        body = t[len("!tt.tensordesc<"):-1].strip()
+        # Triton 3.9 prints the block type bare (`!tt.tensordesc<128x64xf16, #shared>`), earlier versions as a
+        # tensor type (`!tt.tensordesc<tensor<128x64xf16, #shared>>`)
+        inner = parse_typeref(body if body.startswith("tensor<") else f"tensor<{body}>", aliases)
         return TypeRef(t, "tensordesc", inner.shape, inner.element, inner.encoding, inner.encoding_text,
                        inner.encoding_error)
     if t.startswith("!tt.ptr<"):

@@ -29,27 +29,32 @@ from llverify.ttgir.rules import OpContext, rules_for
 __all__ = ["check_module", "GateResult", "gate_file", "op_counts"]
 
 
-def _walk(fn: Function, region: Region, warps: int, parent: Op | None) -> Iterator[tuple[Op, int, Op | None]]:
-    stack: list[tuple[Region, int, Op | None, int, int]] = [(region, warps, parent, 0, 0)]
+def _walk(fn: Function, region: Region, warps: int, parent: Op | None
+          ) -> Iterator[tuple[Op, int, Op | None, bool]]:
+    """Every op with the warp count in force, its enclosing op, and whether it runs in a non-default
+    ``ttg.warp_specialize`` partition (whose first warp the TTGIR does not state)."""
+    stack: list[tuple[Region, int, Op | None, bool, int, int]] = [(region, warps, parent, False, 0, 0)]
     while stack:
-        reg, w, par, bi, oi = stack.pop()
+        reg, w, par, part, bi, oi = stack.pop()
         if bi >= len(reg.blocks):
             continue
         block = reg.blocks[bi]
         if oi >= len(block.ops):
-            stack.append((reg, w, par, bi + 1, 0))
+            stack.append((reg, w, par, part, bi + 1, 0))
             continue
         op = block.ops[oi]
-        stack.append((reg, w, par, bi, oi + 1))
-        yield op, w, par
+        stack.append((reg, w, par, part, bi, oi + 1))
+        yield op, w, par, part
         inner = [w] * len(op.regions)
+        parts = [part] * len(op.regions)
         if op.name == "ttg.warp_specialize":
             counts = _partition_warps(op)
             for i, n in enumerate(counts):
                 if 1 + i < len(inner):
                     inner[1 + i] = n
-        for r, iw in reversed(list(zip(op.regions, inner))):
-            stack.append((r, iw, op, 0, 0))
+                    parts[1 + i] = True
+        for r, iw, ip in reversed(list(zip(op.regions, inner, parts))):
+            stack.append((r, iw, op, ip, 0, 0))
 
 
 def _partition_warps(op: Op) -> list[int]:
@@ -70,9 +75,9 @@ def check_module(module: Module) -> list[Finding]:
     findings: list[Finding] = []
     seen: set = set()
     for fn in module.functions:
-        for op, warps, parent in _walk(fn, fn.body, module.num_warps, None):
+        for op, warps, parent, in_partition in _walk(fn, fn.body, module.num_warps, None):
             for rule in rules_for(op):
-                ctx = OpContext(module, fn, op, warps, parent, seen)
+                ctx = OpContext(module, fn, op, warps, parent, seen, in_partition)
                 t0 = time.perf_counter()
                 try:
                     verdicts = list(rule.check(ctx))

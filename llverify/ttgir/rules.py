@@ -34,6 +34,7 @@ from llverify.hw.registry import build_spec
 from llverify.layout import LinearLayout
 from llverify.prove.gather_locality import gather_warp_local
 from llverify.prove.locality import thread_local
+from llverify.prove.tmem_access import tmem_lane_quarters
 from llverify.prove.plans import prove_broadcast_store
 from llverify.prove.plans_banks import prove_bank_count
 from llverify.prove.properties import conversion, distributed, equal, memory, surjective
@@ -54,6 +55,7 @@ class OpContext:
     warps: int
     parent: Op | None = None
     seen: set[Any] = field(default_factory=set)
+    in_partition: bool = False  # inside a non-default warp_specialize partition
 
     @property
     def nvidia(self) -> bool:
@@ -587,6 +589,37 @@ def _tma_buffer(ctx: OpContext) -> Iterable[Verdict]:
     yield _equal(d_built.layout, b_built.layout).with_(property="tma_buffer", subject=subject)
 
 
+# -- rule: TMEM accesses stay in each warp's lane quarter ------------------------------------------------
+
+def _tmem_access(ctx: OpContext) -> Iterable[Verdict]:
+    op = ctx.op
+    if op.name == "ttng.tmem_load":
+        mem, reg = (op.operand_types[0] if op.operand_types else None), (op.results[0].type if op.results else None)
+    elif op.name == "ttng.tmem_store":
+        reg, mem = (op.operand_types + (None, None))[:2]
+    elif op.name == "ttng.tmem_alloc" and op.operand_types:
+        reg, mem = op.operand_types[0], op.results[0].type if op.results else None
+    else:
+        return
+    if reg is None or mem is None or not _tensor(reg) or mem.kind != "memdesc":
+        return
+    subject = f"{_names(op)}: {_enc(reg)} <-> {_enc(mem)}"
+    if ctx.in_partition:
+        yield _unknown("tmem_lane_quarter", subject, "inside a warp_specialize partition: its first warp (and so "
+                                                     "each warp's lane quarter) is not stated in the TTGIR")
+        return
+    R, M = ctx.built(reg), ctx.built(mem)
+    for b in (R, M):
+        if isinstance(b, LayoutProblem):
+            yield _unknown("tmem_lane_quarter", subject, b.reason)
+            return
+    assert isinstance(R, BuiltLayout) and isinstance(M, BuiltLayout)
+    if not M.layout.has_in_dim("row"):
+        yield _unknown("tmem_lane_quarter", subject, "the memdesc is not a tensor-memory layout")
+        return
+    yield tmem_lane_quarters(R.layout, M.layout, subject=subject)
+
+
 # -- rule: broadcast stores / atomics write each element once -------------------------------------
 
 def _stores(ctx: OpContext) -> Iterable[Verdict]:
@@ -763,6 +796,9 @@ RULES: tuple[Rule, ...] = (
     Rule("tma_buffer", "TMA copies read / write a shared buffer with the descriptor's block shape, element type "
          "and shared layout", "TritonNvidiaGPU TMA op semantics (the box is copied in the descriptor's layout)",
          lambda op: op.name in _TMA_COPIES, _tma_buffer),
+    Rule("tmem_access", "tmem_load / tmem_store / tmem_alloc: every warp's elements lie in its TMEM lane quarter",
+         "PTX ISA tcgen05.ld/st (a warp reaches lanes 32 (w mod 4) .. + 31)",
+         lambda op: op.name in ("ttng.tmem_load", "ttng.tmem_store", "ttng.tmem_alloc"), _tmem_access),
     Rule("broadcast_store", "stores and atomics of broadcast elements write each element exactly once",
          "seed 000, section 5.3 (free variables)", lambda op: op.name in ("tt.store", "tt.atomic_rmw",
                                                                           "tt.atomic_cas", "tt.histogram"), _stores),

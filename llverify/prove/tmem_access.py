@@ -1,0 +1,121 @@
+"""TMEM lane quarters: every warp reads and writes tensor memory only in the 32 lanes it can reach.
+
+On Blackwell a warp ``w`` of a warp group reaches TMEM lanes ``32 (w mod 4) .. 32 (w mod 4) + 31`` only
+(PTX ISA, ``tcgen05.ld`` / ``tcgen05.st``: "each warp in a warpgroup can access a fixed quarter of the
+lanes").  A ``ttng.tmem_load`` / ``tmem_store`` between a register layout ``R`` (register, lane, warp ->
+dims) and a TMEM layout ``T`` (row = TMEM lane, col -> dims, :mod:`llverify.hw.tmem`) can therefore only be
+lowered when every element ``R`` gives warp ``w`` is stored in ``T`` at some row ``r`` with
+``r // 32 == w mod 4`` (a row broadcast in ``T`` -- a zero row basis -- offers several rows; any one in
+the quarter serves).
+
+Decision: exhaustive.  Every TMEM address of ``T`` is enumerated into a table element -> set of quarters,
+then every hardware index of ``R``; the claim holds iff each index's warp quarter is in its element's set.
+Complete for the whole domain (both layouts are finite); refutations are replayed by evaluating ``R`` and
+``T`` with :meth:`LinearLayout.apply` at the witness.
+
+>>> from llverify.layout import LinearLayout
+>>> T = LinearLayout.from_bases({"row": [[1], [2], [4], [8], [16], [32], [64]], "col": []}, ["dim0"])
+>>> R = LinearLayout.from_bases({"register": [], "lane": [[1], [2], [4], [8], [16]],
+...                              "warp": [[32], [64]]}, ["dim0"])
+>>> tmem_lane_quarters(R, T).status
+'proved'
+>>> W = LinearLayout.from_bases({"register": [], "lane": [[1], [2], [4], [8], [16]],
+...                              "warp": [[64], [32]]}, ["dim0"])
+>>> tmem_lane_quarters(W, T).counterexample.inputs
+{'register': 0, 'lane': 0, 'warp': 1}
+"""
+
+from __future__ import annotations
+
+import time
+
+from llverify.layout import LinearLayout
+from llverify.prove.verdict import Counterexample, Verdict
+
+__all__ = ["tmem_lane_quarters", "MAX_POINTS_LOG2"]
+
+#: both layouts are enumerated up to this many points (log2)
+MAX_POINTS_LOG2 = 22
+
+_PROP = "tmem_lane_quarter"
+
+
+def _flat(L: LinearLayout, values: dict[str, int]) -> int:
+    out, acc, shift = L.apply(**values), 0, 0
+    for d in L.out_dim_names:
+        acc |= out[d] << shift
+        shift += L.out_dim_size_log2(d)
+    return acc
+
+
+def tmem_lane_quarters(R: LinearLayout, T: LinearLayout, *, subject: str = "tmem access") -> Verdict:
+    """Decide that every warp of ``R`` finds each of its elements in its own TMEM lane quarter of ``T``.
+
+    Requires: ``R`` in dims ``register, lane, warp`` (a ``block`` dim of size 1 allowed), ``T`` in dims
+    ``row, col``, the same out dims and sizes (one CTA).
+    """
+    import numpy as np
+
+    from llverify.evaluate import evaluate
+
+    t0 = time.perf_counter()
+
+    def unknown(msg: str) -> Verdict:
+        return Verdict("unknown", _PROP, subject, None, time.perf_counter() - t0, msg)
+
+    if list(R.out_dims.items()) != list(T.out_dims.items()):
+        return unknown(f"register tile {dict(R.out_dims)} is not the TMEM tile {dict(T.out_dims)} (multi-CTA or "
+                       "a subslice): not modelled")
+    if "block" in R.in_dim_names and R.in_dim_size("block") > 1:
+        return unknown("a layout over several CTAs: TMEM is per CTA, not modelled")
+    if set(T.in_dim_names) != {"row", "col"} or not {"register", "lane", "warp"} <= set(R.in_dim_names):
+        return unknown("unexpected in dims for a TMEM access")
+    if max(R.total_in_bits, T.total_in_bits) > MAX_POINTS_LOG2:
+        return unknown(f"more than 2^{MAX_POINTS_LOG2} points to enumerate")
+    tv = evaluate(T)
+    shift = 0
+    t_elem = np.zeros(T.total_in_size, dtype=np.int64)
+    for d in T.out_dim_names:
+        t_elem |= tv[d].astype(np.int64).ravel() << shift
+        shift += T.out_dim_size_log2(d)
+    rows = T.in_dim_size("row")
+    # flattened input, first in dim least significant: T's in dims are (row, col) in its own order
+    idx = np.arange(T.total_in_size, dtype=np.int64)
+    row_first = list(T.in_dim_names)[0] == "row"
+    row = idx % rows if row_first else idx // T.in_dim_size("col")
+    quarters = np.zeros(1 << shift, dtype=np.int64)
+    np.bitwise_or.at(quarters, t_elem, 1 << (row // 32))
+    rv = evaluate(R)
+    r_elem = np.zeros(R.total_in_size, dtype=np.int64)
+    s = 0
+    for d in R.out_dim_names:
+        r_elem |= rv[d].astype(np.int64).ravel() << s
+        s += R.out_dim_size_log2(d)
+    sizes = [R.in_dim_size(d) for d in R.in_dim_names]
+    k = list(R.in_dim_names).index("warp")
+    stride = int(np.prod(sizes[:k], dtype=np.int64))
+    warp = (np.arange(R.total_in_size, dtype=np.int64) // stride) % sizes[k]
+    ok = (quarters[r_elem] >> (warp % 4)) & 1
+    bad = np.flatnonzero(ok == 0)
+    if bad.size == 0:
+        return Verdict("proved", _PROP, subject, "exhaustive", time.perf_counter() - t0,
+                       "every warp's elements are in its own TMEM lane quarter",
+                       certificate={"register_points": int(R.total_in_size), "tmem_points": int(T.total_in_size)})
+    flat = int(bad[0])
+    x = {}
+    for d, n in zip(R.in_dim_names, sizes):
+        x[d] = flat % n
+        flat //= n
+    # replay with apply: the element, the warp's quarter, and every TMEM row holding the element
+    element = _flat(R, x)
+    holders = sorted({r for r in range(rows) for c in range(T.in_dim_size("col"))
+                      if _flat(T, {"row": r, "col": c}) == element}) if T.total_in_size <= 1 << 16 else None
+    quarter = x["warp"] % 4
+    if holders is not None and any(r // 32 == quarter for r in holders):
+        return Verdict("error", _PROP, subject, None, time.perf_counter() - t0,
+                       "internal: replay found the element in the warp's quarter")
+    cx = Counterexample(x, {"element": dict(R.apply(**x)), "warp quarter (lanes)": [32 * quarter, 32 * quarter + 31],
+                            "TMEM rows holding it": holders if holders is not None else "not replayed (> 2^16)"},
+                        "replayed with LinearLayout.apply")
+    return Verdict("refuted", _PROP, subject, "exhaustive", time.perf_counter() - t0,
+                   f"warp {x['warp']} holds an element stored outside its TMEM lane quarter", cx)

@@ -9,6 +9,8 @@ For each access (:mod:`llverify.lowered.llir`), with its address as a Z3 term of
   model is replayed by the concrete interpreter (independent of the Z3 encoding) before it is reported as a
   thread id with its address; a model that needs a free variable (a loop's ``phi``, a kernel argument)
   is ``unknown`` naming it, since that value may never occur.
+* ``right_elements`` (per TTGIR op, :mod:`llverify.lowered.elements`): the op's instructions move each
+  thread's registers to and from the addresses ``S^-1 R`` gives them, every register covered.
 * ``lowered_wavefronts``: when the address depends on the thread id only, every thread's address is
   evaluated concretely (complete: the thread id is the only input), the wavefronts of every warp counted
   with the target's bank model; when the access is attributed to a ``ttg.local_load`` / ``local_store`` /
@@ -31,6 +33,7 @@ from llverify.codegen.bank_model import bank_model_for_target
 from llverify.codegen.bank_sim import simulate_addresses, simulate_wavefronts
 from llverify.codegen.banks import bank_wavefronts
 from llverify.errors import LlverifyError
+from llverify.lowered.elements import right_elements
 from llverify.lowered.llir import Access, LlirFunction, LlirModule
 from llverify.lowered.semantics import Concrete, Symbolic
 from llverify.prove.bv import check as smt_check
@@ -106,9 +109,21 @@ def validate(module: Module, llir: LlirModule, shared_bytes: int) -> list[Lowere
     for fn in llir.functions:
         sym = Symbolic(fn, threads)
         per_thread = [Concrete(fn, t, {}) for t in range(threads)]  # memo shared by every access
+        groups: dict[int, tuple[Op, list[Access]]] = {}
         for k, acc in enumerate(fn.accesses):
             out.extend(_access_findings(module, llir, fn, sym, acc, k, threads, shared_bytes,
                                         by_line if ttgir_file else {}, per_thread))
+            loc = llir.locations.get(acc.instr.dbg or "", None) if ttgir_file else None
+            op = by_line.get(loc[0]) if loc else None
+            if op is not None:
+                groups.setdefault(id(op), (op, []))[1].append(acc)
+        for op, accs in groups.values():
+            subject = f"{op.name} at {module.path}:{op.location.line}: {len(accs)} access(es) in {llir.path}"
+            v = right_elements(op, fn, sym, accs, threads, module.threads_per_warp, subject)
+            if v is not None:
+                out.append(LoweredFinding(Finding(v, v.property, op.name, op.location, op.source, fn.name,
+                                                  module.target, index=len(out)),
+                                          Location(llir.path, accs[0].instr.line, 1)))
     return out
 
 

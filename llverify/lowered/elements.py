@@ -1,0 +1,196 @@
+"""The right elements: the lowered code of a ``local_store`` / ``local_load`` moves each thread's registers to
+and from the shared addresses its layouts say.
+
+For an op with register layout ``R``, shared layout ``S`` (its padding included) and element size ``b``
+bytes, ``O = S^-1 R`` (:func:`llverify.codegen.banks.access_to_offsets`, broadcast registers removed) gives
+register ``r`` of thread ``t`` the element offset ``O(r, t)``.  Let ``a_i(t)`` be the address of the op's
+``i``-th access instruction (vector of ``v_i`` bytes) at thread ``t``.  The claim:
+
+1. there is one base ``B`` (the buffer's address) such that, for every instruction ``i`` and every element
+   ``k < v_i / b`` of its vector, one *fixed* register ``r_ik`` satisfies ``a_i(t) + b k = B + b O(r_ik, t)``
+   for **every** thread ``t`` (an instruction stores / loads the same registers in every thread, as
+   straight-line SIMT code does);
+2. every register's element is some ``r_ik``'s (every element is written / every register is filled).
+
+This is seed 000's ``S^-1 L`` (section 5.4) read off the compiler's own address arithmetic.  The register
+an instruction handles is found by evaluation (``r_ik`` is any register whose offsets over all threads
+equal the instruction's), so the claim needs no value tracking through the optimised IR.
+
+Decision.  Addresses that depend on the thread id only are evaluated at every thread id by the concrete
+LLVM interpreter (:class:`~llverify.lowered.semantics.Concrete`): exhaustive, complete.  When an address
+also depends on free variables ``f`` (a loop's ``phi`` choosing the buffer, a kernel argument), the
+exhaustive check runs at ``f = 0`` and Z3 proves that nothing else depends on ``f``: for all ``t`` and
+``f``, ``a_i(t, f) - a_1(0, f) = a_i(t, 0) - a_1(0, 0)`` (the buffer moves as a whole).  A sat model
+there is ``unknown`` (the free values may never occur); a failure of 1 or 2 is ``refuted`` with the
+instruction, the thread and both addresses, recomputed by a fresh interpreter and ``LinearLayout.apply``.
+
+Not modelled (``unknown``): ``ldmatrix``/``stmatrix`` and other asm accesses (a lane addresses rows that
+other lanes receive), multi-CTA layouts, subviews, sub-byte elements.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Sequence
+
+import z3
+
+from llverify.codegen.banks import access_to_offsets
+from llverify.errors import LlverifyError
+from llverify.lowered.llir import Access, LlirFunction
+from llverify.lowered.semantics import Concrete, Symbolic
+from llverify.prove.bv import check as smt_check
+from llverify.prove.verdict import Counterexample, Verdict
+from llverify.ttgir.layouts import BuiltLayout, element_bits, layout_of
+from llverify.ttgir.model import Op, TypeRef
+
+__all__ = ["right_elements", "register_and_memory"]
+
+PROP = "right_elements"
+
+
+def register_and_memory(op: Op) -> tuple[TypeRef | None, TypeRef | None, str] | None:
+    """(register type, memdesc type, direction) of a shared access op, or None for other ops."""
+    if op.name == "ttg.local_load":
+        return (op.results[0].type if op.results else None), (op.operand_types[0] if op.operand_types else None), "load"
+    if op.name == "ttg.local_store":
+        reg, mem = (op.operand_types + (None, None))[:2]
+        return reg, mem, "store"
+    if op.name == "ttg.local_alloc" and op.operand_types:
+        return op.operand_types[0], (op.results[0].type if op.results else None), "store"
+    return None
+
+
+def right_elements(op: Op, fn: LlirFunction, sym: Symbolic, accesses: Sequence[Access], threads: int,
+                   lanes: int, subject: str) -> Verdict | None:
+    """Decide the claim of the module docstring for ``op`` and the access instructions attributed to it."""
+    t0 = time.perf_counter()
+    sides = register_and_memory(op)
+    if sides is None or not accesses:
+        return None
+    reg_t, mem_t, direction = sides
+
+    def unknown(msg: str) -> Verdict:
+        return Verdict("unknown", PROP, subject, None, time.perf_counter() - t0, msg)
+
+    if reg_t is None or mem_t is None or reg_t.kind != "tensor":
+        return None
+    if any(a.kind != direction for a in accesses):
+        kinds = sorted({a.kind for a in accesses})
+        return unknown(f"accesses of kind {', '.join(kinds)} for a {direction}: only plain ld/st.shared are modelled")
+    R, M = layout_of(reg_t), layout_of(mem_t)
+    if not isinstance(R, BuiltLayout):
+        return unknown(R.reason)
+    if not isinstance(M, BuiltLayout):
+        return unknown(M.reason)
+    if tuple(reg_t.shape) != tuple(M.shape):
+        return unknown(f"an access of shape {list(reg_t.shape)} into a buffer of shape {list(M.shape)}: not modelled")
+    bits = element_bits(reg_t.element)
+    if bits < 8 or bits % 8:
+        return unknown(f"{bits}-bit elements: not modelled")
+    b = bits // 8
+    L = R.layout
+    if "block" in L.in_dim_names and L.in_dim_size("block") > 1:
+        return unknown("a layout over several CTAs: not modelled")
+    if L.in_dim_size("lane") * (L.in_dim_size("warp") if "warp" in L.in_dim_names else 1) != threads:
+        return unknown("the layout's threads are not the module's (a warp_specialize partition?)")
+    try:
+        import numpy as np
+
+        from llverify.evaluate import evaluate
+
+        O = access_to_offsets(L, M.layout)
+        off = evaluate(O)["offset"].astype(np.int64).reshape(-1, O.in_dim_size("register"))  # [thread, reg]
+    except LlverifyError as exc:
+        return unknown(f"S^-1 R not built: {exc}")
+    if M.padding is not None:
+        off = M.padding.apply(off)
+    off = off.T  # [reg, thread]
+    # addresses at every thread, free variables at 0
+    terms = [sym.value(a.pointer, 32) for a in accesses]
+    frees = sorted(set().union(*(t.free for t in terms)))
+    zeros = {f: 0 for f in frees}
+    conc = [Concrete(fn, t, zeros) for t in range(threads)]
+    addr = np.zeros((len(accesses), threads), dtype=np.int64)
+    for i, a in enumerate(accesses):
+        for t in range(threads):
+            v = conc[t].value(a.pointer, 32)
+            if v is None:
+                return unknown(f"the address of {fn.name} line {a.instr.line} is poison or unmodelled at thread {t}")
+            addr[i, t] = v
+    base = int(addr[:, 0].min()) - b * int(off[:, 0].min())
+    covered = np.zeros(off.shape[0], dtype=bool)
+    for i, a in enumerate(accesses):
+        width = max(1, a.bytes // b)
+        rel = addr[i] - base
+        if np.any(rel % b):
+            t = int(np.flatnonzero(rel % b)[0])
+            return _refute(subject, t0, fn, a, t, int(addr[i, t]), None, frees, "an address is not element-aligned")
+        for k in range(width):
+            target = rel // b + k
+            hit = np.all(off == target[None, :], axis=1)
+            if not hit.any():
+                r0 = int(np.argmax((off == target[None, :]).sum(axis=1)))
+                t = int(np.flatnonzero(off[r0] != target)[0])
+                expected = base + b * int(off[r0, t]) - b * k
+                return _refute(subject, t0, fn, a, t, int(addr[i, t]), expected, frees,
+                               f"element {k} of the vector is no fixed register's element in every thread "
+                               f"(closest: register {r0})", O, r0, M.padding)
+            covered |= np.all(off == off[hit][0][None, :], axis=1)  # every register with that element function
+    if not covered.all():
+        r = int(np.flatnonzero(~covered)[0])
+        verb = "written" if direction == "store" else "loaded"
+        cx = Counterexample({"register": r}, {"element offset at thread 0": int(off[r, 0])},
+                            "no access instruction's addresses equal this register's in every thread")
+        return Verdict("refuted", PROP, subject, "exhaustive", time.perf_counter() - t0,
+                       f"register {r}'s element is never {verb}", cx)
+    if frees:
+        bad = _free_dependence(sym, terms, threads)
+        if bad is not None:
+            return unknown(bad)
+    n = len(accesses)
+    how = ("every thread evaluated" if not frees else
+           f"every thread evaluated at {', '.join(frees)} = 0; Z3: the thread dependence does not change with them")
+    return Verdict("proved", PROP, subject, "exhaustive" if not frees else "smt", time.perf_counter() - t0,
+                   f"{n} instruction(s) move each thread's registers to S^-1 R's addresses, every register covered "
+                   f"({how})", certificate={"instructions": n, "threads": threads, "base": base},
+                   details={"free_variables": frees})
+
+
+def _free_dependence(sym: Symbolic, terms: list, threads: int) -> str | None:
+    """None when ``a_i(t, f) - a_1(0, f) == a_i(t, 0) - a_1(0, 0)`` for all ``t < threads`` and ``f``."""
+    zero_f = [(var, z3.BitVecVal(0, var.size())) for var, _ in sym.frees.values()]
+    at0 = z3.substitute(terms[0].term, (sym.tid, z3.BitVecVal(0, 32)))
+    diffs = []
+    for t in terms:
+        d = t.term - at0
+        diffs.append(d != z3.substitute(d, *zero_f) if zero_f else z3.BoolVal(False))
+    res = smt_check([z3.ULT(sym.tid, threads), z3.Or(*diffs)])
+    if res.status == "unsat":
+        return None
+    if res.status == "sat":
+        return ("the addresses' dependence on the thread changes with free variables "
+                f"({', '.join(sorted(set().union(*(t.free for t in terms))))}): not decided for all their values")
+    return f"Z3: {res.reason}"
+
+
+def _refute(subject: str, t0: float, fn: LlirFunction, a: Access, t: int, got: int, expected: int | None,
+            frees: list[str], message: str, O=None, r0: int | None = None, padding=None) -> Verdict:
+    """A refutation, replayed: the address by a fresh interpreter, the expectation by ``LinearLayout.apply``."""
+    again = Concrete(fn, t, {f: 0 for f in frees}).value(a.pointer, 32)
+    if again != got:
+        return Verdict("error", PROP, subject, None, time.perf_counter() - t0,
+                       f"internal: the interpreter is not deterministic at thread {t}")
+    sides: dict = {"instruction": f"line {a.instr.line}", "address": got}
+    if expected is not None:
+        sides["expected (S^-1 R)"] = expected
+    if O is not None and r0 is not None:
+        n_lane = O.in_dim_size("lane")
+        vals = {"register": r0, "lane": t % n_lane, "warp": t // n_lane}
+        vals = {k: v for k, v in vals.items() if k in O.in_dim_names}
+        off = O.apply(**{**{d: 0 for d in O.in_dim_names}, **vals})["offset"]
+        sides["register"] = r0
+        sides["replayed offset"] = padding.apply(off) if padding is not None else off
+    note = "address replayed by the concrete interpreter" + (f" with {', '.join(frees)} = 0" if frees else "")
+    return Verdict("refuted", PROP, subject, "exhaustive", time.perf_counter() - t0, message,
+                   Counterexample({"tid": t}, sides, note))

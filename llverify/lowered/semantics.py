@@ -4,7 +4,10 @@ Both follow the LLVM language reference for the instructions Triton's lowering u
 addresses: ``add sub mul shl lshr ashr and or xor udiv sdiv urem srem`` with their flags (``nuw``/``nsw``
 overflow, ``exact`` with a non-zero remainder, ``disjoint`` with common bits, a shift by at least the
 width: each makes the result *poison*), ``zext sext trunc``, ``select``, ``icmp``, ``getelementptr`` (the
-index times the element size), ``ptrtoint`` / ``inttoptr``, ``llvm.smin/smax/umin/umax``.  Inputs:
+index times the element size), ``ptrtoint`` / ``inttoptr``, ``llvm.smin/smax/umin/umax``; integer vectors
+as their lanes (``%v#k``: ``insertelement``, ``extractelement``, ``shufflevector``, element-wise ops and casts
+with constant or ``splat`` vectors, ``llvm.vector.reduce.or/and/xor/add``), as LLVM's SLP vectoriser
+leaves address code.  Inputs:
 
 * ``tid``: ``llvm.nvvm.read.ptx.sreg.tid.x`` / ``llvm.amdgcn.workitem.id.x``, ``0 <= tid < threads``;
 * the warp id broadcast Triton computes with ``llvm.nvvm.shfl.sync.idx.i32(-1, v, k, 31)``: ``v`` as lane
@@ -147,6 +150,11 @@ def decode(instr: Instr) -> Decoded:
             raise Unmodelled(body)
         return Decoded(op, 32, frozenset(m.group(1).split()), (m.group(3), m.group(5)),
                        (element_bytes(m.group(2)), _width(m.group(4))))
+    if op == "extractelement":
+        m = re.match(r"^extractelement\s+<(\d+)\s*x\s*(i\d+)>\s+(\S+),\s*i\d+\s+(\d+)$", body)
+        if not m:
+            raise Unmodelled(body)
+        return Decoded("copy", _width(m.group(2)), frozenset(), (lane_ref(m.group(3), int(m.group(4))),))
     if op in ("ptrtoint", "inttoptr"):
         m = re.match(rf"^{op}\s+(\S+(?:\s+addrspace\(\d+\))?)\s+(\S+)\s+to\s+(\S+(?:\s+addrspace\(\d+\))?)$", body)
         if not m or ("addrspace(3)" not in body):
@@ -164,11 +172,107 @@ def decode(instr: Instr) -> Decoded:
             return Decoded("lane_of_warp", 32, frozenset(), (vals[1],), (int(vals[2]), 32))
         if name.startswith("llvm.amdgcn.readfirstlane"):
             return Decoded("lane_of_warp", 32, frozenset(), (vals[0],), (0, 64))
+        mm = re.match(r"^llvm\.vector\.reduce\.(or|and|xor|add)\.v(\d+)i(\d+)$", name)
+        if mm and len(vals) == 1:
+            n = int(mm.group(2))
+            return Decoded("reduce", int(mm.group(3)), frozenset(), tuple(lane_ref(vals[0], k) for k in range(n)),
+                           (mm.group(1),))
         mm = re.match(r"^llvm\.(smin|smax|umin|umax)\.i(\d+)$", name)
         if mm:
             return Decoded(mm.group(1), int(mm.group(2)), frozenset(), (vals[0], vals[1]))
         raise Unmodelled(f"call to @{name}")
     raise Unmodelled(f"instruction '{op}'")
+
+
+_VEC = re.compile(r"^<(\d+)\s*x\s*(i\d+)>$")
+
+
+def lane_ref(vector: str, k: int) -> str:
+    """The name of lane ``k`` of a vector operand: ``%v#k`` for an SSA vector, the lane's constant for a
+    constant vector (``<i32 8, i32 5>``, ``splat (i32 4)``, ``zeroinitializer``), ``poison`` for
+    ``poison``/``undef``."""
+    v = vector.strip()
+    if v in ("poison", "undef"):
+        return "poison"
+    if v == "zeroinitializer":
+        return "0"
+    m = re.match(r"^splat\s*\(\s*i\d+\s+(-?\d+)\s*\)$", v)
+    if m:
+        return m.group(1)
+    if v.startswith("<") and v.endswith(">"):
+        items = _split_args(v[1:-1])
+        if k >= len(items):
+            raise Unmodelled(f"lane {k} of {v}")
+        return items[k].split()[-1]
+    if v.startswith("%"):
+        return f"{v}#{k}"
+    raise Unmodelled(f"vector operand {v!r}")
+
+
+def _shuffle_mask(text: str, n: int) -> list[int | None]:
+    t = text.strip()
+    if t == "zeroinitializer":
+        return [0] * n
+    if t.startswith("<") and t.endswith(">"):
+        out: list[int | None] = []
+        for item in _split_args(t[1:-1]):
+            last = item.split()[-1]
+            out.append(None if last in ("poison", "undef") else int(last))
+        return out
+    raise Unmodelled(f"shufflevector mask {t!r}")
+
+
+@lru_cache(maxsize=1 << 16)
+def decode_lane(instr: Instr, k: int) -> Decoded:
+    """Lane ``k`` of a vector-valued instruction, as a scalar :class:`Decoded` over lane names (SLP-vectorised
+    address code: ``insertelement``, ``shufflevector``, element-wise integer ops and casts)."""
+    body = instr.body
+    op = instr.opcode
+    if op == "insertelement":
+        m = re.match(r"^insertelement\s+<(\d+)\s*x\s*(i\d+)>\s+(.+?),\s*i\d+\s+(\S+),\s*i\d+\s+(\d+)$", body)
+        if not m:
+            raise Unmodelled(body)
+        w = _width(m.group(2))
+        src = m.group(4) if int(m.group(5)) == k else lane_ref(m.group(3), k)
+        return Decoded("copy", w, frozenset(), (src,))
+    if op == "shufflevector":
+        m = re.match(r"^shufflevector\s+<(\d+)\s*x\s*(i\d+)>\s+(.*)$", body)
+        if not m:
+            raise Unmodelled(body)
+        n, w = int(m.group(1)), _width(m.group(2))
+        parts = _split_args(m.group(3))
+        if len(parts) != 3:
+            raise Unmodelled(body)
+        a = parts[0]
+        b = parts[1].split(">", 1)[1].strip() if parts[1].startswith("<") else parts[1]
+        mask_text = parts[2].split(">", 1)[1].strip() if parts[2].startswith("<") and " x " in parts[2].split(">")[0] \
+            else parts[2]
+        mask = _shuffle_mask(mask_text, k + 1)
+        if k >= len(mask):
+            raise Unmodelled(body)
+        j = mask[k]
+        src = "poison" if j is None else (lane_ref(a, j) if j < n else lane_ref(b, j - n))
+        return Decoded("copy", w, frozenset(), (src,))
+    if op in _BIN:
+        m = re.match(rf"^{op}\s+((?:\w+\s+)*?)<(\d+)\s*x\s*(i\d+)>\s+(.*)$", body)
+        if not m:
+            raise Unmodelled(body)
+        args = _split_args(m.group(4))
+        if len(args) != 2:
+            raise Unmodelled(body)
+        return Decoded(op, _width(m.group(3)), frozenset(m.group(1).split()) & _FLAGS,
+                       (lane_ref(args[0], k), lane_ref(args[1], k)))
+    if op in ("zext", "sext", "trunc"):
+        m = re.match(rf"^{op}\s+(?:nneg\s+|nuw\s+|nsw\s+)*<(\d+)\s*x\s*(i\d+)>\s+(\S+)\s+to\s+<\d+\s*x\s*(i\d+)>$",
+                     body)
+        if not m:
+            raise Unmodelled(body)
+        return Decoded(op, _width(m.group(4)), frozenset(), (lane_ref(m.group(3), k),), (_width(m.group(2)),))
+    raise Unmodelled(f"vector instruction '{op}'")
+
+
+def _decoded(instr: Instr, lane: str) -> Decoded:
+    return decode_lane(instr, int(lane)) if lane else decode(instr)
 
 
 def _const(text: str, width: int) -> int | None:
@@ -213,12 +317,15 @@ class Symbolic:
         key = (name, tid_sub)
         if key in self._memo:
             return self._memo[key]
-        instr = self.fn.defs.get(name)
-        if instr is None:
+        base, _, lane = name.partition("#")
+        instr = self.fn.defs.get(base)
+        if name == "poison":
+            v = SymValue(z3.BitVecVal(0, width), z3.BoolVal(True), frozenset())
+        elif instr is None:
             v = self._free(name, width, "a kernel argument or global")
         else:
             try:
-                v = self._eval(decode(instr), tid_sub)
+                v = self._eval(_decoded(instr, lane), tid_sub)
             except Unmodelled as exc:
                 why = "a loop-carried value (phi)" if instr.opcode == "phi" else f"unmodelled: {exc}"
                 v = self._free(name, width, why)
@@ -230,6 +337,15 @@ class Symbolic:
 
     def _eval(self, d: Decoded, tid_sub: int | None) -> SymValue:
         w = d.width
+        if d.op == "copy":
+            return self.value(d.args[0], w, tid_sub)
+        if d.op == "reduce":
+            acc = self.value(d.args[0], w, tid_sub)
+            for name in d.args[1:]:
+                x = self.value(name, w, tid_sub)
+                term, poison = _binary(d.extra[0], frozenset(), acc.term, x.term, w)
+                acc = SymValue(term, z3.Or(acc.poison, x.poison, poison), acc.free | x.free)
+            return acc
         if d.op == "tid":
             t = self.tid if tid_sub is None else tid_sub_term(self.tid, tid_sub)
             return SymValue(t, z3.BoolVal(False), frozenset())
@@ -354,13 +470,16 @@ class Concrete:
         key = (name, tid)
         if key in self._memo:
             return self._memo[key]
-        instr = self.fn.defs.get(name)
+        base, _, lane = name.partition("#")
+        instr = self.fn.defs.get(base)
         free = self.frees.get(f"{name}:{width}")
-        if instr is None:
+        if name == "poison":
+            v = None
+        elif instr is None:
             v = free
         else:
             try:
-                v = self._eval(decode(instr), tid)
+                v = self._eval(_decoded(instr, lane), tid)
             except Unmodelled:
                 v = free
         if v is not None:
@@ -371,6 +490,16 @@ class Concrete:
     def _eval(self, d: Decoded, tid: int) -> int | None:
         w = d.width
         mask = (1 << w) - 1
+        if d.op == "copy":
+            return self.value(d.args[0], w, tid)
+        if d.op == "reduce":
+            acc = self.value(d.args[0], w, tid)
+            for name in d.args[1:]:
+                x = self.value(name, w, tid)
+                if acc is None or x is None:
+                    return None
+                acc = _concrete_binary(d.extra[0], frozenset(), acc, x, w)
+            return acc
         if d.op == "tid":
             return tid
         if d.op == "lane_of_warp":

@@ -1,0 +1,73 @@
+"""Issue 12 parity gaps: layouts llverify refused that Triton 3.9 builds, checked against the wheel."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from llverify.errors import LayoutError
+from llverify.hw.registry import build
+
+oracle = pytest.importorskip("oracle_triton")
+
+
+def _bases(L: Any) -> dict[str, list[list[int]]]:
+    return {d: [list(b) for b in bs] for d, bs in L.bases.items()}
+
+
+def _differential(cases: list[dict[str, Any]]) -> tuple[int, int]:
+    """Every case: equal bases where Triton builds it, a LayoutError where Triton refuses; (built, refused)."""
+    built = refused = 0
+    for case, res in zip(cases, oracle.run_cases(cases)):
+        params = dict(case["params"])
+        if not res["ok"]:
+            with pytest.raises(LayoutError):
+                build(case["kind"], case["shape"], **params)
+            refused += 1
+            continue
+        assert _bases(build(case["kind"], case["shape"], **params)) == res["bases"], case
+        built += 1
+    return built, refused
+
+
+def _nvmma_cases() -> list[dict[str, Any]]:
+    shapes = [[2, 64, 64], [4, 32, 16], [64, 8, 16], [128, 4, 32], [16, 16, 16], [32, 8, 64], [8, 128, 8],
+              [256, 2, 4], [64, 4, 4, 8], [32, 2, 8, 16], [512, 8, 512], [256, 512, 4], [2, 2, 2, 2]]
+    cases = [{"kind": "nvmma_shared", "shape": s,
+              "params": {"swizzle_byte_width": sw, "element_bitwidth": bits, "transposed": tr, "rank": len(s)}}
+             for s in shapes for sw in (0, 32, 128) for bits in (8, 16, 32) for tr in (True, False)]
+    rnd = random.Random(12)
+    while len(cases) < 300:  # random rank 3/4 shapes, fp4 padding and a CGA split
+        r = rnd.choice([3, 4])
+        s = [2 ** rnd.randint(0, 7) for _ in range(r)]
+        p: dict[str, Any] = {"swizzle_byte_width": rnd.choice([0, 32, 64, 128]),
+                             "element_bitwidth": rnd.choice([8, 16, 32]), "transposed": rnd.random() < 0.7,
+                             "rank": r}
+        if rnd.random() < 0.2:
+            p.update(fp4_padded=True, swizzle_byte_width=128, element_bitwidth=8)
+        d = rnd.randrange(r)
+        if rnd.random() < 0.3 and s[d] >= 2:
+            p["cga_layout"] = [[int(i == d) for i in range(r)]]
+        cases.append({"kind": "nvmma_shared", "shape": s, "params": p})
+    return cases
+
+
+def test_nvmma_shared_rank3_transposed_matches_triton() -> None:
+    if not oracle.available():
+        pytest.skip("triton is not installed")
+    built, refused = _differential(_nvmma_cases())
+    assert built >= 150 and refused >= 50
+
+
+def test_nvmma_shared_rank3_transposed_worked_example() -> None:
+    """No swizzle, 16-bit, [2, 64, 64]: Triton 3.9's rank-3 transposed layout broadcasts offset bits 2..6."""
+    L = build("nvmma_shared", [2, 64, 64], swizzle_byte_width=0, element_bitwidth=16, transposed=True)
+    want = ([[0, 1, 0], [1, 0, 0]] + [[0, 0, 0]] * 5 + [[0, 0, 1 << k] for k in range(6)]
+            + [[0, 1 << k, 0] for k in range(1, 6)])
+    assert _bases(L)["offset"] == want
+    L = build("nvmma_shared", [2, 64, 64], swizzle_byte_width=128, element_bitwidth=16)
+    assert L.is_injective()
+    with pytest.raises(LayoutError, match="swizzle_byte_width"):
+        build("nvmma_shared", [2, 64, 64], swizzle_byte_width=128, element_bitwidth=16, transposed=True)

@@ -71,3 +71,41 @@ def test_nvmma_shared_rank3_transposed_worked_example() -> None:
     assert L.is_injective()
     with pytest.raises(LayoutError, match="swizzle_byte_width"):
         build("nvmma_shared", [2, 64, 64], swizzle_byte_width=128, element_bitwidth=16, transposed=True)
+
+
+def _wgmma_operand_cases() -> list[dict[str, Any]]:
+    rnd = random.Random(21)
+    cases: list[dict[str, Any]] = []
+    warps3 = [[4, 1, 1], [1, 4, 1], [2, 2, 1], [1, 1, 4], [8, 1, 1], [2, 4, 1]]
+    warps4 = [[4, 1, 1, 1], [1, 1, 4, 1], [2, 1, 2, 1]]
+    for w in warps3 + warps4:
+        for _ in range(6):
+            r = len(w)
+            n = rnd.choice([8, 16, 32, 64, 128, 256])
+            k = rnd.choice([8, 16, 32])
+            shape = [2 ** rnd.randint(0, 3) for _ in range(r - 2)] + [2 ** rnd.randint(3, 8), 2 ** rnd.randint(2, 7)]
+            parent = {"kind": "nvidia_mma", "version": [3, 0], "warps_per_cta": w, "instr_shape": [16, n, k]}
+            cases.append({"kind": "dot_operand", "shape": shape,
+                          "params": {"operand_index": rnd.choice([0, 0, 0, 1]), "parent": parent,
+                                     "k_width": rnd.choice([1, 2, 4, 8])}})
+    return cases
+
+
+def test_dot_operand_of_rank3_wgmma_parent_matches_triton() -> None:
+    """A v3 parent with three or four warp dims: Triton builds operand A (tile M = instr_shape[rank - 2])."""
+    if not oracle.available():
+        pytest.skip("triton is not installed")
+    built, refused = _differential(_wgmma_operand_cases())
+    assert built >= 35 and refused >= 5
+
+
+def test_dot_operand_of_rank3_wgmma_parent_worked_example() -> None:
+    parent = {"kind": "nvidia_mma", "version": [3, 0], "warps_per_cta": [4, 1, 1], "instr_shape": [16, 64, 16]}
+    L = build("dot_operand", [2, 64, 64], operand_index=0, parent=parent, k_width=2)
+    assert _bases(L) == {"register": [[0, 0, 1], [0, 8, 0], [0, 16, 0], [0, 32, 0], [0, 0, 8], [0, 0, 16], [0, 0, 32]],
+                         "lane": [[0, 0, 2], [0, 0, 4], [0, 1, 0], [0, 2, 0], [0, 4, 0]],
+                         "warp": [[1, 0, 0], [0, 0, 0]], "block": []}
+    with pytest.raises(LayoutError, match="operand_index"):
+        build("dot_operand", [2, 64, 64], operand_index=1, parent=parent, k_width=2)
+    with pytest.raises(LayoutError, match="warps_per_cta"):
+        build("nvidia_mma", [2, 64, 64], **{k: v for k, v in parent.items() if k != "kind"})

@@ -109,3 +109,47 @@ def test_dot_operand_of_rank3_wgmma_parent_worked_example() -> None:
         build("dot_operand", [2, 64, 64], operand_index=1, parent=parent, k_width=2)
     with pytest.raises(LayoutError, match="warps_per_cta"):
         build("nvidia_mma", [2, 64, 64], **{k: v for k, v in parent.items() if k != "kind"})
+
+
+def test_tensor_memory_scales_matches_triton() -> None:
+    """Gluon's TensorMemoryScalesLayout through the wheel's to_linear_layout, with and without a CGA split."""
+    if not oracle.available():
+        pytest.skip("triton is not installed")
+    cases = [{"kind": "tensor_memory_scales", "shape": [m, n], "params": {"cga_layout": cga}}
+             for m in (1, 8, 32, 64, 128, 256, 1024) for n in (1, 2, 4, 8, 32, 128)
+             for cga in ([], [[1, 0]], [[0, 1]], [[1, 0], [0, 1]])]
+    built, _ = _differential(cases)
+    assert built >= 150
+
+
+def test_tensor_memory_scales_text_matches_triton_parser() -> None:
+    """The attribute text (blockRepOrder, CGALayout) read by llverify and by Triton's MLIR parser."""
+    if not oracle.available():
+        pytest.skip("triton is not installed")
+    from llverify.hw.registry import build_spec
+    from llverify.triton.format import format_attr
+    from llverify.triton.parse import parse_attr
+
+    encs = ["#ttng.tensor_memory_scales_encoding<>", "#ttng.tensor_memory_scales_encoding<blockRepOrder = kThenMn>",
+            "#ttng.tensor_memory_scales_encoding<CGALayout = [[1, 0]], blockRepOrder = kThenMn>",
+            "#ttng.tensor_memory_scales_encoding<CGALayout = [[0, 1]]>"]
+    items = [{"type": f"!ttg.memdesc<{m}x{n}xi8, {e}, #ttng.tensor_memory, mutable>", "shape": [m, n],
+              "num_warps": 4, "num_ctas": 2 if "CGA" in e else 1, "enc": e}
+             for e in encs for m, n in ((128, 4), (256, 16), (512, 32), (64, 2))]
+    for it, res in zip(items, oracle.run_type_cases(items)):
+        assert res["ok"], (it, res)
+        spec = parse_attr(it["enc"])
+        assert parse_attr(format_attr(spec)) == spec
+        assert _bases(build_spec(spec, it["shape"])) == res["bases"], it
+
+
+def test_tensor_memory_scales_worked_example() -> None:
+    L = build("tensor_memory_scales", [128, 8])
+    assert _bases(L) == {"row": [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0], [0, 0], [0, 0]],
+                         "col": [[0, 1], [0, 2], [32, 0], [64, 0], [0, 4]]}
+    assert _bases(build("tensor_memory_scales", [64, 2]))["col"] == [[0, 1], [0, 0], [32, 0]]
+    assert _bases(build("tensor_memory_scales", [128, 8], block_rep_order="kThenMn")) == _bases(L)
+    with pytest.raises(LayoutError, match="block_rep_order"):
+        build("tensor_memory_scales", [128, 8], block_rep_order="kFirst")
+    with pytest.raises(LayoutError, match="shape"):
+        build("tensor_memory_scales", [2, 128, 8])

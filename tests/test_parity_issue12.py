@@ -153,3 +153,36 @@ def test_tensor_memory_scales_worked_example() -> None:
         build("tensor_memory_scales", [128, 8], block_rep_order="kFirst")
     with pytest.raises(LayoutError, match="shape"):
         build("tensor_memory_scales", [2, 128, 8])
+
+
+def test_divide_keeps_the_dividends_size_one_dims() -> None:
+    """Worked examples of Triton's divideLeft/divideRight (lib/Tools/LinearLayout.cpp): the quotient has
+    exactly A's in and out dims, in A's order, with sizes |A_d| / |B_d| -- 1 included."""
+    from llverify import LinearLayout
+
+    reg4 = LinearLayout.identity_1d(4, "register", "dim0")
+    A = reg4 * LinearLayout.identity_1d(8, "lane", "dim0") * LinearLayout.identity_1d(2, "warp", "dim1")
+    C = A.divide_left(reg4)
+    assert C is not None
+    assert (C.in_dim_names, C.out_dim_names) == (("register", "lane", "warp"), ("dim0", "dim1"))
+    assert (C.in_dim_size("register"), C.out_dim_size("dim0"), C.out_dim_size("dim1")) == (1, 8, 2)
+    assert [list(b) for b in C.bases["lane"]] == [[1, 0], [2, 0], [4, 0]]
+    assert [list(b) for b in C.bases["warp"]] == [[0, 1]]
+    # dividing by all of A leaves every dim of A with size 1 (Triton's "C has the same dims as A")
+    one = A.divide_left(A)
+    assert one is not None and one.in_dim_names == A.in_dim_names and one.out_dim_names == A.out_dim_names
+    assert one.total_in_size == 1 and all(one.out_dim_size(o) == 1 for o in one.out_dim_names)
+    assert A.divide_right(A) == one
+    # a size-1 out dim of A that the divisor lacks stays in the quotient
+    B1 = LinearLayout.identity_1d(4, "register", "dim0") * LinearLayout.identity_1d(1, "register", "dim1")
+    q = B1.divide_right(LinearLayout.identity_1d(2, "register", "dim0"))
+    assert q is not None and q.out_dim_names == ("dim0", "dim1") and q.out_dim_size("dim1") == 1
+    assert [list(b) for b in q.bases["register"]] == [[1, 0]]
+    # right division: the divisor's bases are the last ones, above C's out sizes
+    R = A.divide_right(LinearLayout.identity_1d(2, "warp", "dim1"))
+    assert R is not None and R.in_dim_size("warp") == 1 and R.out_dim_size("dim1") == 1
+    assert R.out_dim_size("dim0") == 32
+    # no quotient: the divisor's bases are not A's first ones / not divisible
+    assert A.divide_left(LinearLayout.identity_1d(8, "lane", "dim0")) is None
+    assert A.divide_left(LinearLayout.identity_1d(8, "register", "dim0")) is None
+    assert A.divide_left(LinearLayout.identity_1d(2, "block", "dim0")) is None

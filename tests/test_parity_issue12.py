@@ -186,3 +186,53 @@ def test_divide_keeps_the_dividends_size_one_dims() -> None:
     assert A.divide_left(LinearLayout.identity_1d(8, "lane", "dim0")) is None
     assert A.divide_left(LinearLayout.identity_1d(8, "register", "dim0")) is None
     assert A.divide_left(LinearLayout.identity_1d(2, "block", "dim0")) is None
+
+
+def _pycute_swizzle(offset: int, bits: int, base: int, shift: int) -> int:
+    """pycute's Swizzle(bits, base, shift)(offset), restated from cutlass python/pycute/swizzle.py."""
+    yyy = ((1 << bits) - 1) << (base + max(0, shift))
+    moved = offset & yyy
+    return offset ^ (moved >> shift if shift > 0 else moved << -shift)
+
+
+def test_cute_negative_shift_worked_examples() -> None:
+    from llverify.spec.cute import cute_to_layout
+
+    # (i, j) -> 4i + j, then the 2 bits at 0 (j) are XORed into the 2 bits at 2: 4 (i ^ j) + j
+    L = cute_to_layout("Sw<2,0,-2> o (4,4):(4,1)")
+    assert _bases(L)["offset"] == [[1, 1], [2, 2], [1, 0], [2, 0]]
+    # the positive shift moves the other way: (i, j) -> (i ^ j) + 4j
+    assert _bases(cute_to_layout("Sw<2,0,2> o (4,4):(1,4)"))["offset"] == [[1, 0], [2, 0], [1, 1], [2, 2]]
+    # Sw<3,4,-3> on 8 x 128 (row-major): the 3 bits at 4 go to bits 7..9 (the row): offset 16 holds (1, 16)
+    L = cute_to_layout("Sw<3,4,-3> o (8,128):(128,1)")
+    assert _bases(L)["offset"][4] == [1, 16] and _bases(L)["offset"][7] == [1, 0]
+    for bad, word in (("Sw<3,4,-2> o (8,64):(64,1)", "shift"), ("Sw<-1,4,3> o (8,64):(64,1)", "bits"),
+                      ("Sw<3,-4,3> o (8,64):(64,1)", "base"), ("Sw<3,4,-3> o (64,8):(1,64)", "leave")):
+        with pytest.raises(LayoutError, match=word):
+            cute_to_layout(bad)
+
+
+def test_cute_swizzles_agree_with_pycutes_definition() -> None:
+    """Every coordinate: the layout's offset -> coordinate map inverts pycute's coordinate -> offset map."""
+    from llverify.spec.cute import cute_to_layout
+
+    rnd = random.Random(4)
+    checked = 0
+    while checked < 60:
+        rows, cols = 2 ** rnd.randint(1, 5), 2 ** rnd.randint(1, 5)
+        n = (rows * cols).bit_length() - 1
+        bits = rnd.randint(0, 3)
+        shift = rnd.choice([-1, 1]) * rnd.randint(max(bits, 1), 5)
+        base = rnd.randint(0, 4)
+        text = f"Sw<{bits},{base},{shift}> o ({rows},{cols}):({cols},1)"
+        fits = all(_pycute_swizzle(x, bits, base, shift) < 1 << n for x in range(1 << n))
+        if not fits:
+            with pytest.raises(LayoutError):
+                cute_to_layout(text)
+            continue
+        L = cute_to_layout(text)
+        for i in range(rows):
+            for j in range(cols):
+                off = _pycute_swizzle(i * cols + j, bits, base, shift)
+                assert L.apply({"offset": off, "block": 0}) == {"dim0": i, "dim1": j}, (text, i, j)
+        checked += 1

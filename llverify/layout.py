@@ -794,8 +794,9 @@ class LinearLayout:
     def divide_left(self, divisor: "LinearLayout") -> "LinearLayout | None":
         """``C`` with ``self == divisor * C``, or None if there is none.
 
-        C keeps self's dims in order, except dims of ``divisor`` that C would
-        leave with size 1.  Example: ``(A * B).divide_left(A) == B``.
+        C has exactly self's in and out dims, in self's order, size-1 dims
+        included (Triton's ``divideLeft``; see :mod:`llverify.layout_divide`).
+        Example: ``(A * B).divide_left(A)`` is ``B`` plus A's other dims at size 1.
         """
         from llverify.layout_divide import divide
 

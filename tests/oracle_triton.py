@@ -158,6 +158,8 @@ def _attr(b: Any, g: Any, kind: str, p: dict[str, Any]) -> Any:
     if kind == "tensor_memory":
         return b.get_tensor_memory_layout(p["block"], p["col_stride"], _cga(g, p), bool(p.get("two_ctas", False)),
                                           bool(p.get("fp4_padded", False)))
+    if kind == "tensor_memory_scales":
+        return b.get_tensor_memory_scales_layout(_cga(g, p))
     raise ValueError(f"oracle: unknown kind {kind!r}")
 
 

@@ -12,7 +12,7 @@ Invalid parameters raise :class:`~llverify.errors.LayoutError` naming them.
 from llverify.hw.amd import amd_mfma, amd_wmma
 from llverify.hw.blocked import blocked
 from llverify.hw.linear import linear
-from llverify.hw.tmem import tensor_memory
+from llverify.hw.tmem import tensor_memory, tensor_memory_scales
 from llverify.hw.dot_operand import dot_operand
 from llverify.hw.nvidia_mma import nvidia_mma
 from llverify.hw.registry import KINDS, TILE_KINDS, build, build_spec, constructor, parameters
@@ -21,4 +21,4 @@ from llverify.hw.shared import amd_rotating_shared, nvmma_shared, shared_linear,
 from llverify.hw.slice import slice_layout
 
 __all__ = ["KINDS", "TILE_KINDS", "tiles", "build", "build_spec", "constructor", "parameters", "blocked", "slice_layout", "nvidia_mma",
-           "dot_operand", "amd_mfma", "amd_wmma", "linear", "tensor_memory", "swizzled_shared", "nvmma_shared", "amd_rotating_shared", "shared_linear"]
+           "dot_operand", "amd_mfma", "amd_wmma", "linear", "tensor_memory", "tensor_memory_scales", "swizzled_shared", "nvmma_shared", "amd_rotating_shared", "shared_linear"]

@@ -11,7 +11,10 @@ out dims ordered ``N`` fastest::
 the warps (``N`` fastest for v2, ``M`` fastest for v3), fitted to the shape.
 Dot operands use the same tile with ``k_width`` consecutive K elements per
 thread: A = ``(M: instrM, K: k_width * mult)``, B = ``(K: k_width * mult, N: 8)``,
-``mult = 4 if instrM == 8 else 8``; warps along K broadcast.
+``mult = 4 if instrM == 8 else 8``; warps along K broadcast.  For a v3 parent
+``instrM = instr_shape[rank - 2]`` as in Triton 3.9: M at rank 2, but the
+instruction's N at rank 3 (``[4, 1, 1]`` warps, ``[16, 64, 16]``: a 64-row tile)
+and its K at rank 4.
 
 >>> from llverify.hw import nvidia_mma
 >>> L = nvidia_mma([3, 0], [4, 1], [16, 32, 16], shape=[64, 32])
@@ -49,8 +52,12 @@ def _version(version: object, kind: str) -> tuple[int, int]:
 
 
 def mma_params(version: object, warps_per_cta: Sequence[int], instr_shape: Sequence[int],
-               kind: str = "nvidia_mma") -> tuple[int, list[int], list[int], list[int]]:
-    """Validate; returns (major, warps, instr_shape, tile m x n padded to rank)."""
+               kind: str = "nvidia_mma", operand: bool = False) -> tuple[int, list[int], list[int], list[int]]:
+    """Validate; returns (major, warps, instr_shape, tile m x n padded to rank).
+
+    ``operand``: the parent of a dot operand, where Triton 3.9 also builds a
+    version 3 parent of rank 3 or 4 (its accumulator layout aborts there).
+    """
     major, _minor = _version(version, kind)
     wpc = as_int_list(warps_per_cta, "warps_per_cta", kind)
     instr = as_int_list(instr_shape, "instr_shape", kind)
@@ -66,8 +73,9 @@ def mma_params(version: object, warps_per_cta: Sequence[int], instr_shape: Seque
                               f"expected [..., 1, 16, 8] or [..., 1, 8, 8]")
         tile = list(instr)
     elif major == 3:
-        if rank != 2:
-            raise LayoutError(f"{kind}: version 3 (wgmma) needs rank 2, got warps_per_cta = {wpc}")
+        if rank != 2 and not (operand and rank in (3, 4)):
+            raise LayoutError(f"{kind}: version 3 (wgmma) needs rank 2{' (3 or 4 as a dot operand parent)' if operand else ''}, "
+                              f"got warps_per_cta = {wpc} (Triton 3.9 aborts on this accumulator layout)")
         if len(instr) != 3:
             raise LayoutError(f"{kind}: instr_shape = {instr} must be [M, N, K] for version 3")
         if instr[0] != 16 or instr[1] % 8 or not 8 <= instr[1] <= 256:
@@ -115,8 +123,9 @@ def nvidia_dot_operand(operand_index: int, parent: Mapping[str, Any], k_width: i
     p = dict(parent)
     p.pop("kind", None)
     try:
-        major, wpc, _instr, ptile = mma_params(p.get("version"), p.get("warps_per_cta", ()),
-                                               p.get("instr_shape", ()), kind="dot_operand: parent nvidia_mma")
+        major, wpc, instr, ptile = mma_params(p.get("version"), p.get("warps_per_cta", ()),
+                                              p.get("instr_shape", ()), kind="dot_operand: parent nvidia_mma",
+                                              operand=True)
     except TypeError as exc:
         raise LayoutError(f"{kind}: bad parent parameters: {exc}") from None
     rank = len(wpc)
@@ -129,7 +138,13 @@ def nvidia_dot_operand(operand_index: int, parent: Mapping[str, Any], k_width: i
         raise LayoutError(f"{kind}: operand_index = 1 (B) of a version 3 (wgmma) parent lives in shared memory "
                           "and has no register layout")
     is_a = operand_index == 0
-    instr_m = ptile[-2]
+    # The operand tile's M is the instruction shape indexed by the tensor's rank: ``instr_shape[rank - 2]``
+    # (Triton 3.9, nvidiaDotToLinearLayout in lib/Dialect/TritonGPU/IR/LinearLayoutConversions.cpp).  For a
+    # v3 parent ([M, N, K]) that is M at rank 2, but N at rank 3 and K at rank 4; the wheel agrees.
+    instr_m = instr[rank - 2] if major == 3 else ptile[-2]
+    if instr_m % 8:
+        raise LayoutError(f"{kind}: parent instr_shape = {instr} gives a rank-{rank} operand tile of {instr_m} rows "
+                          f"(instr_shape[{rank - 2}]), not a multiple of 8")
     mult = 4 if instr_m == 8 else 8
     tile = [1] * rank
     if is_a:

@@ -36,6 +36,7 @@ _TABLE: dict[str, tuple[str, str]] = {
     "shared_linear": ("llverify.hw.shared", "shared_linear"),
     "linear": ("llverify.hw.linear", "linear"),
     "tensor_memory": ("llverify.hw.tmem", "tensor_memory"),
+    "tensor_memory_scales": ("llverify.hw.tmem", "tensor_memory_scales"),
     # instruction tiles (seed 000, section 5.3); shape optional, fixed by the instruction
     "ld_shared": ("llverify.hw.tiles", "ld_shared"),
     "st_shared": ("llverify.hw.tiles", "st_shared"),

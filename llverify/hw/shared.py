@@ -14,6 +14,7 @@ memory layout is an invertible linear map; section 5.4 builds the swizzles).
   % max_phase)`` into the column, ``per_phase = 128 / swizzle``, ``max_phase =
   swizzle / 16``, tiled over the TMA box (at most 256 per dim, contiguous dim
   exactly one swizzle row), row-major, then repeated over the CTA shape.
+  Transposed at rank >= 3: :mod:`llverify.hw.nvmma_nd`.
 * AMD rotating: like swizzled, but the phase also rotates by the block of
   rows (``phase = ((row // per_phase) + (row // (per_phase * max_phase))) % max_phase``).
 """
@@ -143,8 +144,8 @@ def nvmma_shared(swizzle_byte_width: int, element_bitwidth: int, shape: Sequence
     per_cta = cta_shape(cga, shp)
     box = tma_block_shape(per_cta, element_bitwidth, swizzle_byte_width, bool(fp4_padded), bool(transposed))
     if transposed and r > 2:
-        raise LayoutError(f"{kind}: transposed = true with rank {r} is not modelled by llverify "
-                          "(Triton's rank>2 transposed NVMMA layout is not yet reproduced bit for bit)")
+        from llverify.hw.nvmma_nd import nvmma_transposed_nd
+        return nvmma_transposed_nd(box, swizzle_byte_width, element_bitwidth, bool(fp4_padded), cga, shp, kind)
     flat_order = list(range(r - 1, -1, -1))  # row-major: last dim fastest
     if transposed and r == 2:
         flat_order = [0, 1]

@@ -1,4 +1,5 @@
-"""Blackwell tensor memory layouts (``#ttng.tensor_memory_encoding``, Gluon ``TensorMemoryLayout``).
+"""Blackwell tensor memory layouts (``#ttng.tensor_memory_encoding``, Gluon ``TensorMemoryLayout``;
+``#ttng.tensor_memory_scales_encoding``, Gluon ``TensorMemoryScalesLayout``: :func:`tensor_memory_scales`).
 
 What is modelled: the map from a TMEM address inside **one CTA** -- in dims
 ``row`` (the TMEM lane, 0..127) and ``col`` (the 32-bit TMEM column) -- to the
@@ -42,7 +43,7 @@ from llverify.hw.blocked import check_shape
 from llverify.hw.cga import as_bases, as_int_list, cga_bases, cta_shape
 from llverify.layout import LinearLayout
 
-__all__ = ["tensor_memory"]
+__all__ = ["tensor_memory", "tensor_memory_scales", "BLOCK_REP_ORDERS"]
 
 
 def _ident(n: int, dim: int, start: int = 1) -> list[list[int]]:
@@ -110,5 +111,60 @@ def tensor_memory(block: Sequence[int], col_stride: int, shape: Sequence[int],
         raise LayoutError(f"{kind}: the per-CTA shape {[m, n]} is smaller than one {tile_m} x {tile_n} tile of "
                           f"block = {blk} (Triton needs at least one whole tile per CTA)")
     cols += _ident(m // tile_m, 0, tile_m) + _ident(n // tile_n, 1, tile_n)
+    return LinearLayout._make([("row", [tuple(b) for b in rows]), ("col", [tuple(b) for b in cols])],
+                              [("dim0", m), ("dim1", n)])
+
+
+#: ``#ttng.tensor_memory_scales_encoding``'s ``blockRepOrder`` values (Triton's spelling; the default first).
+BLOCK_REP_ORDERS: tuple[str, ...] = ("mnThenK", "kThenMn")
+
+
+def tensor_memory_scales(shape: Sequence[int], cga_layout: Sequence[Sequence[int]] | None = None,
+                         block_rep_order: str = "mnThenK") -> LinearLayout:
+    """The per-CTA layout of MMA scale factors in tensor memory (``#ttng.tensor_memory_scales_encoding``).
+
+    In dims ``row`` (TMEM lane) and ``col`` (32-bit TMEM column), out dims the
+    per-CTA shape ``[M, N]`` (``shape`` divided by the CTA tiles ``cga_layout``
+    spans; the CGA is not an in dim, as for :func:`tensor_memory`).  One block
+    of scales is 32 rows x 4 bytes per column, copied into the 4 warps' row
+    groups, and a column holds two row blocks (PTX's tcgen05 scale-factor layout)::
+
+        I(32, row, dim0) * Z(4, row, dim0)            # rows 32..127 repeat rows 0..31
+          * I(4, col, dim1) * I(2, col, dim0)         # 4 scales per column, then row 32
+          * I(ceil(M / 64), col, dim0) * I(ceil(N / 4), col, dim1)   # repetitions, M first
+
+    then clipped to ``[M, N]`` (Triton's ``ensureLayoutNotLargerThan``: the
+    largest bases along a too-small dim become 0).  ``block_rep_order``
+    (``mnThenK`` or ``kThenMn``) orders the scale blocks an MMA instruction
+    consumes; Triton 3.9.0's linear layout does not depend on it (the wheel
+    returns the same bases for both), so neither does this one.
+    Source: ``tensorMemoryScalesToLinearLayout`` in Triton's
+    lib/Dialect/TritonGPU/IR/LinearLayoutConversions.cpp.
+
+    Worked example, ``[128, 8]``: rows ``(1,0) .. (16,0), (0,0), (0,0)``; cols
+    ``(0,1), (0,2), (32,0), (64,0), (0,4)``.  On ``[64, 2]`` the col basis
+    ``(0,2)`` becomes ``(0,0)``.
+    """
+    kind = "tensor_memory_scales"
+    if block_rep_order not in BLOCK_REP_ORDERS:
+        raise LayoutError(f"{kind}: block_rep_order = {block_rep_order!r} must be one of {', '.join(BLOCK_REP_ORDERS)}")
+    shp = check_shape(shape, 2, kind)
+    cga = cga_bases(2, kind, as_bases(cga_layout, "cga_layout", kind, 2) or None)
+    m, n = cta_shape(cga, shp)
+    rows = _ident(32, 0) + [[0, 0], [0, 0]]
+    cols = _ident(4, 1) + [[32, 0]]
+    cols += _ident(-(-m // 64), 0, 64) + _ident(-(-n // 4), 1, 4)
+    sizes = [max(64, m), max(4, n)]
+    ins = {"row": rows, "col": cols}
+    for d, want in ((0, m), (1, n)):
+        # ensureLayoutNotLargerThan: zero the largest bases along d until the size fits
+        found = sorted(((b[d], name, i) for name, bs in ins.items() for i, b in enumerate(bs) if b[d]),
+                       key=lambda t: -t[0])
+        size = sizes[d]
+        for _, name, i in found:
+            if size <= want:
+                break
+            ins[name][i][d] = 0
+            size >>= 1
     return LinearLayout._make([("row", [tuple(b) for b in rows]), ("col", [tuple(b) for b in cols])],
                               [("dim0", m), ("dim1", n)])

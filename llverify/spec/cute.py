@@ -3,9 +3,17 @@
 CuTe writes a layout as ``shape:stride`` (``(8,64):(64,1)``): the coordinate
 ``(i, j)`` of a tensor of that shape goes to offset ``i*64 + j*1``, modes
 colexicographic (mode 0 fastest).  A swizzle ``Sw<B,M,S>`` composed on the
-left (``Sw<3,4,3> o (8,64):(64,1)``) post-processes the offset:
-``o ^ ((o & mask) >> S)`` with ``mask = (2^B - 1) << (M + S)``: the B bits at
-``M+S`` are XORed into the B bits at ``M``.
+left (``Sw<3,4,3> o (8,64):(64,1)``) post-processes the offset as CuTe's
+``Swizzle<B,M,S>`` (pycute's ``Swizzle(bits, base, shift)``, cutlass
+python/pycute/swizzle.py; needs ``B >= 0``, ``M >= 0``, ``|S| >= B``)::
+
+    o ^ shiftr(o & yyy, S)     yyy = (2^B - 1) << (M + max(0, S))
+                               shiftr(x, S) = x >> S if S > 0 else x << -S
+
+For ``S > 0`` the B bits at ``M+S`` are XORed into the B bits at ``M``; for
+``S < 0`` the other way, the B bits at ``M`` into those at ``M+|S|``.  E.g.
+``Sw<2,0,-2> o (4,4):(4,1)`` sends (i, j) to ``4 (i ^ j) + j``: offset bases
+``(1,1), (2,2), (1,0), (2,0)``.
 
 Over F2 this is linear exactly when the coordinate -> offset sums never carry,
 e.g. when every stride is 0 or a power of two and the images of distinct
@@ -32,7 +40,7 @@ import numpy as np
 from llverify.errors import LayoutError
 from llverify.layout import LinearLayout
 
-__all__ = ["CuteLayout", "parse_cute", "cute_to_layout"]
+__all__ = ["CuteLayout", "parse_cute", "cute_to_layout", "swizzle_offset"]
 
 MAX_ENUM_BITS = 20
 
@@ -45,7 +53,7 @@ class CuteLayout:
     swizzle: tuple[int, int, int] | None = None
 
 
-_TOKEN = re.compile(r"\s*(\d+|[(),:<>]|Sw|o|∘)")
+_TOKEN = re.compile(r"\s*(-?\d+|[(),:<>]|Sw|o|∘)")
 
 
 def _tokens(text: str) -> list[str]:
@@ -66,7 +74,9 @@ def _parse_tuple(toks: list[str], k: int) -> tuple[object, int]:
     """An int or a parenthesised, possibly nested, tuple of ints."""
     if k >= len(toks):
         raise LayoutError("CuTe expression ends early")
-    if toks[k].isdigit():
+    if toks[k].lstrip("-").isdigit():
+        if toks[k].startswith("-"):
+            raise LayoutError(f"CuTe expression: negative size or stride {toks[k]} is not F2-linear")
         return int(toks[k]), k + 1
     if toks[k] != "(":
         raise LayoutError(f"CuTe expression: expected a number or '(', got {toks[k]!r}")
@@ -119,6 +129,19 @@ def parse_cute(text: str) -> CuteLayout:
     return CuteLayout(tuple(modes), swz)
 
 
+def swizzle_offset(offset: int, b: int, m: int, s: int) -> int:
+    """CuTe's ``Swizzle<B,M,S>`` applied to ``offset`` (see the module docstring); F2-linear in ``offset``."""
+    if b < 0:
+        raise LayoutError(f"swizzle Sw<{b},{m},{s}>: B (bits) = {b} must be >= 0")
+    if m < 0:
+        raise LayoutError(f"swizzle Sw<{b},{m},{s}>: M (base) = {m} must be >= 0")
+    if abs(s) < b:
+        raise LayoutError(f"swizzle Sw<{b},{m},{s}>: |S| (shift) = {abs(s)} must be >= B = {b} "
+                          "(its source and target bits must not overlap)")
+    yyy = offset & (((1 << b) - 1) << (m + max(0, s)))
+    return offset ^ (yyy >> s if s > 0 else yyy << -s)
+
+
 def _is_pow2(n: int) -> bool:
     return n > 0 and n & (n - 1) == 0
 
@@ -164,11 +187,7 @@ def cute_to_layout(text: str) -> LinearLayout:
             raise LayoutError(f"CuTe layout is not F2-linear: at flat coordinate {bad} the offset is "
                               f"{int(true[bad])} but the XOR of bit images is {int(lin[bad])}")
     if cute.swizzle is not None:
-        b, m, s = cute.swizzle
-        if b < 0 or m < 0 or s < 0 or (b > 0 and s < b):
-            raise LayoutError(f"swizzle Sw<{b},{m},{s}> needs S >= B (its source and target bits must not overlap)")
-        mask = ((1 << b) - 1) << (m + s)
-        images = [v ^ ((v & mask) >> s) for v in images]
+        images = [swizzle_offset(v, *cute.swizzle) for v in images]
     # forward map coordinate bits -> offset; it must be a bijection onto [0, 2^n)
     if any(v >> n for v in images):
         raise LayoutError(f"CuTe layout's offsets leave [0, 2^{n}): it is not a bijection onto a "

@@ -19,7 +19,7 @@ from llverify.triton.parse import _FIELDS, ATTR_KINDS
 __all__ = ["format_attr", "format_value", "format_type"]
 
 _MNEMONIC = {v: k for k, v in ATTR_KINDS.items()}
-_DIALECT = {"tensor_memory": "ttng"}
+_DIALECT = {"tensor_memory": "ttng", "tensor_memory_scales": "ttng"}
 
 
 def format_value(v: Any, aliases: Mapping[str, Any] | None = None) -> str:
@@ -63,9 +63,12 @@ def format_attr(spec: Mapping[str, Any], aliases: Mapping[str, Any] | None = Non
     for k, v in params.items():
         if k not in back:
             raise LayoutError(f"#{kind} has no attribute field for parameter {k!r}")
+        if kind == "tensor_memory_scales" and k == "block_rep_order":
+            parts.append(f"{back[k]} = {v}")  # a bare enum keyword
+            continue
         parts.append(f"{back[k]} = {format_value(v, aliases)}")
     dialect = _DIALECT.get(kind, "ttg")
-    if kind == "tensor_memory":
+    if kind in ("tensor_memory", "tensor_memory_scales"):
         return f"#{dialect}.{_MNEMONIC[kind]}<" + ", ".join(parts) + ">"
     return f"#{dialect}.{_MNEMONIC[kind]}<{{" + ", ".join(parts) + "}>"
 

@@ -49,6 +49,7 @@ ATTR_KINDS = {
     "nvmma_shared": "nvmma_shared", "amd_rotating_shared": "amd_rotating_shared",
     "shared_linear": "shared_linear", "linear": "linear", "tensor_memory_encoding": "tensor_memory",
     "padded_shared": "padded_shared",
+    "tensor_memory_scales_encoding": "tensor_memory_scales",
 }
 
 #: mnemonics of older Triton read as today's (never printed): Triton 2.x's `#triton_gpu.mma` is `#ttg.nvidia_mma`
@@ -76,7 +77,11 @@ _FIELDS: dict[str, dict[str, str]] = {
     "linear": {"register": "reg_bases", "lane": "lane_bases", "warp": "warp_bases", "block": "block_bases"},
     "tensor_memory": {"blockM": "block_m", "blockN": "block_n", "colStride": "col_stride", "CTASplitM": "cta_split_m",
                       "CTASplitN": "cta_split_n", "twoCTAs": "two_ctas", "fp4Padded": "fp4_padded"},
+    "tensor_memory_scales": {"blockRepOrder": "block_rep_order"},
 }
+
+#: bare enum keywords a field value may be (``blockRepOrder = kThenMn``); any other bare name is an error
+_ENUM_WORDS = frozenset({"mnThenK", "kThenMn"})
 
 _WS = re.compile(r"\s*")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
@@ -152,6 +157,9 @@ class _P:
         if m and m.group() in ("true", "false"):
             self.i = m.end()
             return m.group() == "true"
+        if m and m.group() in _ENUM_WORDS:
+            self.i = m.end()
+            return m.group()
         raise AttrParseError(self.s, self.i, "a value (integer, true/false, [list], #attribute or {fields})")
 
     def fields(self, braced: bool) -> dict[str, Any]:

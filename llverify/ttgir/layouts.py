@@ -74,7 +74,7 @@ def encoding_rank(spec: Mapping[str, Any]) -> int | None:
         return len(spec["order"])
     if kind == "nvmma_shared":
         return int(spec.get("rank", 2) or 2)
-    if kind == "tensor_memory":
+    if kind in ("tensor_memory", "tensor_memory_scales"):
         return 2  # a TMEM tile is (blockM, blockN); leading dims of a memdesc are buffers
     if kind == "padded_shared" and isinstance(spec.get("shape"), list):
         return len(spec["shape"])

@@ -62,3 +62,38 @@ def test_report_builder_writes_json_and_markdown(tmp_path):
     assert rep["summary"]["bit_exact"] == len(cases)
     assert any("shuffle_over_best_shared" in e for e in rep["speedups"])
     assert "| case |" in mp.read_text()
+
+
+def test_a_spilling_case_is_refused_with_its_numbers_not_measured(tmp_path):
+    """Issue 17 item 1: a case ptxas reports spilling is listed as refused (with registers and spill bytes),
+    kept out of the measured cases and of the summary counts."""
+    from llverify.gpu.bench import spill_refusal
+    from llverify.gpu.cases import suite
+    from llverify.gpu.predict import predict
+    from llverify.gpu.report import build_report, markdown
+    from llverify.gpu.runner import Check, Timing
+
+    c0, c1 = [c for c in suite(quick=True) if c.dtype == "f16" and c.shared is not None][:2]
+    rows = []
+    for c, usage in ((c0, {"registers": 40}), (c1, {"registers": 255, "spill_store_bytes": 628})):
+        k = c.kernel()
+        row = {"case": c, "kernel": k, "prediction": predict(c, k), "resources": usage}
+        why = spill_refusal(usage)
+        if why:
+            row["refused"] = why
+        else:
+            row.update(check=Check(True, None, 1), timing=Timing(1056, 64, 20.0, 100.0, 1.0, 0.01, True))
+        rows.append(row)
+    rep = build_report(rows, {"available": False}, {"peak_bytes_per_s": 3.3e13, "sms": 132}, "GPU", "t", 1.0)
+    assert [c["name"] for c in rep["cases"]] == [c0.name]
+    assert rep["summary"]["cases"] == 1 and rep["summary"]["refused"] == 1
+    assert rep["refused"][0]["name"] == c1.name and "628 bytes spill stores" in rep["refused"][0]["reason"]
+    assert f"`{c1.name}`: spills (ptxas: 255 registers" in markdown(rep)
+
+
+def test_the_suite_holds_no_tile_known_to_spill():
+    from llverify.gpu.cases import suite
+
+    names = [c.name for c in suite()]
+    assert not [n for n in names if "256x256" in n]
+    assert any("256x128w8.f8" in n for n in names)

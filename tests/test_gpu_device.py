@@ -84,3 +84,30 @@ def test_peak_and_timing_are_positive():
     fn = compile_kernels([k])[k.name]
     t = time_case(fn, k, c.maps()[1], c.dtype, n_blocks=264, extra_reps=16, iters=5)
     assert t.kernel_us > 0 and t.kernel_us_extra > t.kernel_us and t.bit_exact_large
+
+
+def _triton_gpu_missing() -> str | None:
+    try:
+        import torch
+        import triton  # noqa: F401
+    except ImportError as exc:
+        return str(exc)
+    return None if torch.cuda.is_available() else "torch sees no CUDA device"
+
+
+@pytest.mark.skipif(_triton_gpu_missing() is not None, reason=f"no Triton GPU: {_triton_gpu_missing()}")
+def test_tritons_own_conversions_are_bit_exact_and_placed_as_modelled():
+    """Issue 17: every Gluon conversion of the device suite, compiled by the Triton installed beside the GPU:
+    the output equals the input, and every element was stored by a thread that llverify's model of the
+    destination layout says holds it."""
+    from llverify.gpu.triton_cvt import placement
+    from llverify.gpu.triton_cvt_device import run
+
+    results = run(None, timing=False)
+    assert len(results) >= 14
+    errors = [r["name"] + ": " + r["error"] for r in results if "error" in r]
+    assert not errors, errors
+    assert all(r["bit_exact"] for r in results), [r["name"] for r in results if not r["bit_exact"]]
+    for r in results:
+        p = placement(r["ttgir"], r["tid"])
+        assert p["placement_exact"], (r["name"], p)

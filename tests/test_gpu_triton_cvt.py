@@ -31,9 +31,9 @@ def test_placement_check_catches_a_wrong_thread() -> None:
     doc = json.loads((RUN / "cvt.json").read_text())
     rec = doc["cases"][2]
     rec["tid"] = [(t + 1) % (32 * rec["warps"]) for t in rec["tid"]]  # every element claimed by the next thread
-    from llverify.gpu.triton_cvt import _placement
+    from llverify.gpu.triton_cvt import placement
 
-    got = _placement(rec["ttgir"], rec["tid"])
+    got = placement(rec["ttgir"], rec["tid"])
     assert got["placement_exact"] is False and got["misplaced"] > 0
 
 

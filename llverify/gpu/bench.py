@@ -6,7 +6,8 @@ Steps (each case independent; a failure is recorded, never fatal):
 1. generate the kernels and their predictions (:mod:`llverify.gpu.predict`);
 2. compile them all (:func:`~llverify.gpu.runner.compile_kernels`);
 3. measure the shared-memory peak once (:func:`~llverify.gpu.runner.measure_peak`);
-4. per case: bit-exact check on small grids, then timing on a full grid;
+4. per case: refused when ptxas reports spilling (:func:`spill_refusal`); else a bit-exact check on small
+   grids, then timing on a full grid;
 5. one ``ncu`` run over a child process that launches every kernel once
    (one block, one repetition), parsed into wavefronts per instruction;
 6. the JSON and Markdown report (:mod:`llverify.gpu.report`).
@@ -28,7 +29,7 @@ from llverify.gpu.kernels import KernelSource
 from llverify.gpu.ncu import ncu_command, ncu_path, parse_csv, per_instruction
 from llverify.gpu.predict import predict
 
-__all__ = ["run_cases", "kernels_to_json", "profile_with_ncu"]
+__all__ = ["run_cases", "kernels_to_json", "profile_with_ncu", "spill_refusal"]
 
 
 def kernels_to_json(kernels: Sequence[KernelSource]) -> list[dict[str, Any]]:
@@ -63,6 +64,24 @@ def profile_with_ncu(kernels: Sequence[KernelSource], cache: Path, log: Callable
         return res
 
 
+def spill_refusal(usage: dict[str, int] | None) -> str | None:
+    """Why a case must not be measured: ptxas reports spill stores or loads (local-memory traffic would be
+    counted with the shared-memory accesses the suite measures), or None.
+
+    >>> spill_refusal({"registers": 255, "spill_store_bytes": 628, "spill_load_bytes": 640})
+    'spills (ptxas: 255 registers, 628 bytes spill stores, 640 bytes spill loads): not measured'
+    >>> spill_refusal({"registers": 64}) is None
+    True
+    """
+    if not usage:
+        return None
+    st, ld = usage.get("spill_store_bytes", 0), usage.get("spill_load_bytes", 0)
+    if not (st or ld):
+        return None
+    return (f"spills (ptxas: {usage.get('registers', '?')} registers, {st} bytes spill stores, {ld} bytes spill "
+            "loads): not measured")
+
+
 def run_cases(cases: Sequence[Case], out_dir: Path, title: str, use_ncu: bool = True,
               log: Callable[[str], None] = print, n_blocks_per_sm: int = 8, extra_reps: int = 64) -> dict[str, Any]:
     """Run everything on the current GPU and write ``out_dir/<title>.json`` and ``.md``; returns the report."""
@@ -85,9 +104,14 @@ def run_cases(cases: Sequence[Case], out_dir: Path, title: str, use_ncu: bool = 
     sms = int(peak["sms"])
     log(f"peak {peak['peak_bytes_per_s'] / 1e12:.2f} TB/s on {sms} SMs")
     rows: list[dict[str, Any]] = []
+    refused = {k.name: why for k in kernels if (why := spill_refusal(usage.get(k.name))) is not None}
     for i, (c, k, p) in enumerate(zip(cases, kernels, preds)):
         a, b = c.maps()
         row: dict[str, Any] = {"case": c, "kernel": k, "prediction": p, "resources": usage.get(k.name)}
+        if k.name in refused:
+            row["refused"] = refused[k.name]
+            rows.append(row)
+            continue
         try:
             chk = check_case(fns[k.name], k, b, c.dtype)
             row["check"] = chk
@@ -101,7 +125,7 @@ def run_cases(cases: Sequence[Case], out_dir: Path, title: str, use_ncu: bool = 
         cupy.get_default_memory_pool().free_all_blocks()
     prof: dict[str, Any] = {"available": False, "error": "skipped (--no-ncu)"}
     if use_ncu:
-        prof = profile_with_ncu(kernels, cache, log)
+        prof = profile_with_ncu([k for k in kernels if k.name not in refused], cache, log)
     report = build_report(rows, prof, peak, device_name(), title, time.time() - t0)
     report["nvcc_flags"] = nvcc_flags()
     write_report(report, out_dir, title, raw_ncu=prof.get("raw"))

@@ -18,8 +18,12 @@ from :mod:`llverify.codegen`; this module only picks them:
 
 :func:`suite` is the fixed benchmark: blocked <-> mma v2/v3, mma -> dot
 operands, blocked -> dot operands, transposes and slices, for f32/f16/f8 at
-64x64 (4 warps), 128x128 (8 warps) and 256x256 (8 warps, f8 only: every
-thread holds 256 elements, more does not fit the register file).
+64x64 (4 warps), 128x128 (8 warps) and 256x128 (8 warps, f8 only: 128 elements
+per thread).  The 256x256 f8 tile of the first suite held 256 elements per
+thread and spilled (ptxas: 255 registers, 600-3,300 bytes of spill stores), so
+its counters mixed local-memory traffic into the shared-memory measurement;
+:func:`llverify.gpu.bench.run_cases` now refuses any case ptxas reports
+spilling, with its numbers, instead of measuring it.
 """
 
 from __future__ import annotations
@@ -172,7 +176,7 @@ def _pairs(shape: tuple[int, int], warps: int, eb: int) -> Iterator[tuple[str, L
 SUITE_SHAPES: tuple[tuple[tuple[int, int], int, tuple[str, ...]], ...] = (
     ((64, 64), 4, ("f32", "f16", "f8")),
     ((128, 128), 8, ("f32", "f16", "f8")),
-    ((256, 256), 8, ("f8",)),
+    ((256, 128), 8, ("f8",)),
 )
 
 

@@ -117,7 +117,9 @@ def _geo(xs: Sequence[float]) -> float | None:
 def build_report(rows: Sequence[dict[str, Any]], prof: dict[str, Any], peak: dict[str, float], device: str,
                  title: str, seconds: float) -> dict[str, Any]:
     pk = peak.get("peak_bytes_per_s", 0.0)
-    cases = [_case_json(r, prof, pk) for r in rows]
+    refused = [{"name": r["case"].name, "kernel": r["kernel"].name, "reason": r["refused"],
+                "resources": r.get("resources")} for r in rows if r.get("refused")]
+    cases = [_case_json(r, prof, pk) for r in rows if not r.get("refused")]
     sp = _speedups(cases)
     checked = [c for c in cases if c["prediction_matches"] is not None and c["variant"] != "shuffle"]
     summary: dict[str, Any] = {
@@ -127,6 +129,7 @@ def build_report(rows: Sequence[dict[str, Any]], prof: dict[str, Any], peak: dic
         "predictions_checked": len(checked),
         "predictions_match": sum(bool(c["prediction_matches"]) for c in checked),
         "instructions_match": sum(bool(c.get("instructions_match")) for c in checked),
+        "refused": len(refused),
     }
     for key in ("optimal_over_unswizzled", "triton_over_unswizzled", "optimal_over_triton",
                 "shuffle_over_best_shared", "shuffle_over_unswizzled"):
@@ -140,7 +143,7 @@ def build_report(rows: Sequence[dict[str, Any]], prof: dict[str, Any], peak: dic
     return {"llverify": __version__, "title": title, "device": device,
             "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
             "seconds": round(seconds, 1), "peak": peak, "ncu": ncu, "summary": summary,
-            "speedups": sp, "cases": cases}
+            "speedups": sp, "cases": cases, "refused": refused}
 
 
 def _f(x: Any, nd: int = 2) -> str:
@@ -191,7 +194,12 @@ def markdown(rep: dict[str, Any]) -> str:
                          f"min {_f(e['min'])}x over {e['n']} conversions")
     if "bandwidth_fraction_max" in s:
         lines.append(f"- best shared-memory bandwidth fraction of the peak: {_f(s['bandwidth_fraction_max'])}")
+    if s.get("refused"):
+        lines.append(f"- refused (ptxas reports spilling, not measured): {s['refused']}")
     bad = [c for c in rep["cases"] if not c["bit_exact"] or c.get("prediction_matches") is False]
+    if rep.get("refused"):
+        lines += ["", "## Refused cases", ""]
+        lines += [f"- `{r['name']}`: {r['reason']}" for r in rep["refused"]]
     if bad:
         lines += ["", "## Cases that need a look", ""]
         for c in bad:

@@ -62,7 +62,7 @@ def _predicted_wavefronts(ttgir: str, llir: str) -> dict[str, int] | str:
     return totals
 
 
-def _placement(ttgir: str, tids: list[int]) -> dict[str, Any]:
+def placement(ttgir: str, tids: list[int]) -> dict[str, Any]:
     from llverify.ttgir.layouts import BuiltLayout, layout_of
     from llverify.ttgir.reader import parse_module
 
@@ -118,7 +118,7 @@ def analyse(results_path: str, ncu_path: str) -> list[dict[str, Any]]:
         else:
             row["classification_llverify"] = "removed by Triton (no convert_layout left)"
         row["classification_triton"] = _lowered_class(rec["llir"])
-        row.update(_placement(rec["ttgir"], rec["tid"]))
+        row.update(placement(rec["ttgir"], rec["tid"]))
         pred = _predicted_wavefronts(rec["ttgir"], rec["llir"])
         row["wavefronts_predicted"] = pred
         if i < len(launches):

@@ -52,6 +52,11 @@ Per-warp validity: the plan is computed on warp 0 and block 0.  The same
 rounds are right in every warp and block iff A and B give every warp (block)
 basis the same element (``warp_uniform``); the proof checks every warp.
 
+Layouts holding copies (broadcast lanes or registers, or warps that hold
+the needed elements only as copies) are planned by
+:mod:`llverify.codegen.shuffle_broadcast`, which reads each element from a
+copy in the receiving lane's own warp.
+
 :func:`transposition_decomposition` gives Triton's other factorisation when
 ``cvt`` permutes register and lane *bits*: register<->register swaps (free
 renaming), lane<->lane swaps (one shuffle each) and register<->lane swaps
@@ -150,6 +155,24 @@ class ShufflePlan:
     b_words: tuple[tuple[int, ...], ...] = ()     # B word w, position p -> dst register
     word_rounds: tuple[WordRound, ...] = ()
     warp_uniform: bool = True                     # A and B agree on every warp/block basis
+    # broadcast-aware plans (llverify.codegen.shuffle_broadcast): per warp / block bit, the (register XOR,
+    # lane XOR) that moves warp 0's source slots to that warp's copies; dst_copy[r] = the register that
+    # register r copies after the rounds (() = none); psi = the lane -> register map of the rounds
+    warp_shifts: tuple[tuple[int, int], ...] = ()
+    block_shifts: tuple[tuple[int, int], ...] = ()
+    dst_copy: tuple[int, ...] = ()
+    broadcast: bool = False
+    psi: tuple[int, ...] = ()
+    serialised_lanes: tuple[int, ...] = ()
+
+    def shift(self, warp: int, block: int) -> tuple[int, int]:
+        """(register XOR, lane XOR) of the source slots in ``warp``/``block`` relative to warp 0, block 0."""
+        r = l = 0
+        for v, sh in ((warp, self.warp_shifts), (block, self.block_shifts)):
+            for j, (rj, lj) in enumerate(sh):
+                if v >> j & 1:
+                    r, l = r ^ rj, l ^ lj
+        return r, l
 
     @property
     def elems_per_word(self) -> int:
@@ -189,7 +212,10 @@ class ShufflePlan:
                 "F": list(self.F), "G": list(self.G), "R": list(self.R), "num_rounds": self.num_rounds,
                 "elems_per_shuffle": self.elems_per_shuffle, "warp_uniform": self.warp_uniform,
                 "a_words": [list(w) for w in self.a_words], "b_words": [list(w) for w in self.b_words],
-                "word_rounds": [w.to_json() for w in self.word_rounds],
+                "word_rounds": [w.to_json() for w in self.word_rounds], "broadcast": self.broadcast,
+                "warp_shifts": [list(p) for p in self.warp_shifts], "block_shifts": [list(p) for p in self.block_shifts],
+                "dst_copy": list(self.dst_copy), "psi": list(self.psi),
+                "serialised_lanes": list(self.serialised_lanes),
                 "rounds": [r.to_json() for r in self.rounds]}
 
 
@@ -222,26 +248,26 @@ def _span(vectors: Sequence[int]) -> list[int]:
 def shuffle_plan(src: LinearLayout, dst: LinearLayout, bitwidth: int = 32) -> ShufflePlan:
     """The warp-shuffle plan converting ``src`` to ``dst`` (see the module docstring).
 
-    Preconditions (``LayoutError`` otherwise): the conversion is warp-local
-    (``convert(src, dst)`` is ``warp_shuffle``, ``register_permutation`` or
-    ``noop``), lanes do not broadcast, ``dst`` has no broadcast registers.
+    When A and B are injective on (register, lane) of a warp and ``cvt`` keeps
+    warps, this is section 5.4's plan.  Otherwise (lane or register copies in
+    either layout, or warps whose elements are held by the same warp of the
+    source only as broadcast copies) the plan is
+    :func:`llverify.codegen.shuffle_broadcast.broadcast_shuffle_plan`, which
+    reads each element from a copy in the receiving lane's own warp.
+    ``LayoutError`` when no warp-local plan exists.
     """
     if bitwidth not in (8, 16, 32):
         raise LayoutError(f"shuffle_plan: element bitwidth {bitwidth} must be 8, 16 or 32 (one 32-bit shuffle)")
     plan = convert(src, dst)
-    if plan.classification == "shared_memory":
-        raise LayoutError("shuffle_plan: the conversion moves data across warps or blocks; it needs shared memory")
-    if remove_broadcast_registers(dst) != dst:
-        raise LayoutError("shuffle_plan: the destination has broadcast registers; give it without them")
     A = remove_broadcast_registers(src).transpose_outs(list(dst.out_dim_names))
     B = dst
     a_reg, a_thr = flat_bases(A, "register"), flat_bases(A, "lane")
     b_reg, b_thr = flat_bases(B, "register"), flat_bases(B, "lane")
-    for name, bases in (("source", a_reg + a_thr), ("destination", b_reg + b_thr)):
-        if not f2.is_independent(bases):
-            raise LayoutError(f"shuffle_plan: the {name} layout broadcasts within a warp (lane or register copies)")
-    if f2.rank(a_reg + a_thr + b_reg + b_thr) != len(a_reg) + len(a_thr):
-        raise LayoutError("shuffle_plan: source and destination warps hold different elements")
+    if plan.classification == "shared_memory" or remove_broadcast_registers(dst) != dst or \
+            not f2.is_independent(a_reg + a_thr) or not f2.is_independent(b_reg + b_thr) or \
+            f2.rank(a_reg + a_thr + b_reg + b_thr) != len(a_reg) + len(a_thr):
+        from llverify.codegen.shuffle_broadcast import broadcast_shuffle_plan
+        return broadcast_shuffle_plan(src, dst, bitwidth)
     max_v = 32 // bitwidth
     V = [b for b in a_reg if b in b_reg][:max(0, max_v.bit_length() - 1)]
     I = [b for b in a_thr if b in b_thr]
@@ -384,91 +410,6 @@ def _orig_reg(reduced: int, kept: list[int]) -> int:
     return sum(1 << kept[j] for j in range(len(kept)) if reduced >> j & 1)
 
 
-@dataclass(frozen=True)
-class Transposition:
-    """Swap of two hardware bits: ``kind`` is register_swap, lane_swap or register_lane_swap."""
-
-    kind: str
-    a: tuple[str, int]
-    b: tuple[str, int]
-
-
-def transposition_decomposition(src: LinearLayout, dst: LinearLayout) -> tuple[Transposition, ...] | None:
-    """Factor ``cvt`` into bit transpositions when it permutes register and lane bits.
-
-    Returns None when ``cvt`` restricted to registers and lanes is not a bit
-    permutation (then only :func:`shuffle_plan` applies).  Applying the
-    transpositions in order to the identity gives ``cvt``'s permutation.
-    """
-    plan = convert(src, dst)
-    if plan.classification == "shared_memory":
-        return None
-    cvt = plan.cvt
-    slots = [("register", i) for i in range(cvt.in_dim_size_log2("register"))] + \
-            [("lane", i) for i in range(cvt.in_dim_size_log2("lane"))]
-    index = {s: j for j, s in enumerate(slots)}
-    target: list[int] = []
-    for d, i in slots:
-        b = cvt.bases[d][i]
-        hits = [(o, c) for o, c in zip(cvt.out_dim_names, b) if c]
-        if len(hits) != 1 or hits[0][0] not in ("register", "lane") or hits[0][1] & (hits[0][1] - 1):
-            return None
-        slot = (hits[0][0], hits[0][1].bit_length() - 1)
-        if slot not in index:  # the source has more register (or lane) bits than the destination
-            return None
-        target.append(index[slot])
-    if sorted(target) != list(range(len(slots))):
-        return None
-    cur = list(range(len(slots)))
-    steps: list[Transposition] = []
-    for j in range(len(slots)):
-        if cur[j] == target[j]:
-            continue
-        k = cur.index(target[j])
-        cur[j], cur[k] = cur[k], cur[j]
-        a, b = slots[j], slots[k]
-        kind = "register_swap" if a[0] == b[0] == "register" else "lane_swap" if a[0] == b[0] == "lane" \
-            else "register_lane_swap"
-        steps.append(Transposition(kind, a, b))
-    return tuple(steps)
-
-
-def transposition_packing(src: LinearLayout, dst: LinearLayout, bitwidth: int) -> tuple[int, ...] | None:
-    """Register bits that every step of :func:`transposition_decomposition` leaves alone, as word packing.
-
-    Registers that differ only in these bits travel together: a lane swap or
-    a register<->lane swap moves them as one 32-bit word, so up to
-    ``32 // bitwidth`` elements share one shuffle.  Returns the lowest such
-    bits, at most ``log2(32 // bitwidth)`` of them (``()`` for 32-bit
-    elements), or None when ``cvt`` is not a bit permutation.  Example: f16,
-    a single swap of register bit 1 with lane bit 4: bit 0 packs, ``(0,)``,
-    two elements per shuffle.
-    """
-    if bitwidth not in (8, 16, 32):
-        raise LayoutError(f"transposition_packing: element bitwidth {bitwidth} must be 8, 16 or 32")
-    steps = transposition_decomposition(src, dst)
-    if steps is None:
-        return None
-    touched = {s[1] for t in steps for s in (t.a, t.b) if s[0] == "register"}
-    n_reg = convert(src, dst).cvt.in_dim_size_log2("register")
-    free = [j for j in range(n_reg) if j not in touched]
-    return tuple(free[:(32 // bitwidth).bit_length() - 1])
-
-
-def triton_lowering(src: LinearLayout, dst: LinearLayout) -> str:
-    """How Triton (3.6 and 3.9, measured) lowers ``convert_layout(src -> dst)``: the plan's classification,
-    except that a warp-shuffle conversion goes through shared memory unless ``cvt`` is a bit permutation of
-    registers and lanes with fewer than two register<->lane transpositions (Triton's
-    ``cvtNeedsWarpShuffle``, lib/Analysis/Utility.cpp, counts the "mixed" transpositions of its
-    decomposition the same way).
-
-    Checked against the LLVM IR Triton emits for 21 conversions of the corpus and of the H200 run
-    (shared-memory accesses vs ``shfl.sync``): all agree (tests/test_conversion_lowering.py).
-    """
-    cls = convert(src, dst).classification
-    if cls != "warp_shuffle":
-        return cls
-    steps = transposition_decomposition(src, dst)
-    if steps is None or sum(t.kind == "register_lane_swap" for t in steps) >= 2:
-        return "shared_memory"
-    return cls
+# Triton's bit-transposition view and its lowering rule (kept in their own module, re-exported here)
+from llverify.codegen.shuffle_triton import (Transposition, transposition_decomposition,  # noqa: E402
+                                             transposition_packing, triton_lowering)

@@ -13,7 +13,12 @@ by evaluating both sides concretely.
   the element B assigns it, written once; each shuffle moves <= 32 bits per
   lane; the plan's word structure (affine srcLane / sent / received word
   maps) expands to exactly those tables on every lane; Z3 re-checks each
-  round for a symbolic lane and slot.
+  round for a symbolic lane and slot.  Plans that read broadcast copies
+  (:mod:`llverify.codegen.shuffle_broadcast`) are simulated as a kernel runs
+  them: in warp w (block b) lane t sends warp 0's registers for lane
+  ``t ^ λ`` XOR ``ρ`` (``plan.shift``), lanes idle in a round store nothing,
+  and destination registers that copy another register (``plan.dst_copy``)
+  must end with their own element too.
 * :func:`prove_broadcast_store` (f2): the kept points (masked bits zero) map
   bijectively onto the layout's image: each element stored exactly once.
 * :func:`prove_gather` (f2): the plan's warp-locality claim, with checked
@@ -107,7 +112,7 @@ def prove_shuffle_plan(plan: ShufflePlan) -> Verdict:
     t0 = time.perf_counter()
     A, B = plan.src, plan.dst.transpose_outs(list(plan.src.out_dim_names))
     details = {**plan.to_json(), "bits_per_shuffle": plan.bits_per_shuffle}
-    for key in ("rounds", "word_rounds", "a_words", "b_words"):
+    for key in ("rounds", "word_rounds", "a_words", "b_words", "dst_copy"):
         details.pop(key, None)
     subj = "shuffle_plan"
     if plan.bits_per_shuffle > 32 or any(len(r) * plan.bitwidth > 32 for rnd in plan.rounds for r in rnd.send_regs):
@@ -119,12 +124,14 @@ def prove_shuffle_plan(plan: ShufflePlan) -> Verdict:
     n_warps = B.in_dim_size("warp") if B.has_in_dim("warp") else 1
     n_blocks = B.in_dim_size("block") if B.has_in_dim("block") else 1
     for blk, w in product(range(n_blocks), range(n_warps)):
-        written: dict[tuple[int, int], tuple[int, int]] = {}
+        # in this warp, lane t sends what warp 0's lane t ^ lx sends, registers XOR rx (plan.shift)
+        rx, lx = plan.shift(w, blk)
+        written: dict[tuple[int, int], int] = {}
         for k, rnd in enumerate(plan.rounds):
             for u in range(n_lanes):
-                s = rnd.src_lane[u]
-                for j, (sr, rr) in enumerate(zip(rnd.send_regs[s], rnd.recv_regs[u])):
-                    got = _element(A, sr, s, w, blk)
+                s = rnd.src_lane[u] ^ lx
+                for j, (sr, rr) in enumerate(zip(rnd.send_regs[s ^ lx], rnd.recv_regs[u])):
+                    got = _element(A, sr ^ rx, s, w, blk)
                     want = _element(B, rr, u, w, blk)
                     if (u, rr) in written or got != want:
                         note = "slot written twice" if (u, rr) in written else "wrong element delivered"
@@ -132,13 +139,18 @@ def prove_shuffle_plan(plan: ShufflePlan) -> Verdict:
                                        Counterexample({"round": k, "lane": u, "slot": j, "warp": w, "block": blk},
                                                       {"received (A element)": got, "expected (B element)": want,
                                                        "src_lane": s, "register": rr}, note), details=details)
-                    written[(u, rr)] = (k, j)
-        if len(written) != n_lanes * n_regs_b:
-            u, r = next((u, r) for u in range(n_lanes) for r in range(n_regs_b) if (u, r) not in written)
-            return Verdict("refuted", "shuffle_plan", subj, "exhaustive", time.perf_counter() - t0,
-                           "a destination slot is never written",
-                           Counterexample({"lane": u, "register": r, "warp": w, "block": blk},
-                                          {"expected (B element)": _element(B, r, u, w, blk)}), details=details)
+                    written[(u, rr)] = got
+        # every destination slot: written by a round, or copied (plan.dst_copy) from a slot that was
+        for u, r in product(range(n_lanes), range(n_regs_b)):
+            frm = plan.dst_copy[r] if plan.dst_copy else r
+            want = _element(B, r, u, w, blk)
+            if (u, frm) not in written or written[(u, frm)] != want:
+                note = "a destination slot is never written" if (u, frm) not in written else \
+                    "a register copy after the rounds gives the wrong element"
+                return Verdict("refuted", "shuffle_plan", subj, "exhaustive", time.perf_counter() - t0, note,
+                               Counterexample({"lane": u, "register": r, "warp": w, "block": blk},
+                                              {"expected (B element)": want, "copied from register": frm,
+                                               "value there": written.get((u, frm))}, note), details=details)
     # the word structure (affine maps, a generator's view) expands to exactly the tables just proved
     bad_word = _word_structure_mismatch(plan)
     if bad_word is not None:
@@ -159,16 +171,21 @@ def prove_shuffle_plan(plan: ShufflePlan) -> Verdict:
 
     for k, rnd in enumerate(plan.rounds):
         for j in range(plan.elems_per_shuffle):
+            # lanes that store slot j this round (a lane idle in a round stores nothing)
+            act = [x for x in range(n_lanes) if j < len(rnd.recv_regs[x])]
+            if not act:
+                continue
             # what lane u receives: the A element its source lane sends at slot j (a per-lane table)
-            got = table([_element(A, rnd.send_regs[rnd.src_lane[x]][j], rnd.src_lane[x], 0, 0)
+            got = table([_element(A, rnd.send_regs[rnd.src_lane[x]][j], rnd.src_lane[x], 0, 0) if x in act else 0
                          for x in range(n_lanes)], d)
             inputs = {dim: z3.BitVecVal(0, bv.width(B.in_dim_size(dim))) for dim in B.in_dim_names}
             inputs["lane"] = u
-            inputs["register"] = table([rnd.recv_regs[x][j] for x in range(n_lanes)],
+            inputs["register"] = table([rnd.recv_regs[x][j] if x in act else 0 for x in range(n_lanes)],
                                        bv.width(B.in_dim_size("register")))
             want = bv.flat_output(B, bv.layout_terms(B, inputs))
             want = bv.fit(want, d) if want is not None else z3.BitVecVal(0, d)
-            smt.append(bv.check(got != want).status)
+            active = z3.Or([u == x for x in act]) if len(act) < n_lanes else z3.BoolVal(True)
+            smt.append(bv.check(z3.And(active, got != want)).status)
     details["smt"] = "unsat" if all(s == "unsat" for s in smt) else "not all unsat"
     if details["smt"] != "unsat":  # pragma: no cover (exhaustive passed)
         return Verdict("error", "shuffle_plan", subj, None, time.perf_counter() - t0,

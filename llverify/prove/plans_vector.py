@@ -14,6 +14,14 @@ i.e. ``cvt == T * Q`` for some ``Q`` (seed 000, section 5.3, theorem 5.1).
   vector is not contiguous), or a one-hot input outside the vector whose
   offset is not a multiple of ``width`` (the vector is misaligned).
 
+* If a thread holds fewer distinct registers ``n`` than ``width`` (the
+  vector is wider than one iteration of the access: the thread's share of
+  the scratch tile), the claim is false, not ill-posed: either registers
+  ``0 .. n-1`` already break contiguity (the witness above), or the offset
+  ``n`` that the vector ``[0, width)`` of thread 0 needs next is held by
+  another thread (a point with a non-zero lane, warp or block, found by
+  solving ``cvt(p) = n`` over F2 and replayed), or by no one.
+
 Example: a thread whose registers 0, 1 sit at offsets 0 and 64 (a
 column-major access into a row-major buffer) refutes ``width: 2`` with the
 point ``register = 1`` at offset 64.
@@ -24,8 +32,10 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from llverify import f2
 from llverify.codegen.common import remove_broadcast_registers
 from llverify.layout import LinearLayout
+from llverify.prove.points import unflatten_in
 from llverify.prove.properties import equal
 from llverify.prove.verdict import Counterexample, Verdict
 
@@ -52,10 +62,9 @@ def prove_vectorization(access: LinearLayout, shared: LinearLayout, bitwidth: in
     access = remove_broadcast_registers(access)
     cvt = access.invert_and_compose(shared)
     k = width.bit_length() - 1
-    if not cvt.has_in_dim("register") or cvt.in_dim_size("register") < width:
-        n = cvt.in_dim_size("register") if cvt.has_in_dim("register") else 1
-        return Verdict("error", prop, subject, None, time.perf_counter() - t0,
-                       f"each thread holds only {n} distinct register(s), fewer than the vector width {width}")
+    n_regs = cvt.in_dim_size("register") if cvt.has_in_dim("register") else 1
+    if n_regs < width:
+        return _refute_too_few_registers(cvt, n_regs, width, t0, prop, subject, details)
     tile = LinearLayout.identity_1d(width, "register", "offset")
     quotient = cvt.divide_left(tile)
     if quotient is not None:
@@ -89,3 +98,51 @@ def prove_vectorization(access: LinearLayout, shared: LinearLayout, bitwidth: in
                                               "evaluated: the vector start is misaligned"), details=details)
     return Verdict("unknown", prop, subject, None, time.perf_counter() - t0,
                    "left division failed but no witness was found", details=details)
+
+
+def _refute_too_few_registers(cvt: LinearLayout, n_regs: int, width: int, t0: float, prop: str, subject: str,
+                              details: dict[str, Any]) -> Verdict:
+    """Refute a ``width``-vector claim for threads holding only ``n_regs < width`` distinct registers.
+
+    Requires ``n_regs < width`` (powers of two).  Thread 0's vector would be
+    offsets ``0 .. width-1`` in registers ``0 .. width-1``; register ``n_regs``
+    does not exist.  Witness, replayed by evaluating ``cvt``: a register
+    ``2^j < n_regs`` off its place, else the holder of offset ``n_regs``
+    (another thread: it is not register ``n_regs`` of thread 0).
+    """
+    details = {**details, "distinct_registers": n_regs}
+    for bit in range(n_regs.bit_length() - 1):
+        point = _one_hot(cvt, "register", bit)
+        got = dict(cvt.apply(point))
+        if got["offset"] != 1 << bit or any(v for d, v in got.items() if d != "offset"):
+            return Verdict("refuted", prop, subject, "f2", time.perf_counter() - t0,
+                           f"register {1 << bit} is at offset {got['offset']}, not {1 << bit}: the registers are "
+                           "not consecutive in shared memory",
+                           Counterexample(point, {"offset": got["offset"], "vector needs": 1 << bit},
+                                          "evaluated: the register's offset breaks the vector"), details=details)
+    target = {d: (n_regs if d == "offset" else 0) for d in cvt.out_dim_names}
+    shifts = cvt.flat_out_shifts()
+    flat_target = sum(v << shifts[d] for d, v in target.items())
+    sol = f2.solve(list(cvt.flat_columns), flat_target)
+    msg = (f"each thread holds only {n_regs} distinct register(s), fewer than the vector width {width}: "
+           f"register {n_regs} of the {width}-vector does not exist")
+    if sol is not None:
+        point = unflatten_in(cvt, sol)
+        got = dict(cvt.apply(point))
+        if got == target and any(v for d, v in point.items() if d != "register"):   # replayed
+            return Verdict("refuted", prop, subject, "f2", time.perf_counter() - t0,
+                           msg + f"; offset {n_regs}, inside thread 0's vector, is held by another thread",
+                           Counterexample(point, {"offset": got["offset"], "vector of thread 0": [0, width - 1],
+                                                  "registers per thread": n_regs},
+                                          "evaluated: this point, not register "
+                                          f"{n_regs} of thread 0, holds the offset"), details=details)
+    point = {d: 0 for d in cvt.in_dim_names}
+    if "register" in point:
+        point["register"] = n_regs - 1
+    got = dict(cvt.apply(point))
+    return Verdict("refuted", prop, subject, "f2", time.perf_counter() - t0,
+                   msg + f"; no thread holds offset {n_regs} at all",
+                   Counterexample(point, {"offset": got["offset"], "last register": n_regs - 1,
+                                          "vector needs register": width - 1},
+                                  "evaluated: the thread's last register ends before the vector"), details=details)
+

@@ -1,6 +1,6 @@
 """The conversion class llverify reports is the one Triton really lowers to: checked against the LLVM IR
 of 21 conversions (Triton 3.9 on this machine, Triton 3.6 on the H200) and of 8 conversions between layouts
-holding copies (Triton 3.9, tests/data/ttgir_broadcast/make.py): shared-memory accesses mean shared memory,
+holding copies (Triton 3.9, tests/data/ttgir_broadcast/make_broadcast_cases.py): shared-memory accesses mean shared memory,
 ``shfl.sync`` a warp shuffle."""
 
 from __future__ import annotations

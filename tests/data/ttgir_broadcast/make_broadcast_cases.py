@@ -1,6 +1,6 @@
 """Regenerate the broadcast conversion cases: TTGIR + LLVM IR that Triton 3.9 (CPU wheel) emits for sm_90.
 
-    python3 tests/data/ttgir_broadcast/make.py
+    python3 tests/data/ttgir_broadcast/make_broadcast_cases.py
 
 Each case converts an ``M x N`` f32 tile from blocked layout SRC to DST (4 warps) where a layout holds
 copies (lanes, registers or warps broadcast).  tests/test_conversion_lowering.py checks that

@@ -68,10 +68,27 @@ def _conflict_witness(rep: BankReport, lanes: list[int], bitwidth: int) -> tuple
     return ({"lane_a": 0, "lane_b": l2}, {"word(lane_a)": w1, "word(lane_b)": w2, "bank": w1 % 32})
 
 
+#: the brute-force simulator re-counts a proved closed form up to 2^CROSS_CHECK_BITS access points by
+#: default (a few milliseconds); ``LLVERIFY_PARANOID=1`` (``llverify check --paranoid``) raises it to
+#: 2^PARANOID_CROSS_CHECK_BITS.  The cross-check guards the implementation, not the proof: Z3's unsat of
+#: both bounds is the proof, so skipping it never weakens a verdict.
+CROSS_CHECK_BITS = 16
+PARANOID_CROSS_CHECK_BITS = 22
+
+
+def cross_check_bits() -> int:
+    """The cross-check's size cap in bits (see :data:`CROSS_CHECK_BITS`)."""
+    import os
+
+    return PARANOID_CROSS_CHECK_BITS if os.environ.get("LLVERIFY_PARANOID") == "1" else CROSS_CHECK_BITS
+
+
 def prove_bank_count(access: LinearLayout, shared: LinearLayout, bitwidth: int,
                      max_wavefronts: int | None = None, max_vector_elems: int | None = None,
                      cross_check: bool = True, rlimit: int | None = None, timeout: float | None = None) -> Verdict:
-    """Prove ``bank_wavefronts`` exact (Z3), and optionally that it is ``<= max_wavefronts``."""
+    """Prove ``bank_wavefronts`` exact (Z3), and optionally that it is ``<= max_wavefronts``.
+
+    With ``cross_check`` the simulator re-counts accesses of at most 2^:func:`cross_check_bits` points."""
     t0 = time.perf_counter()
     subject = "bank_wavefronts"
     try:
@@ -147,7 +164,7 @@ def prove_bank_count(access: LinearLayout, shared: LinearLayout, bitwidth: int,
         bad = [bank(ws[0]) != bank(w) for w in ws[1:]] + [ws[i] == ws[k] for i, k in combinations(range(len(ws)), 2)]
         st_l = bv.check(z3.Or(bad) if bad else z3.BoolVal(False), rlimit=rlimit, timeout=timeout).status
     details = {**details, "smt_upper": st_u, "smt_lower": st_l, "conflict_basis_words": B}
-    if cross_check and access.total_in_bits <= 22:
+    if cross_check and access.total_in_bits <= cross_check_bits():
         try:
             sim = simulate_wavefronts(access, shared, bitwidth, rep.vector)
             details["simulator_wavefronts"] = sim.wavefronts

@@ -165,8 +165,11 @@ class _Progress:
               help="Whether a check left unknown fails the run (exit 3).")
 @click.option("-q", "--quiet", is_flag=True, help="Print only failures and the summary line.")
 @click.option("-v", "--verbose", is_flag=True, help="Print each verdict's message and details.")
+@click.option("--paranoid", is_flag=True,
+              help="Re-count proved bank wavefronts with the brute-force simulator up to 2^22 points (default 2^16).")
 def check(paths: tuple[str, ...], fmt: str, output: str | None, report_dir: str | None, timeout: float | None,
-          rlimit: int | None, method: str, jobs: int, fail_on_unknown: bool, quiet: bool, verbose: bool) -> None:
+          rlimit: int | None, method: str, jobs: int, fail_on_unknown: bool, quiet: bool, verbose: bool,
+          paranoid: bool) -> None:
     """Check layout spec files (default: ./specs, else the bundled examples).
 
     Exit status: 0 every check ended as expected, 1 a check was decided the
@@ -175,6 +178,11 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, report_dir: str 
     """
     from llverify.spec.formats import FORMATS
     from llverify.spec.runner import Budget, run_files, run_specs
+
+    if paranoid:
+        import os
+
+        os.environ["LLVERIFY_PARANOID"] = "1"  # read by the provers, inherited by -j workers
     from llverify.spec.summary import exit_code, summary_line
 
     if output and not Path(output).resolve().parent.is_dir():

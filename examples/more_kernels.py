@@ -137,3 +137,11 @@ def ws_matmul(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, 
         a = a_desc.load([pid_m * BM, k]); b = b_desc.load([pid_n * BN, k])
         acc = tl.dot(a, b.T, acc)
     c_desc.store([pid_m * BM, pid_n * BN], acc.to(tl.float16))
+
+@triton.jit
+def cat_reorder(X, Y, N: tl.constexpr):
+    a = tl.load(X + tl.arange(0, N))
+    b = tl.load(X + N + tl.arange(0, N))
+    c = tl.cat(a, b, can_reorder=True)
+    d = tl.reshape(c, (2, N), can_reorder=True)
+    tl.store(Y + tl.arange(0, N), tl.sum(d, axis=0))

@@ -424,16 +424,16 @@ def _shape_op(ctx: OpContext) -> Iterable[Verdict]:
     subject = f"{_names(op)}: {' , '.join(_enc(t) for t in ins)} -> {' , '.join(_enc(t) for t in outs)}"
     if not ins or not outs or not all(t is not None and t.has_layout for t in ins + outs):
         return
-    if op.name == "tt.cat":
-        yield _unknown("shape_op", subject, "tt.cat may reorder elements (Triton's cat is not a layout no-op); "
-                                            "not modelled")
-        return
     built_in = [ctx.built(t) for t in ins]
     built_out = [ctx.built(t) for t in outs]
     for b in built_in + built_out:
         if isinstance(b, LayoutProblem):
             yield _unknown("shape_op", subject, b.reason)
             return
+    reorder = op.name == "tt.cat" or (op.name == "tt.reshape" and _has_keyword(op, "allow_reorder"))
+    if reorder and ins[0].kind == "tensor":
+        yield _register_counts(built_in, built_out, subject)  # type: ignore[arg-type]
+        return
     A = built_in[0].layout  # type: ignore[union-attr]
     name = op.name.split(".")[-1].removeprefix("memdesc_")
     try:
@@ -444,16 +444,7 @@ def _shape_op(ctx: OpContext) -> Iterable[Verdict]:
                 return
             plan = infer_shape_op("trans", A, perm=perm)
         elif name == "reshape":
-            if "allow_reorder" in op.attributes or "efficient_layout" in op.attributes:
-                reorder = True
-            else:
-                reorder = False
             plan = infer_shape_op("reshape", A, shape=list(outs[0].shape))
-            if reorder:
-                # Triton may choose any element order; only the element set is preserved
-                yield _unknown("shape_op", subject, "reshape with allow_reorder: element order is unspecified, "
-                                                    "only the element set is preserved (not modelled)")
-                return
         elif name == "expand_dims":
             axis = op.attr_int("axis")
             if axis is None:
@@ -491,6 +482,38 @@ def _shape_op(ctx: OpContext) -> Iterable[Verdict]:
             continue
         v = _thread_local(inf, declared).with_(subject=subject)
         yield v.with_(property="shape_op", details={**v.details, "claim": "no data moves between threads"})
+
+
+def _has_keyword(op: Op, word: str) -> bool:
+    """A unit attribute given in braces or as a bare keyword of the custom form (3.9 prints
+    ``tt.reshape %c allow_reorder efficient_layout : ...``)."""
+    if word in op.attributes:
+        return True
+    head = op.text.split(" : ", 1)[0]
+    return f" {word}" in head.split("loc(", 1)[0]
+
+
+def _register_counts(ins: list[BuiltLayout], outs: list[BuiltLayout], subject: str) -> Verdict:
+    """``tt.cat`` and ``tt.reshape {allow_reorder}`` may put the result's elements in any order, so Triton
+    lowers them by handing each thread's operand registers, in order, to the result: no data moves between
+    threads exactly when every thread holds as many result registers as operand registers (their sum for
+    ``cat``) and the thread dims (lane, warp, block) are the same.  Compared as concrete sizes."""
+    t0 = time.perf_counter()
+
+    def size(L: LinearLayout, d: str) -> int:
+        return L.in_dim_size(d) if d in L.in_dim_names else 1
+
+    regs_in = sum(size(b.layout, "register") for b in ins)
+    regs_out = sum(size(b.layout, "register") for b in outs)
+    threads_in = {d: size(ins[0].layout, d) for d in ("lane", "warp", "block")}
+    threads_out = {d: size(outs[0].layout, d) for d in ("lane", "warp", "block")}
+    ok = regs_in == regs_out and threads_in == threads_out
+    v = _structural("shape_op", subject, ok, {"thread": 0},
+                    {"registers per thread (operands)": regs_in, "registers per thread (result)": regs_out,
+                     "threads (operands)": threads_in, "threads (result)": threads_out},
+                    "the result does not hold each thread's operand registers: the reordering lowering would "
+                    "need data from other threads", t0)
+    return v.with_(details={"claim": "each thread keeps its registers (element order unspecified by the op)"})
 
 
 # -- rule: reduce / scan result layouts ------------------------------------------------------------

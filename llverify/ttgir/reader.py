@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
 
 from llverify.ttgir.model import (Block, Function, Location, Module, Op, Region, SourceLocation, TtgirError,
                                   TypeRef, Value)
@@ -414,10 +414,14 @@ class _Assembler:
             out.append(v)
         return out
 
-    def region(self, r: _RegionBuilder) -> Region:
+    def region(self, r: _RegionBuilder, header_args: Sequence[str] = ()) -> Region:
+        """``header_args``: the op header's block arguments (``scf.for``: induction variable, then iter_args),
+        given to the entry block."""
         blocks = []
-        for bb in r.blocks:
+        for k, bb in enumerate(r.blocks):
             args: list[Value] = []
+            if k == 0 and header_args:
+                args = [Value(a, self.types.get(a, TypeRef("", "other"))) for a in header_args]
             if bb.label:
                 lab = bb.label.rstrip(":").strip()
                 i = lab.find("(")
@@ -472,7 +476,8 @@ class _Assembler:
             if t is None and lhs_types and len(lhs_types) == len(operands):
                 t = lhs_types[i]
             op_types.append(t)
-        regions = tuple(self.region(r) for r in b.regions)
+        header = [a for a, _ in region_args] if name == "scf.for" else []
+        regions = tuple(self.region(r, header if i == 0 else ()) for i, r in enumerate(b.regions))
         printed: tuple[TypeRef, ...] = ()
         if lhs_types and rhs_types is not None:
             if len(lhs_types) == len(operands):

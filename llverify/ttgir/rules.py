@@ -41,6 +41,7 @@ from llverify.prove.properties import conversion, distributed, equal, memory, su
 from llverify.prove.verdict import Counterexample, Verdict
 from llverify.ttgir.layouts import BuiltLayout, LayoutProblem, element_bits, layout_of
 from llverify.ttgir.model import Function, Module, Op, TypeRef
+from llverify.ttgir.scalars import SymbolicScalars, ValueSets
 
 __all__ = ["Rule", "OpContext", "RULES", "rules_for"]
 
@@ -56,6 +57,14 @@ class OpContext:
     parent: Op | None = None
     seen: set[Any] = field(default_factory=set)
     in_partition: bool = False  # inside a non-default warp_specialize partition
+    value_sets: dict[str, ValueSets] = field(default_factory=dict)  # per function name, shared by the module's ops
+
+    def scalars(self) -> ValueSets:
+        """The scalar value sets of this op's function (:mod:`llverify.ttgir.scalars`), built once."""
+        vs = self.value_sets.get(self.function.name)
+        if vs is None:
+            vs = self.value_sets[self.function.name] = ValueSets(self.function)
+        return vs
 
     @property
     def nvidia(self) -> bool:
@@ -772,6 +781,46 @@ def _parent_equal(parent: Mapping[str, Any], res: TypeRef, subject: str) -> Verd
 
 # -- rule: subslices stay inside their allocation ---------------------------------------------------
 
+def _memdesc_index(ctx: OpContext) -> Iterable[Verdict]:
+    """``ttg.memdesc_index %buf[%i]`` selects buffer ``%i`` of a multi-buffered allocation: every value ``%i``
+    can take (:class:`~llverify.ttgir.scalars.ValueSets`: constants, arithmetic, the orbit of a pipelined
+    loop's counters) lies in ``[0, leading dim)``; a value outside is refuted with it, when the set is
+    exact for a value known on entry; unknown when the set cannot be enumerated."""
+    op = ctx.op
+    t0 = time.perf_counter()
+    src = op.operand_types[0] if op.operand_types else None
+    if src is None or src.kind != "memdesc" or not src.shape or len(op.operands) < 2:
+        return
+    n = src.shape[0]
+    index = op.operands[1]
+    subject = f"{_names(op)}[{index}] of {n} buffers"
+    values = ctx.scalars().value_set(index)
+    if values is None:
+        # not enumerable: prove the bound for every value of the unknowns (Z3), else no claim
+        status = SymbolicScalars(ctx.function).always_between(index, 0, n)
+        if status == "unsat":
+            yield Verdict("proved", "view_in_bounds", subject, "smt", time.perf_counter() - t0,
+                          f"0 <= {index} < {n} for every value of the loop state and kernel arguments (Z3)")
+            return
+        yield _unknown("view_in_bounds", subject, f"the values of {index} are not enumerable (a kernel argument, "
+                                                  "a loop bound or state not constant, or too many) and Z3 "
+                                                  "does not bound it for arbitrary inputs")
+        return
+    bad = sorted(v for v in values if not 0 <= v < n)
+    if bad and not list(ctx.scalars()._deps(index)):
+        yield _structural("view_in_bounds", subject, False, {"index": bad[0]},
+                          {"buffers": n, "index": bad[0]}, f"buffer index {bad[0]} is outside the {n} buffers", t0)
+        return
+    if bad:
+        # a loop state reaches it, but only after some iterations: real once the loop runs long enough
+        yield _unknown("view_in_bounds", subject, f"the loop state can make the index {bad[0]}, outside the {n} "
+                                                  f"buffers, once the loop runs long enough (reachable values "
+                                                  f"{sorted(values)[:16]})")
+        return
+    yield _structural("view_in_bounds", subject, True, {}, {"buffers": n, "reachable index values": sorted(values)},
+                      "", t0)
+
+
 def _subslice(ctx: OpContext) -> Iterable[Verdict]:
     op = ctx.op
     t0 = time.perf_counter()
@@ -833,6 +882,9 @@ RULES: tuple[Rule, ...] = (
                                                              "ttng.tc_gen5_mma_scaled"), _dot),
     Rule("view_in_bounds", "memdesc subslices stay inside their allocation", "TritonGPU memdesc semantics",
          lambda op: op.name in ("ttg.memdesc_subslice",), _subslice),
+    Rule("buffer_index", "memdesc_index picks one of the allocation's buffers for every reachable index value",
+         "TritonGPU memdesc semantics; the pipeliner's wrap-around counters enumerated exactly",
+         lambda op: op.name == "ttg.memdesc_index", _memdesc_index),
 )
 
 

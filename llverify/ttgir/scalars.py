@@ -1,0 +1,369 @@
+"""The values a scalar SSA value of a TTGIR function can take: exact sets, by enumeration.
+
+Triton's pipeliner indexes multi-buffered allocations with loop-carried counters::
+
+    %i   = scf.for ... iter_args(%idx = %c1_i32, ...)      // the buffer index, carried
+    %n   = arith.addi %idx, %c1_i32 : i32
+    %w   = arith.cmpi sge, %n, %c2_i32 : i32
+    %nxt = arith.select %w, %c0_i32, %n : i32              // wraps at the buffer count
+    ...  = ttg.memdesc_index %buf[%idx]
+    scf.yield ..., %nxt, ...
+
+:func:`value_set` returns every value a name can hold, or ``None`` with no claim.  Constants are
+themselves; ``arith`` integer ops are evaluated exactly, one loop state at a time (two's complement at the type's
+width; division by zero and signed overflow of division make the set unknown), so an ``arith.select``
+keeps the correlation between its condition and its arms; a value computed from an ``scf.for``'s block
+arguments is evaluated in every state of the loop's **orbit**: starting from the init values, the
+body's scalar yields are evaluated on every reachable state (and every induction-variable value) until
+no new state appears.  The orbit holds every state the loop can reach whatever its trip count (an over-approximation
+of the states a given trip count reaches, so a claim on every member is sound), and enumerating it is a
+complete proof, not an estimate.  The induction variable of a loop with constant bounds is its
+``range(lb, ub, step)``.  Anything else (kernel arguments, program ids, loads, tensors, sets above
+:data:`MAX_VALUES`, loop states above :data:`MAX_STATES`) gives ``None``.
+
+>>> from llverify.ttgir.reader import parse_module
+>>> m = parse_module('''
+... module attributes {"ttg.num-warps" = 4 : i32} {
+...   tt.func @f(%n: i32) {
+...     %c0 = arith.constant 0 : i32
+...     %c1 = arith.constant 1 : i32
+...     %c3 = arith.constant 3 : i32
+...     %c8 = arith.constant 8 : i32
+...     %r = scf.for %k = %c0 to %c8 step %c1 iter_args(%idx = %c0) -> (i32) : i32 {
+...       %a = arith.addi %idx, %c1 : i32
+...       %w = arith.cmpi sge, %a, %c3 : i32
+...       %s = arith.select %w, %c0, %a : i32
+...       scf.yield %s : i32
+...     }
+...     tt.return
+...   }
+... }''')
+>>> vs = ValueSets(m.functions[0])
+>>> sorted(vs.value_set("%idx")), sorted(vs.value_set("%k")), vs.value_set("%n")
+([0, 1, 2], [0, 1, 2, 3, 4, 5, 6, 7], None)
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from typing import Iterable
+
+from llverify.ttgir.model import Function, Op, Region
+
+__all__ = ["ValueSets", "SymbolicScalars", "MAX_VALUES", "MAX_STATES"]
+
+#: a value set larger than this is not enumerated (None)
+MAX_VALUES = 4096
+#: a loop whose reachable scalar state exceeds this is not enumerated (None)
+MAX_STATES = 4096
+
+_WIDTH = {"i1": 1, "i8": 8, "i16": 16, "i32": 32, "i64": 64, "index": 64}
+_CMP = {"eq": lambda a, b: a == b, "ne": lambda a, b: a != b, "slt": lambda a, b: a < b,
+        "sle": lambda a, b: a <= b, "sgt": lambda a, b: a > b, "sge": lambda a, b: a >= b}
+
+
+def _width(type_text: str) -> int | None:
+    return _WIDTH.get(type_text.strip())
+
+
+def _signed(v: int, w: int) -> int:
+    v &= (1 << w) - 1
+    return v - (1 << w) if w > 1 and v >> (w - 1) else v
+
+
+class _Unknown(Exception):
+    pass
+
+
+class ValueSets:
+    """Value sets of one function's scalar values (see the module docstring); memoised per instance."""
+
+    def __init__(self, fn: Function) -> None:
+        self.defs: dict[str, tuple[Op, int]] = {}
+        self.loop_args: dict[str, tuple[Op, int]] = {}  # name -> (scf.for, index among its block args)
+        self._index(fn.body)
+        self._memo: dict[str, frozenset[int] | None] = {}
+
+    def _index(self, region: Region) -> None:
+        for block in region.blocks:
+            for op in block.ops:
+                for i, r in enumerate(op.results):
+                    self.defs[r.name] = (op, i)
+                if op.name == "scf.for" and op.regions and op.regions[0].blocks:
+                    for k, a in enumerate(op.regions[0].blocks[0].arguments):
+                        self.loop_args[a.name] = (op, k)
+                for r in op.regions:
+                    self._index(r)
+
+    def value_set(self, name: str) -> frozenset[int] | None:
+        """Every value ``name`` can hold (signed, at its width), or None."""
+        if name not in self._memo:
+            try:
+                self._memo[name] = frozenset(self._value_set(name))
+            except (_Unknown, RecursionError):
+                self._memo[name] = None
+        return self._memo[name]
+
+    def _value_set(self, name: str) -> set[int]:
+        deps = set(self._deps(name))
+        loops = {id(self.loop_args[d][0]): self.loop_args[d][0] for d in deps}
+        if not loops:
+            return {self._value(name, {})}
+        if len(loops) > 1:
+            raise _Unknown("depends on the state of several loops")
+        (loop,) = loops.values()
+        return {self._value(name, env) for env in self._states(loop, deps)}
+
+    # -- exact evaluation of one value in one loop state -----------------------------------------------
+
+    def _value(self, name: str, env: dict[str, int]) -> int:
+        if name in env:
+            return env[name]
+        if name in self.loop_args or name not in self.defs:
+            raise _Unknown(name)
+        op, _ = self.defs[name]
+        if op.name == "scf.for":
+            raise _Unknown("a loop result")
+        return self._eval(op, env)
+
+    def _eval(self, op: Op, env: dict[str, int]) -> int:
+        rtype = op.results[0].type.text if op.results else ""
+        if op.name == "arith.constant":
+            m = re.match(r"^\s*%[\w$.\-#]+\s*=\s*arith\.constant\s+(-?\d+|true|false)\s*:\s*(i\d+|index)\b", op.text)
+            if not m:
+                raise _Unknown("not an integer constant")
+            lit = m.group(1)
+            return 1 if lit == "true" else 0 if lit == "false" else _signed(int(lit), _WIDTH[m.group(2)])
+        w = _width(rtype)
+        if w is None:
+            raise _Unknown(f"type {rtype!r}")
+        name = op.name
+        if name == "arith.select":
+            c, a, b = op.operands[:3]
+            return self._value(a if self._value(c, env) else b, env)
+        vals = [self._value(o, env) for o in op.operands]
+        if name in ("arith.extsi", "arith.extui", "arith.trunci", "arith.index_cast", "arith.index_castui"):
+            src = op.operand_types[0].text if op.operand_types and op.operand_types[0] else ""
+            sw = _width(src) or w
+            if name in ("arith.extui", "arith.index_castui"):
+                return _signed(vals[0] & ((1 << sw) - 1), w)
+            return _signed(vals[0], w)
+        if name == "arith.cmpi":
+            pred = op.text.split("arith.cmpi", 1)[1].strip().split(",")[0].strip()
+            ow = _width(op.operand_types[0].text) if op.operand_types and op.operand_types[0] else None
+            if ow is None or len(vals) != 2:
+                raise _Unknown("cmpi operands")
+            a, b = vals
+            if pred in ("ult", "ule", "ugt", "uge"):
+                mask = (1 << ow) - 1
+                a, b, pred = a & mask, b & mask, {"ult": "slt", "ule": "sle", "ugt": "sgt", "uge": "sge"}[pred]
+            fn = _CMP.get(pred)
+            if fn is None:
+                raise _Unknown(f"cmpi {pred}")
+            return int(fn(a, b))
+        if len(vals) != 2:
+            raise _Unknown(f"{name} not evaluated")
+        a, b = vals
+        if name in ("arith.divsi", "arith.remsi", "arith.divui", "arith.remui"):
+            if name.endswith("ui"):
+                a, b = a & ((1 << w) - 1), b & ((1 << w) - 1)
+            if b == 0 or (name == "arith.divsi" and a == -(1 << (w - 1)) and b == -1):
+                raise _Unknown("division by zero or overflow")
+            q = abs(a) // abs(b) * (1 if (a >= 0) == (b >= 0) else -1)
+            return _signed(q if "div" in name else a - q * b, w)
+        if name == "arith.shli":
+            if not 0 <= b < w:
+                raise _Unknown("shift past the width")
+            return _signed(a << b, w)
+        binary = {"arith.addi": lambda: a + b, "arith.subi": lambda: a - b, "arith.muli": lambda: a * b,
+                  "arith.andi": lambda: a & b, "arith.ori": lambda: a | b, "arith.xori": lambda: a ^ b,
+                  "arith.minsi": lambda: min(a, b), "arith.maxsi": lambda: max(a, b)}
+        if name not in binary:
+            raise _Unknown(f"{name} not evaluated")
+        return _signed(binary[name](), w)
+
+    # -- the reachable states of one loop -----------------------------------------------------------------
+
+    def _states(self, loop: Op, wanted: set[str]) -> list[dict[str, int]]:
+        """Every reachable assignment of the loop's block arguments ``wanted`` depends on (the orbit of the
+        init values under the body's yields, every induction-variable value applied at every step)."""
+        block = loop.regions[0].blocks[0]
+        args = [a.name for a in block.arguments]
+        inits = loop.operands[3:]
+        body_end = loop.regions[0].blocks[-1].ops
+        yield_op = body_end[-1] if body_end else None
+        if yield_op is None or yield_op.name != "scf.yield" or len(inits) != len(args) - 1 or not args:
+            raise _Unknown("loop form")
+        iv = args[0]
+        need = {a for a in wanted if a != iv}
+        todo = list(need)
+        uses_iv = iv in wanted
+        while todo:
+            j = args.index(todo.pop())
+            for dep in self._deps(yield_op.operands[j - 1]):
+                if dep == iv:
+                    uses_iv = True
+                elif dep in args and dep not in need:
+                    need.add(dep)
+                    todo.append(dep)
+                elif dep not in args:
+                    raise _Unknown("a yield depends on another loop")
+        order = sorted(need, key=args.index)
+        ivs: list[int | None] = [None]
+        if uses_iv:
+            lb, ub, step = (self._value(o, {}) for o in loop.operands[:3])
+            if step <= 0 or len(range(lb, ub, step)) > MAX_VALUES:
+                raise _Unknown("loop bounds")
+            ivs = list(range(lb, ub, step)) or [None]
+        start = tuple(self._value(inits[args.index(a) - 1], {}) for a in order)
+        seen: set[tuple[int, ...]] = set()
+        frontier = {start}
+        while frontier:
+            seen |= frontier
+            if len(seen) > MAX_STATES:
+                raise _Unknown("loop state too large to enumerate")
+            nxt: set[tuple[int, ...]] = set()
+            for state in frontier:
+                for v in ivs:
+                    env = dict(zip(order, state))
+                    if v is not None:
+                        env[iv] = v
+                    nxt.add(tuple(self._value(yield_op.operands[args.index(a) - 1], env) for a in order))
+            frontier = nxt - seen
+        out = []
+        for state in seen:
+            for v in ivs:
+                env = dict(zip(order, state))
+                if v is not None:
+                    env[iv] = v
+                out.append(env)
+        return out
+
+    def _deps(self, name: str, depth: int = 0) -> Iterable[str]:
+        """The loop block arguments ``name`` is computed from (through ops of this function)."""
+        if depth > 64:
+            raise _Unknown("expression too deep")
+        if name in self.loop_args:
+            yield name
+            return
+        d = self.defs.get(name)
+        if d is None or d[0].name == "scf.for":
+            return
+        for o in d[0].operands:
+            yield from self._deps(o, depth + 1)
+
+
+class SymbolicScalars:
+    """The same ops as Z3 bit-vector terms, every value it cannot compute (loop block arguments, kernel
+    arguments, loads, unmodelled ops) a free variable: a property proved of the term holds for **every**
+    value of those variables, reachable or not (so a sat answer proves nothing and is never a refutation).
+
+    >>> from llverify.ttgir.reader import parse_module
+    >>> m = parse_module('module attributes {"ttg.num-warps" = 4 : i32} {\\n tt.func @f(%x: i64) {\\n'
+    ...                  '  %c3 = arith.constant 3 : i64\\n  %q = arith.divui %x, %c3 : i64\\n'
+    ...                  '  %p = arith.muli %q, %c3 : i64\\n  %r = arith.subi %x, %p : i64\\n'
+    ...                  '  %i = arith.trunci %r : i64 to i32\\n  tt.return\\n }\\n}\\n')
+    >>> SymbolicScalars(m.functions[0]).always_between("%i", 0, 3)
+    'unsat'
+    >>> SymbolicScalars(m.functions[0]).always_between("%i", 0, 2)
+    'sat'
+    """
+
+    def __init__(self, fn: Function) -> None:
+        self.vs = ValueSets(fn)
+        self._terms: dict[str, object] = {}
+        self._arg_widths = {a.name: _width(a.type.text) for a in fn.arguments}
+
+    def always_between(self, name: str, lo: int, hi: int) -> str:
+        """``"unsat"`` when ``lo <= name < hi`` (signed) for every value of the free variables; else
+        ``"sat"``/``"unknown"`` (no claim)."""
+        import z3
+
+        from llverify.prove.bv import check
+
+        try:
+            t = self._term(name, 0)
+        except (_Unknown, RecursionError):
+            return "unknown"
+        w = t.size()
+        if not (-(1 << (w - 1)) <= lo and hi <= (1 << (w - 1))):
+            return "unknown"
+        return check([z3.Or(t < lo, t >= hi)]).status
+
+    def _term(self, name: str, depth: int):  # -> z3.BitVecRef
+        import z3
+
+        if depth > 200:
+            raise _Unknown("expression too deep")
+        if name in self._terms:
+            return self._terms[name]
+        d = self.vs.defs.get(name)
+        width = None
+        if d is not None and d[0].results:
+            width = _width(d[0].results[d[1]].type.text)
+        elif name in self.vs.loop_args:
+            loop, k = self.vs.loop_args[name]
+            width = _width(loop.regions[0].blocks[0].arguments[k].type.text)
+        elif name in self._arg_widths:
+            width = self._arg_widths[name]
+        if width is None:
+            raise _Unknown(f"the width of {name}")
+        term = None
+        if d is not None and d[0].name != "scf.for":
+            try:
+                term = self._op_term(d[0], width, depth)
+            except _Unknown:
+                term = None
+        if term is None:
+            term = z3.BitVec(f"free{name}", width)
+        self._terms[name] = term
+        return term
+
+    def _op_term(self, op: Op, w: int, depth: int):  # -> z3.BitVecRef
+        import z3
+
+        if op.name == "arith.constant":
+            return z3.BitVecVal(self.vs._eval(op, {}), w)
+        args = [self._term(o, depth + 1) for o in op.operands]
+        n = op.name
+        if n == "arith.select":
+            return z3.If(args[0] == 1, args[1], args[2])
+        if n in ("arith.extsi", "arith.extui", "arith.index_cast", "arith.index_castui", "arith.trunci"):
+            a = args[0]
+            if a.size() >= w:
+                return z3.Extract(w - 1, 0, a)
+            ext = z3.ZeroExt if n in ("arith.extui", "arith.index_castui") else z3.SignExt
+            return ext(w - a.size(), a)
+        if n == "arith.cmpi":
+            pred = op.text.split("arith.cmpi", 1)[1].strip().split(",")[0].strip()
+            a, b = args
+            table = {"eq": a == b, "ne": a != b, "slt": a < b, "sle": a <= b, "sgt": a > b, "sge": a >= b,
+                     "ult": z3.ULT(a, b), "ule": z3.ULE(a, b), "ugt": z3.UGT(a, b), "uge": z3.UGE(a, b)}
+            if pred not in table:
+                raise _Unknown(pred)
+            return z3.If(table[pred], z3.BitVecVal(1, 1), z3.BitVecVal(0, 1))
+        if len(args) != 2:
+            raise _Unknown(n)
+        a, b = args
+        if n in ("arith.divui", "arith.remui", "arith.divsi", "arith.remsi", "arith.shli", "arith.shrui",
+                 "arith.shrsi"):
+            # a zero divisor or a shift past the width is undefined: only a constant that avoids it is modelled
+            c = z3.simplify(b)
+            if not z3.is_bv_value(c) or c.as_long() == 0 or (n.startswith("arith.sh") and c.as_long() >= w):
+                raise _Unknown("divisor or shift amount not a safe constant")
+            ops = {"arith.divui": z3.UDiv, "arith.remui": z3.URem, "arith.divsi": lambda x, y: x / y,
+                   "arith.remsi": z3.SRem, "arith.shli": lambda x, y: x << y, "arith.shrui": z3.LShR,
+                   "arith.shrsi": lambda x, y: x >> y}
+            return ops[n](a, b)
+        ops2 = {"arith.addi": lambda: a + b, "arith.subi": lambda: a - b, "arith.muli": lambda: a * b,
+                "arith.andi": lambda: a & b, "arith.ori": lambda: a | b, "arith.xori": lambda: a ^ b,
+                "arith.minsi": lambda: z3.If(a < b, a, b), "arith.maxsi": lambda: z3.If(a > b, a, b),
+                "arith.minui": lambda: z3.If(z3.ULT(a, b), a, b), "arith.maxui": lambda: z3.If(z3.UGT(a, b), a, b)}
+        if n not in ops2:
+            raise _Unknown(n)
+        return ops2[n]()
+
+
+def _raise(msg: str) -> int:
+    raise _Unknown(msg)

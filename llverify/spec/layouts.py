@@ -26,6 +26,7 @@ from llverify.layout import LinearLayout
 from llverify.spec.argtypes import type_name
 from llverify.spec.model import LayoutDecl
 from llverify.spec.source import LList, LMap, Pos, SpecError
+from llverify.spec.suggest import suggest
 
 __all__ = ["LAYOUT_SOURCES", "decl_of", "build_layout", "MAX_ELEMENTS_LOG2", "MAX_IN_BITS"]
 
@@ -86,8 +87,6 @@ def decl_of(path: str, name: str, body: Any, name_pos: Pos, pos: Pos) -> LayoutD
     if allowed is not None:
         for k in body:
             if k != source and k != "description" and k not in allowed:
-                from llverify.spec.parse import suggest
-
                 raise SpecError(path, body.where_key(k),
                                 f"unknown key '{k}' in layout '{name}' given by '{source}'{suggest(k, allowed)}; "
                                 f"allowed: {', '.join((source,) + tuple(allowed) + ('description',))}")

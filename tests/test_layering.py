@@ -73,8 +73,9 @@ def test_the_checker_catches_an_upward_import():
 #
 # The layer rule above allows imports within a layer, so it cannot see a cycle such as
 # ``layout -> layout_divide -> layout``.  Here every ``import`` / ``from ... import`` anywhere in a
-# module (top level, inside functions, under ``TYPE_CHECKING``) is an edge of the module graph, and
-# the graph must be acyclic.  An edge goes to the module named (``from llverify.hw import tiles`` to
+# module (top level, inside functions and methods, relative ones) is an edge of the module graph, and
+# the graph must be acyclic.  The one exception is an ``if TYPE_CHECKING:`` block: it never runs, so
+# it cannot take part in an import cycle, and it is how a module names a type for annotations only.  An edge goes to the module named (``from llverify.hw import tiles`` to
 # ``llverify.hw.tiles``, ``from llverify.hw import build`` to the package ``llverify.hw``), not to
 # the parent packages Python also initialises on the way.
 
@@ -100,10 +101,29 @@ def _known(name: str, modules: set[str]) -> str | None:
     return None
 
 
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or \
+        (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def _runtime_nodes(tree: ast.AST) -> list[ast.AST]:
+    """Every node of ``tree`` except those inside the body of an ``if TYPE_CHECKING:``."""
+    out, stack = [], [tree]
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        if isinstance(node, ast.If) and _is_type_checking(node.test):
+            stack.extend(node.orelse)
+            stack.append(node.test)
+        else:
+            stack.extend(ast.iter_child_nodes(node))
+    return out
+
+
 def imported_modules(name: str, source: str, modules: set[str], is_package: bool = False) -> set[str]:
     """The modules of ``modules`` that module ``name`` (with text ``source``) imports anywhere."""
     found: set[str] = set()
-    for node in ast.walk(ast.parse(source)):
+    for node in _runtime_nodes(ast.parse(source)):
         if isinstance(node, ast.Import):
             targets = [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -178,8 +198,40 @@ def test_the_cycle_detector_catches_a_synthetic_cycle(tmp_path):
     (pkg / "sub" / "__init__.py").write_text("")
     (pkg / "sub" / "c.py").write_text("from .. import a\nimport numpy\n")   # relative import back to a
     (pkg / "d.py").write_text("from pkg import a\n")                        # on no cycle
+    (pkg / "e.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg import f\n"
+                              "else:\n    import pkg.d\n")
+    (pkg / "f.py").write_text("import pkg.e\n")                             # e -> f for annotations only
     graph = import_graph(pkg)
-    assert graph["pkg.sub.c"] == {"pkg.a"} and graph["pkg.b"] == {"pkg.sub.c"}
+    assert graph["pkg.sub.c"] == {"pkg.a"} and graph["pkg.b"] == {"pkg.sub.c"} and graph["pkg.e"] == {"pkg.d"}
     assert import_cycles(graph) == [["pkg.a", "pkg.b", "pkg.sub.c", "pkg.a"]]
     (pkg / "b.py").write_text("def f():\n    pass\n")
     assert import_cycles(import_graph(pkg)) == []
+
+
+# -- no string imports ---------------------------------------------------------------------------
+#
+# A registry names its entries by importing them (``Kind("blocked", blocked)``, a check kind's
+# ``impl``), never by ``importlib.import_module("llverify....")``: a string import is invisible to the
+# two tests above and to every static tool.  The one exception is the command line's list of
+# subcommands (llverify/cli.py), which also assembles ``llverify gpu`` from the layer above it.
+STRING_IMPORTS_ALLOWED = {Path("cli.py")}
+
+
+def string_imports(source: str) -> list[int]:
+    """Lines calling ``importlib.import_module`` / ``import_module`` / ``__import__``."""
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call):
+            f = node.func
+            name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+            if name in ("import_module", "__import__"):
+                lines.append(node.lineno)
+    return lines
+
+
+def test_no_string_imports():
+    found = [f"{p.relative_to(ROOT)}:{n}" for p in sorted(ROOT.rglob("*.py"))
+             if p.relative_to(ROOT) not in STRING_IMPORTS_ALLOWED for n in string_imports(p.read_text())]
+    assert not found, "string imports:\n" + "\n".join(found)
+    assert string_imports("import importlib\nm = importlib.import_module('llverify.hw')\n") == [2]
+    assert not string_imports("from importlib import resources\n")

@@ -287,6 +287,14 @@ class LinearLayout:
         """Bit position of each out dim inside the flattened output value."""
         return {n: s for (n, _), s in zip(self._out, self._shifts)}
 
+    def _dim_columns(self) -> list[tuple[str, tuple[int, ...]]]:
+        """Each in dim with its flat columns, in order."""
+        out, j = [], 0
+        for d, n in self._in:
+            out.append((d, self._flat[j:j + n]))
+            j += n
+        return out
+
     def _columns_except(self, dims: Sequence[str]) -> list[int]:
         """Flat columns of every in dim not in ``dims``, in order."""
         out, j = [], 0
@@ -766,9 +774,21 @@ class LinearLayout:
         (Triton's ``lstsq``).  Requires equal out dims and sizes and a
         surjective ``outer``.  Result: in dims of self, out dims = outer's in dims.
         """
-        from llverify.layout_invert import invert_and_compose
+        from llverify.layout_invert import check_out_dims, solve  # lazy: keeps `import llverify` cheap
 
-        return invert_and_compose(self, outer)
+        outs = list(self.out_dim_names)
+        first = self
+        if check_out_dims(self._out, outer._out):
+            first = LinearLayout(self._bases, [(n, outer.out_dim_size(n)) for n in outs], require_surjective=False)
+        dest = outer.transpose_outs(outs)
+        if not dest.is_surjective():
+            raise LayoutError("invert_and_compose: the outer layout must be surjective to have a (pseudo)inverse")
+        ident, sol = solve(dest._dim_columns(), first._dim_columns())
+        ret = LinearLayout._from_flat([(d, 1 << n) for d, n in first._in if d not in ident],
+                                      [(d, 1 << n) for d, n in dest._in if d not in ident], sol)
+        for d in ident:
+            ret = ret * LinearLayout.identity_1d(dest.in_dim_size(d), d, d)
+        return ret.transpose_ins(list(first.in_dim_names)).transpose_outs(list(dest.in_dim_names))
 
     def pseudoinvert(self) -> "LinearLayout":
         """A right inverse ``R`` with ``self(R(y)) == y`` (self must be surjective).
@@ -798,15 +818,24 @@ class LinearLayout:
         included (Triton's ``divideLeft``; see :mod:`llverify.layout_divide`).
         Example: ``(A * B).divide_left(A)`` is ``B`` plus A's other dims at size 1.
         """
-        from llverify.layout_divide import divide
-
-        return divide(self, divisor, left=True)
+        return self._divide(divisor, left=True)
 
     def divide_right(self, divisor: "LinearLayout") -> "LinearLayout | None":
         """``C`` with ``self == C * divisor``, or None if there is none."""
-        from llverify.layout_divide import divide
+        return self._divide(divisor, left=False)
 
-        return divide(self, divisor, left=False)
+    def _divide(self, divisor: "LinearLayout", left: bool) -> "LinearLayout | None":
+        """The quotient candidate of :mod:`llverify.layout_divide`, kept only if the product rebuilds ``self``."""
+        from llverify.layout_divide import quotient  # lazy: keeps `import llverify` cheap
+
+        q = quotient(self._bases, self._out, divisor._bases, divisor._out, left)
+        if q is None:
+            return None
+        cand = LinearLayout._make(*q)
+        prod = divisor * cand if left else cand * divisor
+        if prod.transpose_ins(self.in_dim_names).transpose_outs(self.out_dim_names) != self:
+            return None
+        return cand
 
     # -- matrix view, equality, text ------------------------------------------
     def get_matrix_view(self) -> list[list[int]]:
@@ -853,6 +882,7 @@ class LinearLayout:
     @classmethod
     def from_string(cls, text: str) -> "LinearLayout":
         """Parse Triton's ``toString()`` text back into a layout (inverse of ``str``)."""
-        from llverify.layout_text import parse_layout_text
+        from llverify.layout_text import parse_layout_text  # lazy: keeps `import llverify` cheap (no `re`)
 
-        return parse_layout_text(text)
+        bases, outs = parse_layout_text(text)
+        return cls(bases, outs, require_surjective=False)

@@ -22,51 +22,66 @@ be block diagonal, ``[[B, 0], [0, C]]`` for left division and
 Example: ``A = I(4, register, dim0) * I(8, lane, dim0)``, ``B = I(4, register,
 dim0)``: ``divide_left(A, B)`` has in dims ``register`` (size 1, no bases) and
 ``lane`` (``(4)..`` divided by 4: ``(1), (2), (4)``), out dim ``dim0`` of size 8.
+
+:func:`quotient` works on plain data (bases and out dims) and returns the
+candidate ``C``; :meth:`LinearLayout.divide_left
+<llverify.layout.LinearLayout.divide_left>` / ``divide_right`` build it and
+keep it only if the product rebuilds ``A`` (so this module does not import
+:mod:`llverify.layout`).
 """
 
 from __future__ import annotations
 
-from llverify.layout import LinearLayout
+from typing import Sequence
 
-__all__ = ["divide"]
+__all__ = ["quotient"]
+
+Basis = tuple[int, ...]
+Bases = Sequence[tuple[str, Sequence[Basis]]]
+Dims = Sequence[tuple[str, int]]
 
 
-def divide(self: LinearLayout, divisor: LinearLayout, left: bool) -> LinearLayout | None:
-    """``C`` with ``self == divisor * C`` (``left``) or ``self == C * divisor``; None if none exists.
+def quotient(bases: Bases, out: Dims, d_bases: Bases, d_out: Dims,
+             left: bool) -> tuple[list[tuple[str, list[Basis]]], list[tuple[str, int]]] | None:
+    """The candidate ``C`` (its bases and out dims) of ``A == B * C`` (``left``) or ``A == C * B``.
 
-    ``C`` has ``self``'s in/out dim names and order (see the module docstring).
-    The candidate is checked by recomputing the product, up to dim order
-    (Triton only asserts that equality, in debug builds); a candidate that
-    fails it is None rather than a wrong quotient.
+    ``bases``/``out`` are ``A``'s, ``d_bases``/``d_out`` the divisor ``B``'s,
+    each as (name, bases) and (name, size) pairs in dim order.  ``C`` has
+    ``A``'s in/out dim names and order (see the module docstring).  ``None``
+    when the block structure rules a quotient out; the caller still checks
+    that the product rebuilds ``A`` (Triton only asserts that equality, in
+    debug builds), so a candidate that fails it is None rather than a wrong
+    quotient.
     """
-    if not set(divisor.in_dim_names) <= set(self.in_dim_names) or \
-            not set(divisor.out_dim_names) <= set(self.out_dim_names):
+    in_names = [d for d, _ in bases]
+    out_names = [n for n, _ in out]
+    if not {d for d, _ in d_bases} <= set(in_names) or not {n for n, _ in d_out} <= set(out_names):
         return None
-    d_out = dict(divisor._out)
+    d_size = dict(d_out)
     q_out: list[tuple[str, int]] = []
-    for n, s in self._out:
-        ds = d_out.get(n, 1)
+    for n, s in out:
+        ds = d_size.get(n, 1)
         if s % ds:
             return None
         q_out.append((n, s // ds))
-    d_bases = dict(divisor._bases)
-    d_out_names = divisor.out_dim_names
-    q_bases: list[tuple[str, list[tuple[int, ...]]]] = []
-    for d, bs in self._bases:
-        div = d_bases.get(d, ())
+    d_by_dim = dict(d_bases)
+    d_out_names = [n for n, _ in d_out]
+    q_bases: list[tuple[str, list[Basis]]] = []
+    for d, bs in bases:
+        div = d_by_dim.get(d, ())
         n_c = len(bs) - len(div)
         if n_c < 0:
             return None
         if left:
             for b, want in zip(bs, div):
                 expect = {o: c for o, c in zip(d_out_names, want)}
-                if any(c != expect.get(o, 0) for (o, _), c in zip(self._out, b)):
+                if any(c != expect.get(o, 0) for (o, _), c in zip(out, b)):
                     return None
             mine = []
             for b in bs[len(div):]:
                 comp = []
-                for (o, _), c in zip(self._out, b):
-                    ds = d_out.get(o, 1)
+                for (o, _), c in zip(out, b):
+                    ds = d_size.get(o, 1)
                     if c % ds:
                         return None
                     comp.append(c // ds)
@@ -75,7 +90,7 @@ def divide(self: LinearLayout, divisor: LinearLayout, left: bool) -> LinearLayou
             mine = [tuple(b) for b in bs[:n_c]]
             q_size = dict(q_out)
             for b, want in zip(bs[n_c:], div):
-                got = dict(zip(self.out_dim_names, b))
+                got = dict(zip(out_names, b))
                 for o, c in zip(d_out_names, want):
                     if got[o] % q_size[o] or got[o] // q_size[o] != c:
                         return None
@@ -83,8 +98,4 @@ def divide(self: LinearLayout, divisor: LinearLayout, left: bool) -> LinearLayou
     sizes = dict(q_out)
     if any(c >= sizes[o] for _, bs in q_bases for b in bs for (o, _), c in zip(q_out, b)):
         return None
-    cand = LinearLayout._make(q_bases, q_out)
-    prod = divisor * cand if left else cand * divisor
-    if prod.transpose_ins(self.in_dim_names).transpose_outs(self.out_dim_names) != self:
-        return None
-    return cand
+    return q_bases, q_out

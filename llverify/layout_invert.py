@@ -10,52 +10,67 @@ along them.
 
 Worked example: for ``A = B`` (any surjective layout) ``C`` is the identity
 on every in dim.
+
+The functions here work on plain data (out dims as (name, size) pairs, in
+dims as (name, flat columns) pairs); :meth:`LinearLayout.invert_and_compose
+<llverify.layout.LinearLayout.invert_and_compose>` aligns the two layouts and
+builds the result (so this module does not import :mod:`llverify.layout`).
 """
 
 from __future__ import annotations
 
+from typing import Sequence
+
 from llverify import f2
 from llverify.errors import LayoutError
-from llverify.layout import LinearLayout
 
-__all__ = ["identity_dims", "invert_and_compose"]
+__all__ = ["check_out_dims", "identity_dims", "solve"]
+
+DimColumns = Sequence[tuple[str, Sequence[int]]]
 
 
-def invert_and_compose(self: LinearLayout, outer: LinearLayout) -> LinearLayout:
-    """``C`` with ``self(x) == outer(C(x))``; see :meth:`LinearLayout.invert_and_compose`."""
-    B, A0 = self, outer
-    outs = list(B.out_dim_names)
-    if set(outs) != set(A0.out_dim_names) or len(outs) != len(A0.out_dim_names):
+def check_out_dims(first: Sequence[tuple[str, int]], outer: Sequence[tuple[str, int]]) -> bool:
+    """Check that ``outer`` has ``first``'s out dims (any order), each at least as large.
+
+    Raises :class:`LayoutError` otherwise.  True when some out dim of
+    ``outer`` is larger: Triton accepts a first layout on a smaller range of
+    the same out dims (its values are values of the larger dims), and it is
+    then read on ``outer``'s out sizes (triton 3.9.0 returns this answer).
+    """
+    outs = [n for n, _ in first]
+    sizes = dict(outer)
+    if set(outs) != set(sizes) or len(outs) != len(outer):
         raise LayoutError(
-            f"invert_and_compose: out dims {outs} and {list(A0.out_dim_names)} must be equal (ignoring order)")
-    A = A0.transpose_outs(outs)
-    for n in outs:
-        if B.out_dim_size(n) > A.out_dim_size(n):
+            f"invert_and_compose: out dims {outs} and {[n for n, _ in outer]} must be equal (ignoring order)")
+    for n, s in first:
+        if s > sizes[n]:
             raise LayoutError(
-                f"invert_and_compose: out dim '{n}' has size {B.out_dim_size(n)} vs {A.out_dim_size(n)}; "
+                f"invert_and_compose: out dim '{n}' has size {s} vs {sizes[n]}; "
                 "the outer layout must cover every value of the first")
-    if any(B.out_dim_size(n) < A.out_dim_size(n) for n in outs):
-        # Triton accepts a first layout on a smaller range of the same out dims: its values are values of
-        # the larger dims, so it is read on the outer layout's out sizes (triton 3.9.0 returns this answer)
-        B = LinearLayout({d: [list(b) for b in bs] for d, bs in B.bases.items()},
-                         [(n, A.out_dim_size(n)) for n in outs], require_surjective=False)
-    if not A.is_surjective():
-        raise LayoutError("invert_and_compose: the outer layout must be surjective to have a (pseudo)inverse")
-    ident = identity_dims(A, B)
-    sol = _solve_columns(A._columns_except(ident), B._columns_except(ident))
+    return any(s < sizes[n] for n, s in first)
+
+
+def solve(outer: DimColumns, first: DimColumns) -> tuple[list[str], list[int]]:
+    """The in dims mapped by identity and, per column of ``first``'s other dims, its combination of ``outer``'s.
+
+    Both layouts are given per in dim by their flat columns on the same out
+    dims (same order and sizes), ``outer`` surjective.  Raises
+    :class:`LayoutError` when a column of ``first`` is outside ``outer``'s image.
+    """
+    ident = identity_dims(outer, first)
+    sol = _solve_columns(_columns_except(outer, ident), _columns_except(first, ident))
     if sol is None and ident:
         # Mapping those dims to themselves leaves the rest unsolvable (a source
         # column needs a destination identity dim's image): solve everything.
         ident = []
-        sol = _solve_columns(A._columns_except(ident), B._columns_except(ident))
+        sol = _solve_columns(_columns_except(outer, ident), _columns_except(first, ident))
     if sol is None:
         raise LayoutError("invert_and_compose: the image of the source is not contained in the image of the destination")
-    a_red = [(d, 1 << len(bs)) for d, bs in A._bases if d not in ident]
-    b_red = [(d, 1 << len(bs)) for d, bs in B._bases if d not in ident]
-    ret = LinearLayout._from_flat(b_red, a_red, sol)
-    for d in ident:
-        ret = ret * LinearLayout.identity_1d(A.in_dim_size(d), d, d)
-    return ret.transpose_ins(list(B.in_dim_names)).transpose_outs(list(A.in_dim_names))
+    return ident, sol
+
+
+def _columns_except(layout: DimColumns, dims: Sequence[str]) -> list[int]:
+    return [c for d, cols in layout if d not in dims for c in cols]
 
 
 def _solve_columns(a_cols: list[int], b_cols: list[int]) -> list[int] | None:
@@ -70,28 +85,27 @@ def _solve_columns(a_cols: list[int], b_cols: list[int]) -> list[int] | None:
     return sol
 
 
-def identity_dims(self: LinearLayout, other: LinearLayout) -> list[str]:
-    """In dims a conversion from ``other`` to ``self`` maps by identity.
+def identity_dims(first: DimColumns, second: DimColumns) -> list[str]:
+    """In dims a conversion from ``second`` to ``first`` maps by identity.
 
-    A dim qualifies when its bases are identical in both layouts (same
-    out-dim order) and, in each layout, the span of its bases meets the
-    span of the other dims' bases only in 0 (no other dim "touches" its
-    image, so mapping it to itself can never conflict with the rest).
-    This reproduces the triton 3.9.0 wheel: identical broadcast (zero)
-    dims stay put, identical dims entangled with others are solved.  If the
-    remaining columns are then unsolvable, :func:`invert_and_compose` solves
-    all dims instead (the wheel does the same; checked on ~3,000 random
-    pairs with identical dims, see the tests).
+    Both are given per in dim by their flat columns on the same out dims (same
+    order and sizes), so equal columns are equal bases.  A dim qualifies
+    when its bases are identical in both layouts and, in each layout, the
+    span of its bases meets the span of the other dims' bases only in 0 (no
+    other dim "touches" its image, so mapping it to itself can never
+    conflict with the rest).  This reproduces the triton 3.9.0 wheel:
+    identical broadcast (zero) dims stay put, identical dims entangled with
+    others are solved.  If the remaining columns are then unsolvable,
+    :func:`solve` solves all dims instead (the wheel does the same; checked on
+    ~3,000 random pairs with identical dims, see the tests).
     """
-    ob = dict(other._bases)
-    out = []
-    for d, bs in self._bases:
-        if d not in ob or ob[d] != bs:
-            continue
-        if all(
-            f2.rank(L._columns_except([x for x in L.in_dim_names if x != d])) + f2.rank(L._columns_except([d]))
-            == L.rank
-            for L in (self, other)
-        ):
-            out.append(d)
-    return out
+    other = {d: tuple(cols) for d, cols in second}
+    return [d for d, cols in first
+            if other.get(d) == tuple(cols) and _decoupled(first, d) and _decoupled(second, d)]
+
+
+def _decoupled(layout: DimColumns, dim: str) -> bool:
+    """The span of ``dim``'s columns meets the span of the other dims' only in 0."""
+    mine = [c for d, cols in layout if d == dim for c in cols]
+    rest = _columns_except(layout, [dim])
+    return f2.rank(mine) + f2.rank(rest) == f2.rank(mine + rest)

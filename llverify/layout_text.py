@@ -1,10 +1,11 @@
 """Parsing Triton's ``LinearLayout::toString()`` text (the inverse of ``str(layout)``).
 
-Example::
+The parser returns plain data, ``(bases, out dims)``; :meth:`LinearLayout.from_string
+<llverify.layout.LinearLayout.from_string>` builds the layout from it (so this
+module does not import :mod:`llverify.layout`).  Example::
 
-    >>> L = parse_layout_text("\\n - lane=1 -> (1)\\n   lane=2 -> (2)\\nwhere out dims are: [dim0 (size 4)]")
-    >>> L.bases["lane"]
-    ((1,), (2,))
+    >>> parse_layout_text("\\n - lane=1 -> (1)\\n   lane=2 -> (2)\\nwhere out dims are: [dim0 (size 4)]")
+    ([('lane', [[1], [2]])], [('dim0', 4)])
 """
 
 from __future__ import annotations
@@ -12,9 +13,11 @@ from __future__ import annotations
 import re
 
 from llverify.errors import LayoutError
-from llverify.layout import LinearLayout
 
 __all__ = ["parse_layout_text"]
+
+Bases = list[tuple[str, list[list[int]]]]
+OutDims = list[tuple[str, int]]
 
 _LINE = re.compile(r"^(?: - |   )([^\s=]+)=(\d+) -> \(([^)]*)\)$")
 _SIZE1 = re.compile(r"^ - (\S+) is a size 1 dimension$")
@@ -22,8 +25,8 @@ _OUTS = re.compile(r"^where out dims are: \[(.*)\]$")
 _OUTDIM = re.compile(r"^(\S+) \(size (\d+)\)$")
 
 
-def parse_layout_text(text: str) -> LinearLayout:
-    """Parse Triton's ``toString()`` text (``str(layout)``) back into a layout.
+def parse_layout_text(text: str) -> tuple[Bases, OutDims]:
+    """Parse Triton's ``toString()`` text (``str(layout)``) into its bases and out dims.
 
     Accepts the three shapes Triton prints: ``(empty layout)``, ``(empty
     layout with out-dims [...])`` and the bulleted list of bases ending with
@@ -42,15 +45,15 @@ def parse_layout_text(text: str) -> LinearLayout:
         return outs
 
     if lines == ["(empty layout)"]:
-        return LinearLayout.empty()
+        return [], []
     m = re.match(r"^\(empty layout with out-dims \[(.*)\]\)$", lines[0]) if len(lines) == 1 else None
     if m:
-        return LinearLayout([], parse_outs(m.group(1)), require_surjective=False)
+        return [], parse_outs(m.group(1))
     mo = _OUTS.match(lines[-1]) if lines else None
     if not mo:
         raise LayoutError("from_string: the last line must be 'where out dims are: [...]'")
     outs = parse_outs(mo.group(1))
-    bases: list[tuple[str, list[list[int]]]] = []
+    bases: Bases = []
     for ln, line in enumerate(lines[:-1], start=1):
         ms = _SIZE1.match(line)
         if ms:
@@ -67,4 +70,4 @@ def parse_layout_text(text: str) -> LinearLayout:
         if val != 1 << len(bases[-1][1]):
             raise LayoutError(f"from_string: line {ln}: expected {d}={1 << len(bases[-1][1])}, got {d}={val}")
         bases[-1][1].append([int(c) for c in comps.split(",")] if comps.strip() else [])
-    return LinearLayout(bases, outs, require_surjective=False)
+    return bases, outs

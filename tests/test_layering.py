@@ -67,3 +67,171 @@ def test_the_checker_catches_an_upward_import():
         "layout.py: imports llverify.prove"]
     assert upward_imports(Path("hw/blocked.py"), "import llverify.spec.cli\n")
     assert not upward_imports(Path("prove/x.py"), "from llverify.codegen import convert\nimport numpy\n")
+
+
+# -- no import cycles between modules -------------------------------------------------------------
+#
+# The layer rule above allows imports within a layer, so it cannot see a cycle such as
+# ``layout -> layout_divide -> layout``.  Here every ``import`` / ``from ... import`` anywhere in a
+# module (top level, inside functions and methods, relative ones) is an edge of the module graph, and
+# the graph must be acyclic.  The one exception is an ``if TYPE_CHECKING:`` block: it never runs, so
+# it cannot take part in an import cycle, and it is how a module names a type for annotations only.  An edge goes to the module named (``from llverify.hw import tiles`` to
+# ``llverify.hw.tiles``, ``from llverify.hw import build`` to the package ``llverify.hw``), not to
+# the parent packages Python also initialises on the way.
+
+
+def module_names(root: Path = ROOT) -> dict[str, Path]:
+    """Dotted module name -> file, for every module of the package at ``root`` (packages by ``__init__``)."""
+    out = {}
+    for path in root.rglob("*.py"):
+        parts = list(path.relative_to(root.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        out[".".join(parts)] = path
+    return out
+
+
+def _known(name: str, modules: set[str]) -> str | None:
+    """The longest prefix of ``name`` that is one of ``modules`` (``None`` outside the package)."""
+    parts = name.split(".")
+    for n in range(len(parts), 0, -1):
+        prefix = ".".join(parts[:n])
+        if prefix in modules:
+            return prefix
+    return None
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or \
+        (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def _runtime_nodes(tree: ast.AST) -> list[ast.AST]:
+    """Every node of ``tree`` except those inside the body of an ``if TYPE_CHECKING:``."""
+    out, stack = [], [tree]
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        if isinstance(node, ast.If) and _is_type_checking(node.test):
+            stack.extend(node.orelse)
+            stack.append(node.test)
+        else:
+            stack.extend(ast.iter_child_nodes(node))
+    return out
+
+
+def imported_modules(name: str, source: str, modules: set[str], is_package: bool = False) -> set[str]:
+    """The modules of ``modules`` that module ``name`` (with text ``source``) imports anywhere."""
+    found: set[str] = set()
+    for node in _runtime_nodes(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                pkg = name.split(".") if is_package else name.split(".")[:-1]
+                pkg = pkg[: len(pkg) - (node.level - 1)]
+                base = ".".join(pkg + ([node.module] if node.module else []))
+            else:
+                base = node.module or ""
+            targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base for a in node.names]
+        else:
+            continue
+        for t in targets:
+            m = _known(t, modules)
+            if m is not None and m != name:
+                found.add(m)
+    return found
+
+
+def import_graph(root: Path = ROOT) -> dict[str, set[str]]:
+    """Module -> the package's modules it imports (anywhere in its text)."""
+    paths = module_names(root)
+    names = set(paths)
+    return {n: imported_modules(n, p.read_text(), names, p.name == "__init__.py") for n, p in paths.items()}
+
+
+def _shortest_path(graph: dict[str, set[str]], src: str, dst: str) -> list[str] | None:
+    """A shortest path ``src -> ... -> dst`` (breadth first, ties broken by name), or ``None``."""
+    parent = {src: src}
+    frontier = [src]
+    while frontier and dst not in parent:
+        nxt = []
+        for u in frontier:
+            for v in sorted(graph.get(u, ())):
+                if v not in parent:
+                    parent[v] = u
+                    nxt.append(v)
+        frontier = nxt
+    if dst not in parent:
+        return None
+    path = [dst]
+    while path[-1] != src:
+        path.append(parent[path[-1]])
+    return path[::-1]
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every edge that lies on a cycle, shown as a shortest cycle through it (``[a, b, ..., a]``), each once."""
+    cycles: dict[frozenset[tuple[str, str]], list[str]] = {}
+    for u in sorted(graph):
+        for v in sorted(graph[u]):
+            back = _shortest_path(graph, v, u)
+            if back is not None:
+                c = [u] + back
+                i = c.index(min(c[:-1]))  # rotate to start at the smallest name: one spelling per cycle
+                c = c[i:-1] + c[:i] + [c[i]]
+                cycles.setdefault(frozenset(zip(c, c[1:])), c)
+    return sorted(cycles.values())
+
+
+def test_no_import_cycles():
+    cycles = import_cycles(import_graph())
+    assert not cycles, "import cycles:\n" + "\n".join(" -> ".join(c) for c in cycles)
+
+
+def test_the_cycle_detector_catches_a_synthetic_cycle(tmp_path):
+    pkg = tmp_path / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("import pkg.b\n")
+    (pkg / "b.py").write_text("def f():\n    from pkg.sub import c\n")      # function-level import
+    (pkg / "sub" / "__init__.py").write_text("")
+    (pkg / "sub" / "c.py").write_text("from .. import a\nimport numpy\n")   # relative import back to a
+    (pkg / "d.py").write_text("from pkg import a\n")                        # on no cycle
+    (pkg / "e.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg import f\n"
+                              "else:\n    import pkg.d\n")
+    (pkg / "f.py").write_text("import pkg.e\n")                             # e -> f for annotations only
+    graph = import_graph(pkg)
+    assert graph["pkg.sub.c"] == {"pkg.a"} and graph["pkg.b"] == {"pkg.sub.c"} and graph["pkg.e"] == {"pkg.d"}
+    assert import_cycles(graph) == [["pkg.a", "pkg.b", "pkg.sub.c", "pkg.a"]]
+    (pkg / "b.py").write_text("def f():\n    pass\n")
+    assert import_cycles(import_graph(pkg)) == []
+
+
+# -- no string imports ---------------------------------------------------------------------------
+#
+# A registry names its entries by importing them (``Kind("blocked", blocked)``, a check kind's
+# ``impl``), never by ``importlib.import_module("llverify....")``: a string import is invisible to the
+# two tests above and to every static tool.  The one exception is the command line's list of
+# subcommands (llverify/cli.py), which also assembles ``llverify gpu`` from the layer above it.
+STRING_IMPORTS_ALLOWED = {Path("cli.py")}
+
+
+def string_imports(source: str) -> list[int]:
+    """Lines calling ``importlib.import_module`` / ``import_module`` / ``__import__``."""
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call):
+            f = node.func
+            name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+            if name in ("import_module", "__import__"):
+                lines.append(node.lineno)
+    return lines
+
+
+def test_no_string_imports():
+    found = [f"{p.relative_to(ROOT)}:{n}" for p in sorted(ROOT.rglob("*.py"))
+             if p.relative_to(ROOT) not in STRING_IMPORTS_ALLOWED for n in string_imports(p.read_text())]
+    assert not found, "string imports:\n" + "\n".join(found)
+    assert string_imports("import importlib\nm = importlib.import_module('llverify.hw')\n") == [2]
+    assert not string_imports("from importlib import resources\n")

@@ -13,14 +13,14 @@ WMMA (warp size 32) is :func:`amd_wmma`; dot operands of both live in :mod:`llve
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Sequence
 
 from llverify.errors import LayoutError
 from llverify.hw.blocked import check_shape
 from llverify.hw.cga import Tile, as_bases, as_int_list, cga_bases, check_pow2, check_rank, combine_with_shape
 from llverify.layout import LinearLayout
 
-__all__ = ["amd_mfma", "amd_wmma", "amd_dot_operand", "wmma_params", "WMMA_INSTR_SHAPES"]
+__all__ = ["amd_mfma", "amd_wmma", "wmma_params", "WMMA_INSTR_SHAPES"]
 
 
 def amd_mfma(version: int, instr_shape: Sequence[int], transposed: bool, warps_per_cta: Sequence[int],
@@ -170,10 +170,3 @@ def _unit(rank: int, dim: int, value: int) -> list[int]:
     v[dim] = value
     return v
 
-
-def amd_dot_operand(operand_index: int, parent: Mapping[str, Any], k_width: int,
-                    shape: Sequence[int]) -> LinearLayout:
-    """Dot operand of an AMD parent (see :mod:`llverify.hw.amd_dot`)."""
-    from llverify.hw.amd_dot import amd_dot_operand as impl
-
-    return impl(operand_index, parent, k_width, shape)

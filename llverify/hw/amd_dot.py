@@ -34,6 +34,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from llverify.errors import LayoutError
+from llverify.hw.amd import amd_mfma, wmma_params
 from llverify.hw.blocked import check_shape
 from llverify.hw.cga import Tile, as_int_list, cga_bases, combine_with_shape
 from llverify.layout import LinearLayout
@@ -65,8 +66,6 @@ def _params(parent: Mapping[str, Any]) -> dict[str, Any]:
 def mfma_dot_operand(operand_index: int, parent: Mapping[str, Any], k_width: int,
                      shape: Sequence[int]) -> LinearLayout:
     """Operand of an ``amd_mfma`` parent spec (see the module docstring)."""
-    from llverify.hw.amd import amd_mfma
-
     kind = "dot_operand"
     p = _params(parent)
     # Validate the parent exactly as the accumulator does (on a shape every CGA divides).
@@ -108,8 +107,6 @@ def mfma_dot_operand(operand_index: int, parent: Mapping[str, Any], k_width: int
 def wmma_dot_operand(operand_index: int, parent: Mapping[str, Any], k_width: int,
                      shape: Sequence[int]) -> LinearLayout:
     """Operand of an ``amd_wmma`` parent spec (see the module docstring)."""
-    from llverify.hw.amd import wmma_params
-
     kind = "dot_operand"
     p = _params(parent)
     unknown = set(p) - {"version", "transposed", "warp_bases", "reg_bases", "instr_shape", "cga_layout", "rank"}

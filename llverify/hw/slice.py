@@ -19,6 +19,7 @@ from typing import Any, Mapping, Sequence
 
 from llverify.errors import LayoutError
 from llverify.hw.blocked import check_shape
+from llverify.hw.kinds import build_spec
 from llverify.layout import LinearLayout
 
 __all__ = ["slice_layout"]
@@ -26,8 +27,6 @@ __all__ = ["slice_layout"]
 
 def slice_layout(dim: int, parent: Mapping[str, Any], shape: Sequence[int]) -> LinearLayout:
     """The slice of ``parent`` (a ``{"kind": ..., **params}`` spec) along ``dim`` on ``shape``."""
-    from llverify.hw.registry import build_spec  # local: the registry imports this module
-
     kind = "slice"
     shp = check_shape(shape, None, kind)
     if isinstance(dim, bool) or not isinstance(dim, int):

@@ -1,7 +1,7 @@
 """Parsers for index code: a Python expression subset and a C expression subset.
 
 Index code is *parsed*, never executed.  Both parsers produce the same small
-expression tree (frozen dataclasses below); :mod:`llverify.prove.code_z3`
+expression tree (frozen dataclasses, :mod:`llverify.prove.code_tree`); :mod:`llverify.prove.code_z3`
 gives it a meaning (Z3 terms, concrete evaluation) per language.
 
 Accepted, in both languages: variable names, integer literals, parentheses,
@@ -25,153 +25,19 @@ llverify.prove.code_parse.IndexCodeError: col 12: calls are not allowed (foo(...
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
-from llverify.errors import LlverifyError
+from llverify.prove.code_parse_c import parse_c
+from llverify.prove.code_tree import (
+    C_TYPES, Binary, Cast, Compare, Const, IndexCodeError, Logical, MinMax, Node, ParsedCode, Ternary, Unary, Var,
+    count_operations, variables,
+)
 
 __all__ = [
     "IndexCodeError", "Var", "Const", "Unary", "Binary", "Compare", "Logical", "Ternary", "MinMax",
     "Cast", "Node", "ParsedCode", "parse_code", "parse_python", "variables", "C_TYPES",
     "count_operations",
 ]
-
-
-class IndexCodeError(LlverifyError, ValueError):
-    """Index code that cannot be parsed, or a claim about it that is malformed."""
-
-
-# C type name -> (bits, signed).  ``long`` is 64 bits (LP64, as on every CUDA host).
-C_TYPES: dict[str, tuple[int, bool]] = {
-    "int32": (32, True), "uint32": (32, False), "int64": (64, True), "uint64": (64, False),
-}
-
-
-@dataclass(frozen=True)
-class Var:
-    name: str
-    col: int
-
-
-@dataclass(frozen=True)
-class Const:
-    value: int
-    col: int
-    ctype: str | None = None  # C: the literal's type (int32, uint32, int64, uint64); None in Python
-
-
-@dataclass(frozen=True)
-class Unary:
-    op: str  # '-', '+', '~', 'not'
-    operand: "Node"
-    col: int
-
-
-@dataclass(frozen=True)
-class Binary:
-    op: str  # '+', '-', '*', '/', '//', '%', '<<', '>>', '&', '|', '^'
-    left: "Node"
-    right: "Node"
-    col: int
-
-
-@dataclass(frozen=True)
-class Compare:
-    op: str  # '<', '<=', '>', '>=', '==', '!='
-    left: "Node"
-    right: "Node"
-    col: int
-
-
-@dataclass(frozen=True)
-class Logical:
-    op: str  # 'and', 'or'
-    left: "Node"
-    right: "Node"
-    col: int
-
-
-@dataclass(frozen=True)
-class Ternary:
-    cond: "Node"
-    then: "Node"
-    orelse: "Node"
-    col: int
-
-
-@dataclass(frozen=True)
-class MinMax:
-    op: str  # 'min' or 'max'
-    args: tuple["Node", ...]
-    col: int
-
-
-@dataclass(frozen=True)
-class Cast:
-    ctype: str  # one of C_TYPES
-    operand: "Node"
-    col: int
-
-
-Node = Union[Var, Const, Unary, Binary, Compare, Logical, Ternary, MinMax, Cast]
-
-
-@dataclass(frozen=True)
-class ParsedCode:
-    """A parsed expression with its language (``python`` or ``c``) and source text."""
-
-    lang: str
-    root: Node
-    text: str
-
-    @property
-    def variables(self) -> tuple[str, ...]:
-        return variables(self.root)
-
-    @property
-    def operations(self) -> int:
-        return count_operations(self.root)
-
-
-def variables(node: Node) -> tuple[str, ...]:
-    """Variable names in first-occurrence order."""
-    seen: dict[str, None] = {}
-
-    def walk(n: Node) -> None:
-        if isinstance(n, Var):
-            seen.setdefault(n.name, None)
-        elif isinstance(n, (Unary, Cast)):
-            walk(n.operand)
-        elif isinstance(n, (Binary, Compare, Logical)):
-            walk(n.left)
-            walk(n.right)
-        elif isinstance(n, Ternary):
-            walk(n.cond)
-            walk(n.then)
-            walk(n.orelse)
-        elif isinstance(n, MinMax):
-            for a in n.args:
-                walk(a)
-
-    walk(node)
-    return tuple(seen)
-
-
-def count_operations(node: Node) -> int:
-    """Number of operators in the tree (casts and unary ``+`` are free)."""
-    if isinstance(node, (Var, Const)):
-        return 0
-    if isinstance(node, Cast):
-        return count_operations(node.operand)
-    if isinstance(node, Unary):
-        return (0 if node.op == "+" else 1) + count_operations(node.operand)
-    if isinstance(node, (Binary, Compare, Logical)):
-        return 1 + count_operations(node.left) + count_operations(node.right)
-    if isinstance(node, Ternary):
-        return 1 + count_operations(node.cond) + count_operations(node.then) + count_operations(node.orelse)
-    if isinstance(node, MinMax):
-        return len(node.args) - 1 + sum(count_operations(a) for a in node.args)
-    raise TypeError(node)
 
 
 #: index code longer than this is refused before parsing (real index code is a few hundred characters)
@@ -227,8 +93,6 @@ def parse_code(text: str, lang: str = "c") -> ParsedCode:
         if lang in ("python", "py", "triton"):
             parsed = ParsedCode("python", parse_python(text), text)
         elif lang in ("c", "cuda", "c++", "cpp"):
-            from llverify.prove.code_parse_c import parse_c
-
             parsed = ParsedCode("c", parse_c(text), text)
         else:
             raise IndexCodeError(f"unknown index-code language {lang!r}; use 'c' or 'python'")

@@ -2,10 +2,12 @@
 that decides it, returning a :class:`~llverify.prove.verdict.Verdict`.
 
 One function per check kind, ``check_<kind>(check, layouts, *, method,
-timeout, rlimit)``; :mod:`llverify.spec.kinds` names them (the dispatch
-table).  Each imports its layer lazily: a missing module or function raises
-:class:`NotAvailable`, which the runner turns into an ``error`` verdict
-("not available") instead of a crash.  No adapter decides anything itself:
+timeout, rlimit)``; each declaration in :mod:`llverify.spec.kinds` names its
+function (the dispatch table).  The prover's properties are imported with
+this module; the code-generation, plan and index-code layers are imported
+inside the functions that need them (plain imports, so start-up stays cheap),
+and an import that fails there becomes an ``error`` verdict ("not
+available") in the runner instead of a crash.  No adapter decides anything itself:
 the verdict, its method and its counterexample come from the prover layer,
 which is where soundness is enforced.
 """
@@ -13,31 +15,22 @@ which is where soundness is enforced.
 from __future__ import annotations
 
 import functools
-import importlib
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from llverify.layout import LinearLayout
+from llverify.prove import properties
 from llverify.prove.kernel import Budget as KernelBudget
 from llverify.prove.kernel import decide
 from llverify.prove.verdict import Verdict
-from llverify.spec.model import CheckDecl, LayoutDecl
+
+if TYPE_CHECKING:  # for annotations only: spec.kinds names these functions, and spec.model looks kinds up
+    from llverify.spec.model import CheckDecl, LayoutDecl
 
 __all__ = ["NotAvailable", "build_kind", "build_triton"]
 
 
 class NotAvailable(Exception):
     """The layer implementing a check kind (or a layout source) is not importable."""
-
-
-def _fn(module: str, name: str) -> Callable[..., Any]:
-    try:
-        mod = importlib.import_module(module)
-    except ImportError as exc:
-        raise NotAvailable(f"{module} is not importable ({exc})") from None
-    fn = getattr(mod, name, None)
-    if fn is None:
-        raise NotAvailable(f"{module}.{name} does not exist")
-    return fn
 
 
 def _opts(method: str | None, timeout: float | None, rlimit: int | None,
@@ -122,32 +115,28 @@ def build_triton(mod: Any, text: str, shape: list[int] | None) -> LinearLayout:
 
 # -- checks: the prover's properties ----------------------------------------------
 
-def _prove(name: str) -> Callable[..., Verdict]:
-    return _fn("llverify.prove", name)
-
-
-def _single(prop: str) -> Callable[..., Verdict]:
+def _single(prove: Callable[..., Verdict]) -> Callable[..., Verdict]:
     def run(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
             timeout: float | None = None, rlimit: int | None = None) -> Verdict:
-        return _prove(prop)(layouts[check.args["layout"]], **_opts(method, timeout, rlimit, check.subject))
+        return prove(layouts[check.args["layout"]], **_opts(method, timeout, rlimit, check.subject))
 
-    run.__name__ = f"check_{prop}"
-    run.__doc__ = f"``llverify.prove.{prop}(layout)``"
+    run.__name__ = f"check_{prove.__name__}"
+    run.__doc__ = f"``llverify.prove.{prove.__name__}(layout)``"
     return _kernel(run)
 
 
-check_surjective = _single("surjective")
-check_injective = _single("injective")
-check_bijective = _single("bijective")
-check_distributed = _single("distributed")
-check_memory = _single("memory")
+check_surjective = _single(properties.surjective)
+check_injective = _single(properties.injective)
+check_bijective = _single(properties.bijective)
+check_distributed = _single(properties.distributed)
+check_memory = _single(properties.memory)
 
 
 @_kernel
 def check_equal(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
                 timeout: float | None = None, rlimit: int | None = None) -> Verdict:
     a, b = layouts[check.args["a"]], layouts[check.args["b"]]
-    return _prove("equal")(a, b, **_opts(method, timeout, rlimit, check.subject))
+    return properties.equal(a, b, **_opts(method, timeout, rlimit, check.subject))
 
 
 @_kernel
@@ -156,17 +145,16 @@ def check_conversion(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, m
     """``prove.conversion(from, to, cvt)``; with no ``cvt``, the plan's classification is added to details."""
     src, dst = layouts[check.args["from"]], layouts[check.args["to"]]
     cvt = layouts[check.args["cvt"]] if "cvt" in check.args else None
-    v = _prove("conversion")(src, dst, cvt, **_opts(method, timeout, rlimit, check.subject))
+    v = properties.conversion(src, dst, cvt, **_opts(method, timeout, rlimit, check.subject))
     if cvt is None and v.status == "proved":
-        convert = _optional("llverify.codegen.conversion", "convert")
-        if convert is not None:
-            try:
-                plan = convert(src, dst)
-                lowering = _optional("llverify.codegen.shuffle", "triton_lowering")
-                cls = lowering(src, dst) if lowering is not None else plan.classification
-                v = v.with_(details={**dict(v.details), "plan": plan.to_json(), "classification": cls})
-            except Exception:  # noqa: BLE001 - the plan is extra information only
-                pass
+        try:
+            from llverify.codegen.conversion import convert
+            from llverify.codegen.shuffle import triton_lowering
+
+            plan = convert(src, dst)
+            v = v.with_(details={**dict(v.details), "plan": plan.to_json(), "classification": triton_lowering(src, dst)})
+        except Exception:  # noqa: BLE001 - the plan is extra information only
+            pass
     if v.status == "proved" and ("via" in check.args or "max_shared_bytes" in check.args):
         from llverify.prove.conversion_claims import conversion_claims
 
@@ -178,25 +166,17 @@ def check_conversion(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, m
 def check_in_bounds(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
                     timeout: float | None = None, rlimit: int | None = None) -> Verdict:
     kw = {k: check.args[k] for k in ("size", "shape") if k in check.args}
-    return _prove("in_bounds")(layouts[check.args["layout"]], **kw, **_opts(method, timeout, rlimit, check.subject))
+    return properties.in_bounds(layouts[check.args["layout"]], **kw, **_opts(method, timeout, rlimit, check.subject))
 
 
 @_kernel
 def check_duplicates(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
                      timeout: float | None = None, rlimit: int | None = None) -> Verdict:
     kw = {k: check.args[k] for k in ("dims", "max", "expected") if k in check.args}
-    return _prove("duplicates")(layouts[check.args["layout"]], **kw, **_opts(method, timeout, rlimit, check.subject))
+    return properties.duplicates(layouts[check.args["layout"]], **kw, **_opts(method, timeout, rlimit, check.subject))
 
 
 # -- checks: code generation plans -----------------------------------------------
-
-def _plans(name: str) -> Callable[..., Verdict]:
-    return _fn("llverify.prove.plans", name)
-
-
-def _codegen(module: str, name: str) -> Callable[..., Any]:
-    return _fn(f"llverify.codegen.{module}", name)
-
 
 def _named(v: Verdict, check: CheckDecl) -> Verdict:
     return v.with_(subject=check.subject)
@@ -207,10 +187,11 @@ def check_bank_conflicts(check: CheckDecl, layouts: Mapping[str, LinearLayout], 
                          timeout: float | None = None, rlimit: int | None = None) -> Verdict:
     """The exact count first (prove_bank_count), then each claim on it; refutations are witnessed."""
     from llverify.prove.bank_claims import bank_claims
+    from llverify.prove.plans import prove_bank_count
 
     a = check.args
     access, shared = layouts[a["access"]], layouts[a["shared"]]
-    v = _plans("prove_bank_count")(access, shared, a["bitwidth"], max_vector_elems=a.get("max_vector"),
+    v = prove_bank_count(access, shared, a["bitwidth"], max_vector_elems=a.get("max_vector"),
                                    rlimit=rlimit, timeout=timeout)
     return _named(bank_claims(v, access, shared, a["bitwidth"], max_wavefronts=a.get("max_wavefronts"),
                               wavefronts=a.get("wavefronts"), conflict_free=a.get("conflict_free")), check)
@@ -219,8 +200,10 @@ def check_bank_conflicts(check: CheckDecl, layouts: Mapping[str, LinearLayout], 
 @_kernel
 def check_optimal_swizzle(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
                           timeout: float | None = None, rlimit: int | None = None) -> Verdict:
+    from llverify.prove.plans import prove_optimal_swizzle
+
     a = check.args
-    return _named(_plans("prove_optimal_swizzle")(layouts[a["from"]], layouts[a["to"]], a["bitwidth"]), check)
+    return _named(prove_optimal_swizzle(layouts[a["from"]], layouts[a["to"]], a["bitwidth"]), check)
 
 
 @_kernel
@@ -236,9 +219,12 @@ def check_vectorization(check: CheckDecl, layouts: Mapping[str, LinearLayout], *
 @_kernel
 def check_shuffle_plan(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
                        timeout: float | None = None, rlimit: int | None = None) -> Verdict:
+    from llverify.codegen.shuffle import shuffle_plan
+    from llverify.prove.plans import prove_shuffle_plan
+
     a = check.args
-    plan = _codegen("shuffle", "shuffle_plan")(layouts[a["from"]], layouts[a["to"]], a.get("bitwidth", 32))
-    return _named(_plans("prove_shuffle_plan")(plan), check)
+    plan = shuffle_plan(layouts[a["from"]], layouts[a["to"]], a.get("bitwidth", 32))
+    return _named(prove_shuffle_plan(plan), check)
 
 
 @_kernel
@@ -258,8 +244,11 @@ def check_broadcast_load(check: CheckDecl, layouts: Mapping[str, LinearLayout], 
 @_kernel
 def check_broadcast_store(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
                           timeout: float | None = None, rlimit: int | None = None) -> Verdict:
+    from llverify.codegen.broadcast import broadcast_predicate
+    from llverify.prove.plans import prove_broadcast_store
+
     a = check.args
-    plan = _codegen("broadcast", "broadcast_predicate")(layouts[a["layout"]])
+    plan = broadcast_predicate(layouts[a["layout"]])
     if "predicate" in a:
         masks = a["predicate"]
         bad = [k for k in masks if not isinstance(masks[k], int) or isinstance(masks[k], bool)]
@@ -267,21 +256,27 @@ def check_broadcast_store(check: CheckDecl, layouts: Mapping[str, LinearLayout],
             raise ValueError(f"predicate masks must be integers (bit masks per in dim), not {bad}")
         for d in list(plan.predicate_masks):
             plan = plan.with_mask(d, int(masks.get(d, 0)))
-    return _named(_plans("prove_broadcast_store")(plan), check)
+    return _named(prove_broadcast_store(plan), check)
 
 
 @_kernel
 def check_gather(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
                  timeout: float | None = None, rlimit: int | None = None) -> Verdict:
+    from llverify.codegen.gather import gather_plan
+    from llverify.prove.plans import prove_gather
+
     a = check.args
-    plan = _codegen("gather", "gather_plan")(layouts[a["layout"]], a["axis"])
-    return _named(_plans("prove_gather")(plan), check)
+    plan = gather_plan(layouts[a["layout"]], a["axis"])
+    return _named(prove_gather(plan), check)
 
 
 @_kernel
 def check_shape_op(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
                    timeout: float | None = None, rlimit: int | None = None) -> Verdict:
     import dataclasses
+
+    from llverify.codegen.shape_ops import infer_shape_op
+    from llverify.prove.plans import prove_shape_op
 
     a = dict(check.args)
     op = a.pop("op")
@@ -294,7 +289,7 @@ def check_shape_op(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, met
     missing = [k for k in needed if k not in a]
     if missing:
         raise ValueError(f"shape_op {op} needs `{missing[0]}`")
-    plan = _codegen("shape_ops", "infer_shape_op")(op, layout, direction, **a)
+    plan = infer_shape_op(op, layout, direction, **a)
     if result is not None and direction == "forward" and claim == "no_data_movement":
         from llverify.prove.locality import thread_local
 
@@ -315,14 +310,7 @@ def check_shape_op(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, met
             plan = dataclasses.replace(plan, outputs=tuple(given for _ in plan.outputs))
         else:
             plan = dataclasses.replace(plan, inputs=tuple(given for _ in plan.inputs))
-    return _named(_plans("prove_shape_op")(plan), check)
-
-
-def _optional(module: str, name: str) -> Callable[..., Any] | None:
-    try:
-        return _fn(module, name)
-    except NotAvailable:
-        return None
+    return _named(prove_shape_op(plan), check)
 
 
 # -- checks: index code ----------------------------------------------------------
@@ -330,16 +318,17 @@ def _optional(module: str, name: str) -> Callable[..., Any] | None:
 @_kernel
 def check_index_code(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
                      timeout: float | None = None, rlimit: int | None = None) -> Verdict:
+    from llverify.prove.code import code_equals_layout, in_range
+
     a = check.args
-    fn = _fn("llverify.prove.code", "code_equals_layout")
     L = layouts[a["layout"]]
-    v = fn(a["code"], L, a["inputs"], a["output"], a.get("lang", "c"), a.get("types"), **_opts(method, timeout, rlimit))
+    v = code_equals_layout(a["code"], L, a["inputs"], a["output"], a.get("lang", "c"), a.get("types"), **_opts(method, timeout, rlimit))
     if a.get("below") is None or v.status != "proved":
         return v
     # the result stays below the bound: lo <= code < below over the same input ranges
     sizes = {**dict(L.out_dims), **dict(L.in_dims)}
     ranges = {str(var): sizes[str(dim)] for var, dim in a["inputs"].items()}
-    bound = _fn("llverify.prove.code", "in_range")(a["code"], ranges, (0, int(a["below"])), a.get("lang", "c"),
+    bound = in_range(a["code"], ranges, (0, int(a["below"])), a.get("lang", "c"),
                                                    a.get("types"), **_opts(method, timeout, rlimit))
     if bound.status != "proved":
         return bound

@@ -4,20 +4,23 @@ which function decides them (the dispatch table).
 ``KINDS[property]`` is a :class:`CheckKind`.  ``args`` declares the argument
 mapping (see :mod:`llverify.spec.argtypes`); ``positional`` says how the
 short forms map onto it: ``surjective: src`` is ``{layout: src}``, ``equal:
-[a, b]`` is ``{a: a, b: b}``.  ``impl`` names the adapter in
-:mod:`llverify.spec.impls` that turns the arguments into a call of the
-prover / code-generation / index layer and returns a
-:class:`~llverify.prove.verdict.Verdict`.  The adapters import their layer
-lazily, so a layer that is not importable yields an ``error`` verdict saying
-the check is not available rather than a crash.
+[a, b]`` is ``{a: a, b: b}``.  ``impl`` is the adapter function
+(in :mod:`llverify.spec.adapters`, named directly in the declaration) that
+turns the arguments into a call of the prover / code-generation / index
+layer and returns a :class:`~llverify.prove.verdict.Verdict`.  The adapters
+import the heavier layers inside the function, so a layer that is not
+importable yields an ``error`` verdict saying the check is not available
+rather than a crash.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Mapping
+from typing import Callable, Mapping
 
+from llverify.prove.verdict import Verdict
+from llverify.spec import adapters as a
 from llverify.spec.argtypes import Arg
 
 __all__ = ["CheckKind", "KINDS", "COMMON_KEYS"]
@@ -36,7 +39,7 @@ class CheckKind:
     args: Mapping[str, Arg]
     positional: tuple[str, ...]
     claim: str
-    impl: str
+    impl: Callable[..., Verdict]
     doc: str = ""
     needs: tuple[str, ...] = field(default=())
     methods: tuple[str, ...] = ("f2", "exhaustive", "smt")  # what a command-line default may ask for
@@ -45,8 +48,8 @@ class CheckKind:
         object.__setattr__(self, "args", MappingProxyType(dict(self.args)))
 
 
-def _k(name: str, args: dict[str, Arg], positional: tuple[str, ...], claim: str, doc: str,
-       needs: tuple[str, ...] = ("llverify.prove",)) -> CheckKind:
+def _k(name: str, impl: Callable[..., Verdict], args: dict[str, Arg], positional: tuple[str, ...], claim: str,
+       doc: str, needs: tuple[str, ...] = ("llverify.prove",)) -> CheckKind:
     methods: tuple[str, ...] = ("f2", "exhaustive", "smt")
     if name == "index_code":
         methods = ("exhaustive", "smt")
@@ -54,31 +57,31 @@ def _k(name: str, args: dict[str, Arg], positional: tuple[str, ...], claim: str,
         methods = ("smt",)  # the exact count is an SMT proof (lemma 9.4's formula checked by Z3)
     elif "llverify.codegen" in needs and name != "vectorization":
         methods = ()  # the plan proofs choose their own complete methods
-    return CheckKind(name, args, positional, claim, f"check_{name}", doc, needs, methods)
+    return CheckKind(name, args, positional, claim, impl, doc, needs, methods)
 
 
 _SHAPE_OPS = ("trans", "reshape", "join", "split", "expand_dims", "broadcast")
 
 KINDS: Mapping[str, CheckKind] = MappingProxyType({k.name: k for k in [
-    _k("surjective", {"layout": _L}, ("layout",),
+    _k("surjective", a.check_surjective, {"layout": _L}, ("layout",),
        "every element of the tensor is held by some hardware index of {layout}",
        "rank of the layout matrix equals the number of out bits (definition 4.5)"),
-    _k("injective", {"layout": _L}, ("layout",),
+    _k("injective", a.check_injective, {"layout": _L}, ("layout",),
        "no two hardware indices of {layout} hold the same element (no broadcast)",
        "rank equals the number of in bits"),
-    _k("bijective", {"layout": _L}, ("layout",),
+    _k("bijective", a.check_bijective, {"layout": _L}, ("layout",),
        "{layout} is a bijection between hardware indices and tensor elements",
        "surjective and injective (an invertible layout)"),
-    _k("distributed", {"layout": _L}, ("layout",),
+    _k("distributed", a.check_distributed, {"layout": _L}, ("layout",),
        "{layout} is a distributed layout: surjective, every column has at most one non-zero bit, "
        "non-zero columns distinct (definition 4.10)", "definition 4.10 of the paper"),
-    _k("memory", {"layout": _L}, ("layout",),
+    _k("memory", a.check_memory, {"layout": _L}, ("layout",),
        "{layout} is a memory layout: invertible, every column has one or two non-zero bits "
        "(definition 4.14)", "definition 4.14 of the paper"),
-    _k("equal", {"a": _L, "b": _L}, ("a", "b"),
+    _k("equal", a.check_equal, {"a": _L, "b": _L}, ("a", "b"),
        "{a} and {b} map every hardware index to the same element",
        "the two layouts are the same function (same in and out dims)"),
-    _k("conversion", {"from": _L, "to": _L, "cvt": Arg("layout"), "via": Arg("strs"),
+    _k("conversion", a.check_conversion, {"from": _L, "to": _L, "cvt": Arg("layout"), "via": Arg("strs"),
                       "max_shared_bytes": Arg("int")},
        ("from", "to"),
        "converting {from} to {to} with cvt = to^-1 o from puts every element where {to} expects it",
@@ -86,16 +89,16 @@ KINDS: Mapping[str, CheckKind] = MappingProxyType({k.name: k for k in [
        "conversion layout instead of the computed one; `via` (noop | register | shuffle | shared, or a "
        "list) claims how the data moves (the plan's classification, section 5.4), `max_shared_bytes` "
        "bounds the bytes staged through shared memory"),
-    _k("in_bounds", {"layout": _L, "size": Arg("int"), "shape": Arg("ints")}, ("layout",),
+    _k("in_bounds", a.check_in_bounds, {"layout": _L, "size": Arg("int"), "shape": Arg("ints")}, ("layout",),
        "every value {layout} produces lies inside the allocation",
        "each output stays below its bound (`size` for the flattened output, e.g. a shared-memory "
        "offset; `shape` per out dim); exactly one of them"),
-    _k("duplicates", {"layout": _L, "dims": Arg("strs"), "max": Arg("int"), "expected": Arg("map")},
+    _k("duplicates", a.check_duplicates, {"layout": _L, "dims": Arg("strs"), "max": Arg("int"), "expected": Arg("map")},
        ("layout",),
        "{layout} holds duplicated data exactly at its free variables (or at most max+1 copies per element)",
        "free-variable masks of the layout matrix (getFreeVariableMasks), proved; `expected` claims "
        "the masks per in dim, `max` bounds the copies"),
-    _k("bank_conflicts", {"access": _L, "shared": _L, "bitwidth": Arg("pow2", required=True),
+    _k("bank_conflicts", a.check_bank_conflicts, {"access": _L, "shared": _L, "bitwidth": Arg("pow2", required=True),
                           "max_wavefronts": Arg("int"), "wavefronts": Arg("int"), "conflict_free": Arg("bool"),
                           "max_vector": Arg("pow2")},
        ("access", "shared"),
@@ -105,38 +108,38 @@ KINDS: Mapping[str, CheckKind] = MappingProxyType({k.name: k for k in [
        "`max_wavefronts` bounds it, `wavefronts` claims the exact count, `conflict_free: true` claims the "
        "minimum for the vector width (one wavefront per 128-byte phase); each refutation carries a witness "
        "replayed by the brute-force simulator", ("llverify.prove.plans", "llverify.codegen")),
-    _k("optimal_swizzle", {"from": _L, "to": _L, "bitwidth": Arg("pow2", required=True)},
+    _k("optimal_swizzle", a.check_optimal_swizzle, {"from": _L, "to": _L, "bitwidth": Arg("pow2", required=True)},
        ("from", "to"),
        "the swizzled shared layout built for {from} -> {to} ({bitwidth}-bit) is a memory layout, maximally "
        "vectorised, and meets the bank-conflict bound of lemmas 9.5/9.6",
        "section 5.4 / 9.2: the constructed swizzle is compared with the optimum",
        ("llverify.prove.plans", "llverify.codegen")),
-    _k("vectorization", {"layout": _L, "shared": _L, "bitwidth": Arg("pow2", required=True),
+    _k("vectorization", a.check_vectorization, {"layout": _L, "shared": _L, "bitwidth": Arg("pow2", required=True),
                          "width": Arg("pow2", required=True)},
        ("layout", "shared"),
        "registers 0..{width}-1 of every thread of {layout} hold {width} consecutive, aligned offsets of "
        "{shared} (one vectorised access, theorem 5.1)",
        "theorem 5.1: shared^-1 o layout divides on the left by identity({width}, register -> offset)",
        ("llverify.prove.plans", "llverify.codegen")),
-    _k("shuffle_plan", {"from": _L, "to": _L, "bitwidth": Arg("pow2")}, ("from", "to"),
+    _k("shuffle_plan", a.check_shuffle_plan, {"from": _L, "to": _L, "bitwidth": Arg("pow2")}, ("from", "to"),
        "the warp-shuffle plan for {from} -> {to} delivers every element to its destination (section 5.4)",
        "simulates the rounds of shuffles on every slot and proves each ends with the destination's element",
        ("llverify.prove.plans", "llverify.codegen")),
-    _k("broadcast_store", {"layout": _L, "predicate": Arg("map")}, ("layout",),
+    _k("broadcast_store", a.check_broadcast_store, {"layout": _L, "predicate": Arg("map")}, ("layout",),
        "storing {layout} with the broadcast predicate writes every element exactly once",
        "the free variables of the layout predicate the replicas off; `predicate` gives the masks "
        "per in dim instead of the computed ones", ("llverify.prove.plans", "llverify.codegen")),
-    _k("broadcast_load", {"layout": _L, "predicate": Arg("map")}, ("layout",),
+    _k("broadcast_load", a.check_broadcast_load, {"layout": _L, "predicate": Arg("map")}, ("layout",),
        "every replica of {layout} receives the value its writer produced for the same element",
        "the reverse of broadcast_store (Triton issue #7402): with the predicate's masks (default: the free "
        "variables) the writer of x is x with the masked bits cleared, and L maps every masked basis to 0; "
        "details.delivery says whether the value travels in-thread, by warp shuffle or through shared memory",
        ("llverify.prove", "llverify.codegen")),
-    _k("gather", {"layout": _L, "axis": Arg("int", required=True)}, ("layout",),
+    _k("gather", a.check_gather, {"layout": _L, "axis": Arg("int", required=True)}, ("layout",),
        "gather along axis {axis} of {layout} stays inside a warp as the plan claims (section 5.5)",
        "the warp bases of the layout along the axis are zero, or the plan says shared memory is needed",
        ("llverify.prove.plans", "llverify.codegen")),
-    _k("shape_op", {"op": Arg("str", required=True, choices=_SHAPE_OPS), "layout": _L,
+    _k("shape_op", a.check_shape_op, {"op": Arg("str", required=True, choices=_SHAPE_OPS), "layout": _L,
                     "direction": Arg("str", choices=("forward", "backward")),
                     "result": Arg("layout"), "claim": Arg("str", choices=("no_data_movement", "equals")),
                     "perm": Arg("ints"), "shape": Arg("pow2s"),
@@ -149,7 +152,7 @@ KINDS: Mapping[str, CheckKind] = MappingProxyType({k.name: k for k in [
        "`claim: no_data_movement`), with `claim: equals` that `result` is the op's no-op layout register for "
        "register",
        ("llverify.prove.plans", "llverify.codegen")),
-    _k("index_code", {"layout": _L, "code": Arg("str", required=True),
+    _k("index_code", a.check_index_code, {"layout": _L, "code": Arg("str", required=True),
                       "lang": Arg("str", choices=("python", "c", "cuda", "triton")),
                       "inputs": Arg("map", required=True), "output": Arg("str", required=True),
                       "types": Arg("map"), "below": Arg("int")},

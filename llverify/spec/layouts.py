@@ -18,14 +18,15 @@ elements, at most 32 in bits.  Problems raise a located
 
 from __future__ import annotations
 
-import importlib
-from typing import Any, Mapping
+from contextlib import contextmanager
+from typing import Any, Iterator, Mapping
 
 from llverify.errors import LlverifyError
 from llverify.layout import LinearLayout
 from llverify.spec.argtypes import type_name
 from llverify.spec.model import LayoutDecl
 from llverify.spec.source import LList, LMap, Pos, SpecError
+from llverify.spec.suggest import suggest
 
 __all__ = ["LAYOUT_SOURCES", "decl_of", "build_layout", "MAX_ELEMENTS_LOG2", "MAX_IN_BITS"]
 
@@ -86,8 +87,6 @@ def decl_of(path: str, name: str, body: Any, name_pos: Pos, pos: Pos) -> LayoutD
     if allowed is not None:
         for k in body:
             if k != source and k != "description" and k not in allowed:
-                from llverify.spec.parse import suggest
-
                 raise SpecError(path, body.where_key(k),
                                 f"unknown key '{k}' in layout '{name}' given by '{source}'{suggest(k, allowed)}; "
                                 f"allowed: {', '.join((source,) + tuple(allowed) + ('description',))}")
@@ -184,9 +183,11 @@ def _bases_layout(path: str, name: str, body: LMap) -> LinearLayout:
         raise SpecError(path, where, f"layout '{name}': {exc}") from None
 
 
-def _import(path: str, pos: Pos, module: str, what: str) -> Any:
+@contextmanager
+def _layer(path: str, pos: Pos, module: str, what: str) -> Iterator[None]:
+    """Turn an ImportError of the layer ``module`` imported in the block into a located SpecError."""
     try:
-        return importlib.import_module(module)
+        yield
     except ImportError as exc:
         raise SpecError(path, pos, f"{what} layouts are not available in this build ({module}: {exc})") from None
 
@@ -195,7 +196,8 @@ def _kind_layout(path: str, decl: LayoutDecl, body: LMap, decls: Mapping[str, La
                  built: Mapping[str, LinearLayout]) -> LinearLayout:
     from llverify.spec import adapters
 
-    hw = _import(path, body.where("kind"), "llverify.hw", "hardware")
+    with _layer(path, body.where("kind"), "llverify.hw", "hardware"):
+        from llverify import hw
     params = dict(decl.params)
     kind = params.pop("kind")
     shape = params.pop("shape")
@@ -213,10 +215,12 @@ def build_layout(path: str, decl: LayoutDecl, body: LMap, decls: Mapping[str, La
         elif decl.source == "kind":
             layout = _kind_layout(path, decl, body, decls, built)
         elif decl.source == "triton":
-            mod = _import(path, body.where("triton"), "llverify.triton", "Triton attribute")
-            layout = adapters.build_triton(mod, body["triton"], decl.params.get("shape"))
+            with _layer(path, body.where("triton"), "llverify.triton", "Triton attribute"):
+                from llverify import triton
+            layout = adapters.build_triton(triton, body["triton"], decl.params.get("shape"))
         elif decl.source == "lego":
-            _import(path, body.where("lego"), "llverify.index.lego", "LEGO")
+            with _layer(path, body.where("lego"), "llverify.index.lego", "LEGO"):
+                from llverify.index import lego  # noqa: F401 - the layer lego_expr builds on
             from llverify.spec.lego_expr import lego_to_layout
 
             layout = lego_to_layout(body["lego"])

@@ -11,7 +11,6 @@ Top-level keys: ``layouts`` (mapping), ``checks`` (list), and the optional
 
 from __future__ import annotations
 
-import difflib
 from typing import Any, Mapping
 
 from llverify.spec.argtypes import check_value, type_name
@@ -19,17 +18,12 @@ from llverify.spec.kinds import COMMON_KEYS, KINDS
 from llverify.spec.layouts import LAYOUT_SOURCES, build_layout, decl_of
 from llverify.spec.model import EXPECTS, METHODS, CheckDecl, LayoutDecl, Spec
 from llverify.spec.source import Diagnostic, LList, LMap, Pos, SpecError, SpecErrors, load_file, load_text
+from llverify.spec.suggest import suggest
 
 __all__ = ["parse_document", "load_spec", "load_spec_text", "TOP_KEYS"]
 
 TOP_KEYS: tuple[str, ...] = ("layouts", "checks", "title", "description")
 MAX_TIMEOUT = 24 * 3600.0
-
-
-def suggest(word: str, options: Any) -> str:
-    """`` (did you mean 'x'?)`` when a close match exists."""
-    close = difflib.get_close_matches(str(word), list(options), n=1, cutoff=0.6)
-    return f" (did you mean '{close[0]}'?)" if close else ""
 
 
 def _end_line(checks: LList, i: int, fallback: int) -> int:

@@ -67,10 +67,8 @@ def run_check(task: Task) -> CheckResult:
         "timeout": check.timeout if check.timeout is not None else task.budget.timeout,
         "rlimit": check.rlimit if check.rlimit is not None else task.budget.rlimit,
     }
-    fn: Callable[..., Verdict] | None = getattr(adapters, kind.impl, None)
+    fn: Callable[..., Verdict] = kind.impl
     start = time.perf_counter()
-    if fn is None:
-        return CheckResult(check, _error(check, f"check kind '{check.property}' is not available in this build"))
     try:
         verdict = fn(check, task.layouts, **options)
     except adapters.NotAvailable as exc:

@@ -1,0 +1,124 @@
+"""The hardware-kind table: :class:`Kind` declarations and building a layout by kind name.
+
+:mod:`llverify.hw.registry` declares every kind once (``Kind("blocked",
+blocked)``, a direct reference to the constructor) and hands the list to
+:func:`declare`; :func:`constructor`, :func:`parameters`, :func:`build` and
+:func:`build_spec` look kinds up here.  This module imports no constructor,
+so a constructor whose parameters nest another layout (``slice``'s parent)
+can call :func:`build_spec` without an import cycle.
+
+Kind names are the ones specs and the command line use; parameters are
+Gluon's snake_case names.  Unknown kinds and unknown or missing parameters
+raise :class:`~llverify.errors.LayoutError` naming them.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Sequence
+
+from llverify.errors import LayoutError
+from llverify.layout import LinearLayout
+
+__all__ = ["Kind", "build", "build_spec", "constructor", "declare", "declared", "parameters"]
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One hardware layout kind: its name, its constructor, other spellings of the name.
+
+    ``tile`` marks an instruction tile (:mod:`llverify.hw.tiles`), whose
+    shape may be ``None`` because the instruction fixes it.
+    """
+
+    name: str
+    fn: Callable[..., LinearLayout]
+    aliases: tuple[str, ...] = ()
+    tile: bool = False
+
+
+_KINDS: dict[str, Kind] = {}
+_ALIASES: dict[str, str] = {}
+
+
+def declare(*kinds: Kind) -> None:
+    """Add ``kinds`` to the table (a name or alias declared twice, differently, is an error)."""
+    for k in kinds:
+        if _KINDS.get(k.name) == k:
+            continue  # the same declaration again (a re-imported registry)
+        for name in (k.name, *k.aliases):
+            if name in _KINDS or name in _ALIASES:
+                raise ValueError(f"hardware kind {name!r} is declared twice")
+        _KINDS[k.name] = k
+        _ALIASES.update((a, k.name) for a in k.aliases)
+
+
+def declared() -> tuple[Kind, ...]:
+    """Every declared kind, in declaration order."""
+    return tuple(_KINDS.values())
+
+
+def constructor(kind: str) -> Callable[..., LinearLayout]:
+    """The constructor function of ``kind`` (aliases ``mma``, ``mfma``, ``wmma``, ``dot_op`` accepted)."""
+    k = _ALIASES.get(kind, kind)
+    if k == "padded_shared":
+        raise LayoutError("padded_shared is not an F2-linear layout (its padding adds to the offset, "
+                          "llverify.hw.padded): `llverify ttgir` decides its claims; a spec can check its linear "
+                          "component given as shared_linear")
+    if k not in _KINDS:
+        names = [d.name for d in _KINDS.values() if not d.tile] + [d.name for d in _KINDS.values() if d.tile]
+        raise LayoutError(f"unknown layout kind {kind!r}; expected one of {', '.join(names)}")
+    return _KINDS[k].fn
+
+
+def parameters(kind: str) -> dict[str, bool]:
+    """Parameter name -> required?, for ``kind`` (``shape`` excluded)."""
+    sig = inspect.signature(constructor(kind))
+    return {n: p.default is inspect.Parameter.empty for n, p in sig.parameters.items() if n != "shape"}
+
+
+def build(kind: str, shape: Sequence[int] | None, **params: Any) -> LinearLayout:
+    """The ``kind`` layout with Gluon-named ``params`` on ``shape`` (a list of powers of two).
+
+    For the instruction tiles (``Kind.tile``) ``shape`` may be ``None``: the
+    instruction fixes it.
+    """
+    fn = constructor(kind)
+    sig = _signature(fn)
+    allowed = set(sig) - {"shape"}
+    unknown = sorted(set(params) - allowed)
+    if unknown:
+        raise LayoutError(f"{kind}: unknown parameter(s) {', '.join(unknown)}; "
+                          f"expected some of {', '.join(n for n in sig if n != 'shape')}")
+    missing = [n for n, req in sig.items() if req and n != "shape" and n not in params]
+    if missing:
+        raise LayoutError(f"{kind}: missing required parameter(s) {', '.join(missing)}")
+    try:
+        return fn(shape=shape, **params)
+    except LayoutError:
+        raise
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError, ZeroDivisionError) as exc:
+        raise LayoutError(f"{kind}: invalid parameters ({type(exc).__name__}: {exc})") from None
+
+
+def build_spec(spec: Mapping[str, Any], shape: Sequence[int], what: str = "layout") -> LinearLayout:
+    """Build from ``{"kind": ..., **params}`` (or ``{"kind": ..., "params": {...}}``)."""
+    if not isinstance(spec, Mapping) or "kind" not in spec:
+        raise LayoutError(f"{what} must be a mapping with a 'kind' key, got {spec!r}")
+    params = dict(spec)
+    kind = params.pop("kind")
+    if "params" in params and isinstance(params["params"], Mapping):
+        params = {**params.pop("params"), **params}
+    params.pop("shape", None) if kind != "linear" else None
+    return build(str(kind), shape, **params)
+
+
+_SIGS: dict[Callable[..., Any], dict[str, bool]] = {}
+
+
+def _signature(fn: Callable[..., Any]) -> dict[str, bool]:
+    s = _SIGS.get(fn)
+    if s is None:
+        s = _SIGS[fn] = {n: p.default is inspect.Parameter.empty for n, p in inspect.signature(fn).parameters.items()}
+    return s

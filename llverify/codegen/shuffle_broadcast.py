@@ -296,7 +296,7 @@ def broadcast_shuffle_plan(src: LinearLayout, dst: LinearLayout, bitwidth: int =
     ``V = I = E = F = G = ()`` and ``R`` lists B's distinct register columns (round k = register k ^ Ψ u);
     ``broadcast`` is set, ``warp_shifts``/``block_shifts``/``dst_copy`` carry the rest.
     """
-    from llverify.codegen.shuffle import ShufflePlan, ShuffleRound
+    from llverify.codegen.shuffle_types import ShufflePlan, ShuffleRound
 
     A = src.transpose_outs(list(dst.out_dim_names))
     shifts = {d: warp_shifts(A, dst, d) for d in ("warp", "block")}

@@ -285,6 +285,34 @@ def _tensor_memory(rng: random.Random) -> dict[str, Any]:
     return {"kind": "tensor_memory", "shape": [_p2(rng, 7, 9), _p2(rng, 0, 9)], "params": p}
 
 
+def _shared_linear(rng: random.Random) -> dict[str, Any]:
+    """An explicit shared layout: the unit vectors of a random shape in a random order, some XOR-combined
+    with earlier ones (a swizzle), optionally CTA bases."""
+    rank = rng.randint(1, 3)
+    shape = _shape(rng, rank, 1, 10 - rank)
+    units = [[(1 << k) if d == dim else 0 for d in range(rank)]
+             for dim in range(rank) for k in range(shape[dim].bit_length() - 1)]
+    rng.shuffle(units)
+    bases = []
+    for i, u in enumerate(units):
+        v = list(u)
+        if i and rng.random() < 0.3:  # XOR in a later unit vector's direction keeps the map bijective
+            j = rng.randrange(i + 1, len(units)) if i + 1 < len(units) else None
+            if j is not None:
+                v = [a ^ b for a, b in zip(v, units[j])]
+        bases.append(v)
+    return {"kind": "shared_linear", "shape": shape, "params": {"offset_bases": bases}}
+
+
+def _tensor_memory_scales(rng: random.Random) -> dict[str, Any]:
+    p: dict[str, Any] = {}
+    if rng.random() < 0.2:
+        p["cga_layout"] = _tile_bases(rng, 2, rng.randint(1, 2), [0, 0])
+    return {"kind": "tensor_memory_scales", "shape": [_p2(rng, 5, 9), _p2(rng, 1, 7)], "params": p}
+
+
 _GEN["amd_wmma"] = _amd_wmma
 _GEN["tensor_memory"] = _tensor_memory
+_GEN["shared_linear"] = _shared_linear
+_GEN["tensor_memory_scales"] = _tensor_memory_scales
 SAMPLED_KINDS = tuple(_GEN)

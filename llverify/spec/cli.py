@@ -165,11 +165,14 @@ class _Progress:
               help="Whether a check left unknown fails the run (exit 3).")
 @click.option("-q", "--quiet", is_flag=True, help="Print only failures and the summary line.")
 @click.option("-v", "--verbose", is_flag=True, help="Print each verdict's message and details.")
+@click.option("--cache", "cache_path", type=click.Path(dir_okay=False), default=None,
+              help="Remember proved verdicts in this SQLite file and serve them to identical checks "
+                   "(keyed by claim, layouts, budget, llverify's code and Z3's version).")
 @click.option("--paranoid", is_flag=True,
               help="Re-count proved bank wavefronts with the brute-force simulator up to 2^22 points (default 2^16).")
 def check(paths: tuple[str, ...], fmt: str, output: str | None, report_dir: str | None, timeout: float | None,
           rlimit: int | None, method: str, jobs: int, fail_on_unknown: bool, quiet: bool, verbose: bool,
-          paranoid: bool) -> None:
+          cache_path: str | None, paranoid: bool) -> None:
     """Check layout spec files (default: ./specs, else the bundled examples).
 
     Exit status: 0 every check ended as expected, 1 a check was decided the
@@ -192,7 +195,7 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, report_dir: str 
     files, diags = discover(paths)
     if jobs == 0:
         jobs = os.cpu_count() or 1
-    budget = Budget(timeout=timeout, rlimit=rlimit, method=method)
+    budget = Budget(timeout=timeout, rlimit=rlimit, method=method, cache=cache_path)
     progress = _Progress(enabled=sys.stderr.isatty() and not quiet)
     specs: list = []
     try:

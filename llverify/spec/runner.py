@@ -38,6 +38,7 @@ class Budget:
     timeout: float | None = None
     rlimit: int | None = None
     method: str | None = None
+    cache: str | None = None  # a verdict-cache file: proved verdicts are remembered by content (--cache)
 
 
 @dataclass(frozen=True)
@@ -54,8 +55,55 @@ def _error(check: CheckDecl, message: str, seconds: float = 0.0) -> Verdict:
                    seconds=seconds, message=message)
 
 
+def check_key(task: Task) -> str:
+    """The verdict-cache key of a check: its kind, arguments, effective method and budget, and the content
+    (bases and out-dim sizes) of every layout it names; llverify's code and Z3's version are added by
+    :func:`llverify.executor.cache.obligation_key`.  Spec positions, subjects and expectations are not part
+    of it: the same claim in another file or line is the same obligation."""
+    from llverify.executor.cache import obligation_key
+
+    check = task.check
+    layouts = {name: {"bases": {d: [list(b) for b in bs] for d, bs in L.bases.items()},
+                      "out": dict(L.out_dims)} for name, L in sorted(task.layouts.items())}
+    return obligation_key({"spec_check": check.property, "args": to_jsonable(_thaw(check.args)),
+                           "method": check.method or task.budget.method,
+                           "timeout": check.timeout if check.timeout is not None else task.budget.timeout,
+                           "rlimit": check.rlimit if check.rlimit is not None else task.budget.rlimit,
+                           "layouts": layouts})
+
+
+_CACHES: dict[str, Any] = {}
+
+
 def run_check(task: Task) -> CheckResult:
-    """Decide one check (never raises; see the module docstring)."""
+    """Decide one check (never raises; see the module docstring).  With ``budget.cache`` a proved verdict
+    of the same obligation is served from the cache (marked ``details["cached"]``); only proved verdicts
+    are stored, so refutations are always re-decided and replayed."""
+    if not task.budget.cache:
+        return _decide(task)
+    from llverify.executor.cache import VerdictCache
+
+    try:
+        cache = _CACHES.get(task.budget.cache) or _CACHES.setdefault(task.budget.cache,
+                                                                      VerdictCache(task.budget.cache))
+        key = check_key(task)
+        hit = cache.get(key)
+    except Exception:  # noqa: BLE001 - an unusable cache never stops a check: decide it
+        return _decide(task)
+    if hit is not None and not hit.replay_needed and hit.verdict.status == "proved":
+        v = hit.verdict.with_(property=task.check.property, subject=task.check.subject,
+                              details={**hit.verdict.details, "cached": True})
+        return CheckResult(task.check, v)
+    result = _decide(task)
+    if result.verdict.status == "proved":
+        try:
+            cache.put(key, result.verdict)
+        except Exception:  # noqa: BLE001 - a full disk loses the memo, not the verdict
+            pass
+    return result
+
+
+def _decide(task: Task) -> CheckResult:
     from llverify.spec import adapters
 
     check = task.check

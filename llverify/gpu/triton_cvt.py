@@ -175,3 +175,31 @@ def _agree(r: dict[str, Any]) -> bool:
         return False  # llverify's own swizzle kernel: not a classification of Triton's conversion
     a, b = r.get("classification_llverify"), r.get("classification_triton")
     return a == b or (a in ("register_permutation", "noop") and b == "register_or_noop")
+
+
+def throughput_table(doc: dict[str, Any]) -> str:
+    """Markdown: per case, the round-trip time per tile of Triton's own conversion and of the same
+    conversion through llverify's optimal swizzle (``triton_cvt_device --throughput``), and their ratio.
+
+    >>> doc = {"throughput": [
+    ...     {"name": "c_w4", "variant": "triton", "round_trip_ns_per_tile": 2.2, "bit_exact_reps1": True,
+    ...      "bit_exact_reps129": True},
+    ...     {"name": "c_w4", "variant": "llverify_swizzle", "round_trip_ns_per_tile": 2.0, "bit_exact_reps1": True,
+    ...      "bit_exact_reps129": True}]}
+    >>> print(throughput_table(doc).splitlines()[-1])
+    | `c_w4` | 2.20 | 2.00 | 1.10 | yes |
+    """
+    rows: dict[str, dict[str, Any]] = {}
+    for r in doc.get("throughput", []):
+        rows.setdefault(r["name"], {})[r["variant"]] = r
+    lines = ["| case | Triton ns/tile | llverify swizzle ns/tile | Triton / llverify | bit-exact |",
+             "|---|---|---|---|---|"]
+    for name, v in rows.items():
+        t, l = v.get("triton", {}), v.get("llverify_swizzle", {})
+        tt, lt = t.get("round_trip_ns_per_tile"), l.get("round_trip_ns_per_tile")
+        exact = all(x.get(k) for x in (t, l) for k in ("bit_exact_reps1", "bit_exact_reps129"))
+        ratio = f"{tt / lt:.2f}" if tt and lt else "-"
+        lines.append(f"| `{name}` | {tt:.2f} | {lt:.2f} | {ratio} | {'yes' if exact else 'NO'} |"
+                     if tt and lt else f"| `{name}` | - | - | - | {'yes' if exact else 'NO'} |")
+    return "\n".join(lines)
+

@@ -8,6 +8,7 @@ model of DST.  The kernel's TTGIR and LLVM IR (as this Triton lowers them) are k
 
     python3 -m llverify.gpu.triton_cvt_device OUT.json            # run every case, write results
     python3 -m llverify.gpu.triton_cvt_device OUT.json --no-time   # one launch per case (under ncu)
+    python3 -m llverify.gpu.triton_cvt_device OUT.json --throughput  # many tiles, many round trips each
 """
 
 from __future__ import annotations
@@ -86,6 +87,90 @@ def _swizzle_kernel():
     return cvt_swizzled
 
 
+def _loop_kernels():
+    """Throughput kernels: every program converts its own 64 x 64 tile ``reps`` times, there and back
+    (A -> B by Triton's convert_layout, or through a buffer in llverify's swizzle; B -> A by Triton in both
+    variants), so the launch overhead is amortised and only the forward leg differs."""
+    from triton.experimental import gluon
+    from triton.experimental.gluon import language as gl
+
+    @gluon.jit
+    def cvt_loop(x, y, reps, SRC: gl.constexpr, DST: gl.constexpr):
+        base = gl.program_id(0) * 4096
+        rm = gl.arange(0, 64, layout=gl.SliceLayout(1, SRC))
+        rn = gl.arange(0, 64, layout=gl.SliceLayout(0, SRC))
+        offs = base + rm[:, None] * 64 + rn[None, :]
+        v = gl.load(x + offs)
+        for _ in range(reps):
+            w = gl.convert_layout(v, DST)
+            v = gl.convert_layout(w + 1, SRC)
+        gl.store(y + offs, v)
+
+    @gluon.jit
+    def cvt_loop_swizzled(x, y, reps, SRC: gl.constexpr, DST: gl.constexpr, SMEM: gl.constexpr):
+        base = gl.program_id(0) * 4096
+        rm = gl.arange(0, 64, layout=gl.SliceLayout(1, SRC))
+        rn = gl.arange(0, 64, layout=gl.SliceLayout(0, SRC))
+        offs = base + rm[:, None] * 64 + rn[None, :]
+        v = gl.load(x + offs)
+        buf = gl.allocate_shared_memory(gl.int32, [64, 64], SMEM)
+        for _ in range(reps):
+            buf.store(v)
+            w = buf.load(DST)
+            v = gl.convert_layout(w + 1, SRC)
+        gl.store(y + offs, v)
+
+    return cvt_loop, cvt_loop_swizzled
+
+
+def throughput(only: str | None, tiles: int = 132 * 16, reps: tuple[int, int] = (1, 129)) -> list[dict]:
+    """Per case and variant: the time of one round trip per tile, from two launches of ``reps`` iterations
+    (median of 5 batches of 20 launches each, CUDA events), and whether ``y == x + reps`` (bit-exact)."""
+    import torch
+    from triton.experimental.gluon import language as gl
+
+    plain, swizzled = _loop_kernels()
+    try:
+        with open(SWIZZLES) as fh:
+            swizzles = json.load(fh)
+    except OSError:
+        swizzles = {}
+    x = torch.arange(tiles * 4096, dtype=torch.int32, device="cuda")
+    y = torch.empty_like(x)
+    out = []
+    for name, warps, src, dst in cases():
+        if (only and name != only) or name not in swizzles:
+            continue  # the comparison needs llverify's swizzle (the shared-memory conversions)
+        smem = gl.SharedLinearLayout(offset_bases=swizzles[name])
+        variants = {"triton": lambda r: plain[(tiles,)](x, y, r, SRC=src, DST=dst, num_warps=warps),
+                    "llverify_swizzle": lambda r: swizzled[(tiles,)](x, y, r, SRC=src, DST=dst, SMEM=smem,
+                                                                      num_warps=warps)}
+        for variant, launch in variants.items():
+            rec: dict[str, Any] = {"name": name, "variant": variant, "warps": warps, "tiles": tiles}
+            try:
+                per = {}
+                for r in reps:
+                    launch(r)
+                    torch.cuda.synchronize()
+                    rec[f"bit_exact_reps{r}"] = bool(torch.equal(y, x + r))
+                    times = []
+                    for _ in range(5):
+                        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                        s.record()
+                        for _ in range(20):
+                            launch(r)
+                        e.record()
+                        torch.cuda.synchronize()
+                        times.append(s.elapsed_time(e) * 1000 / 20)
+                    per[r] = sorted(times)[2]
+                rec["kernel_us"] = per
+                rec["round_trip_ns_per_tile"] = (per[reps[1]] - per[reps[0]]) * 1000 / (reps[1] - reps[0]) / tiles
+            except Exception as exc:  # noqa: BLE001 - reported, the other cases run
+                rec["error"] = f"{type(exc).__name__}: {exc}"[:1000]
+            out.append(rec)
+    return out
+
+
 def layout_text(layout) -> str:
     return repr(layout)
 
@@ -156,6 +241,12 @@ def main() -> None:
     out = args[0]
     only = args[args.index("--case") + 1] if "--case" in args else None
     t0 = time.time()
+    if "--throughput" in args:
+        res = throughput(only)
+        with open(out, "w") as fh:
+            json.dump({"throughput": res, "seconds": time.time() - t0}, fh)
+        print(f"{len(res)} throughput runs, {sum(1 for r in res if 'error' in r)} errors")
+        return
     res = run(only, timing="--no-time" not in args)
     with open(out, "w") as fh:
         json.dump({"cases": res, "seconds": time.time() - t0}, fh)

@@ -140,3 +140,22 @@ def test_report_removes_stale_smt_files(tmp_path) -> None:
     stale.write_text("(check-sat)")
     write_report([], [], tmp_path)
     assert not stale.exists() and (tmp_path / "report.md").exists()
+
+
+def test_bank_chart_of_a_conflict_free_128_bit_store_shows_no_conflict() -> None:
+    """Issue 13: a conflict-free 16-byte store was drawn as '32 conflicting lanes' (lanes of different phases
+    sharing banks). Lanes now conflict only within their phase; the title says the vector and phase size."""
+    from llverify.codegen.banks import bank_wavefronts
+    from llverify.hw import build
+
+    acc = build("blocked", [32, 32], size_per_thread=[1, 4], threads_per_warp=[4, 8], warps_per_cta=[1, 1],
+                order=[1, 0])
+    sh = build("swizzled_shared", [32, 32], vec=1, per_phase=1, max_phase=1, order=[1, 0])
+    assert bank_wavefronts(acc, sh, 32).wavefronts == 4  # the minimum for 32 lanes x 16 bytes
+    svg = pictures.bank_chart(acc, sh, 32)
+    assert "128-bit vectors, phases of 8 lanes, 4 wavefronts (0 conflicting lanes)" in svg
+    assert "#ff9b9b" not in svg
+    # the same vectors down a column: every lane of a phase in one bank at different words
+    col = build("blocked", [32, 32], size_per_thread=[1, 4], threads_per_warp=[32, 1], warps_per_cta=[1, 1],
+                order=[1, 0])
+    assert "(32 conflicting lanes)" in pictures.bank_chart(col, sh, 32)

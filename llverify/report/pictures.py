@@ -223,40 +223,56 @@ def conversion_pair(src: LinearLayout, dst: LinearLayout, src_name: str, dst_nam
 
 
 def bank_chart(access: LinearLayout, shared: LinearLayout, bitwidth: int, title: str = "") -> str:
-    """Which bank each lane of warp 0 hits at register 0 (conflicts in red); '' if not applicable."""
+    """The banks warp 0's first instruction touches, lane by lane, as the hardware serves it: each lane
+    stores or loads one vector (the vectorisation :func:`llverify.codegen.banks.bank_wavefronts` proves),
+    i.e. ``words`` consecutive 4-byte words, and lanes are served in phases of ``32 / words`` lanes; two
+    lanes conflict only when they are in the same phase and need different words of one bank (red).
+    A conflict-free 128-bit access therefore shows no red, whatever banks the phases share.
+    '' if not applicable."""
+    from llverify.codegen.banks import access_to_offsets, bank_wavefronts
+    from llverify.codegen.vectorize import permuted
+    from llverify.errors import LlverifyError
+
     if "lane" not in access.in_dim_names or "offset" not in shared.in_dim_names:
         return ""
     if set(access.out_dim_names) != set(shared.out_dim_names) or not shared.is_invertible():
         return ""
-    inv = shared.invert()
-    lanes = access.in_dim_size("lane")
-    bytes_ = max(bitwidth // 8, 1)
-    hits: dict[int, list[tuple[int, int]]] = {}
+    try:
+        rep = bank_wavefronts(access, shared, bitwidth)
+        cvt = permuted(access_to_offsets(access, shared), rep.vector)
+    except LlverifyError:
+        return ""
+    lanes = cvt.in_dim_size("lane")
+    vec_bytes = max(1, rep.vector.elems * bitwidth // 8)
+    words = max(1, vec_bytes // 4)
+    per_phase = rep.lanes_per_phase
+    hits: dict[int, list[tuple[int, int, int]]] = {}  # bank -> (lane, word, phase)
     for lane in range(lanes):
-        point = {d: 0 for d in access.in_dim_names}
+        point = {d: 0 for d in cvt.in_dim_names}
         point["lane"] = lane
-        coord = access.apply(point)
-        off = inv.apply({d: coord[d] for d in inv.in_dim_names})["offset"]
-        word = off * bytes_ // 4
-        hits.setdefault(word % 32, []).append((lane, word))
-    conflicted = {lane for b, hs in hits.items() for lane, w in hs if len({w2 for _, w2 in hs}) > 1}
+        first = cvt.apply(point)["offset"] * max(bitwidth, 8) // 8 // 4
+        for k in range(words):
+            hits.setdefault((first + k) % 32, []).append((lane, first + k, lane // per_phase))
+    conflicted = {lane for hs in hits.values() for lane, w, ph in hs
+                  if len({w2 for _, w2, ph2 in hs if ph2 == ph}) > 1}
     depth = max(len(h) for h in hits.values())
     cw, ch, left, top = 26, 16, 4, 30
     width, height = left + 32 * cw + 4, top + depth * ch + 20
+    head = (f"{title or 'banks hit by warp 0, first instruction'}: {rep.vector.bits}-bit vectors, phases of "
+            f"{per_phase} lanes, {rep.wavefronts} wavefronts ({len(conflicted)} conflicting lanes)")
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="banks" width="{width}" height="{height}" '
            f'viewBox="0 0 {width} {height}" font-family="ui-monospace, monospace" font-size="9">',
-           f'<text x="2" y="11" font-size="11" font-weight="bold">{escape(title or "banks hit by warp 0, register 0")}'
-           f' ({len(conflicted)} conflicting lanes)</text>']
+           f'<text x="2" y="11" font-size="11" font-weight="bold">{escape(head)}</text>']
     for b in range(32):
         x = left + b * cw
         out.append(f'<text x="{x + cw / 2:.0f}" y="{top - 4}" text-anchor="middle" fill="#666">b{b}</text>')
-        for i, (lane, word) in enumerate(sorted(hits.get(b, []))):
+        for i, (lane, word, phase) in enumerate(sorted(hits.get(b, []), key=lambda h: (h[2], h[0]))):
             y = top + i * ch
             bad = lane in conflicted
             fill = "#ff9b9b" if bad else BANK_COLORS[b]
             stroke = "#d00000" if bad else "#999"
             out.append(f'<rect x="{x}" y="{y}" width="{cw - 2}" height="{ch - 2}" fill="{fill}" stroke="{stroke}">'
-                       f'<title>lane {lane}: word {word}, bank {b}</title></rect>')
+                       f'<title>lane {lane} (phase {phase}): word {word}, bank {b}</title></rect>')
             out.append(f'<text x="{x + (cw - 2) / 2:.0f}" y="{y + 11}" text-anchor="middle">T{lane}</text>')
     out.append("</svg>")
     return "".join(out)

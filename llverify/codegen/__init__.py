@@ -17,6 +17,7 @@ from llverify.codegen.shuffle import (
     transposition_packing,
 )
 from llverify.codegen.swizzle import SwizzlePlan, optimal_swizzle
+from llverify.codegen.target_banks import TargetWavefronts, shared_bank_conflicts, target_wavefronts
 from llverify.codegen.triton_swizzle import TritonSwizzleChoice, triton_mma_v2_operand_swizzle, triton_nvmma_operand_swizzle
 from llverify.codegen.vectorize import (
     InstructionTiles,
@@ -32,5 +33,6 @@ __all__ = [
     "TritonSwizzleChoice", "VectorPlan", "access_to_offsets", "bank_wavefronts", "broadcast_predicate", "classify",
     "convert", "gather_plan", "global_vector_width", "infer_shape_op", "instruction_tiles", "optimal_swizzle",
     "shared_vector_width", "shuffle_plan", "simulate_wavefronts", "transposition_decomposition",
-    "triton_mma_v2_operand_swizzle", "triton_nvmma_operand_swizzle",
+    "triton_mma_v2_operand_swizzle", "triton_nvmma_operand_swizzle", "TargetWavefronts", "target_wavefronts",
+    "shared_bank_conflicts",
 ]

@@ -30,8 +30,8 @@ from typing import Sequence
 import z3
 
 from llverify.codegen.bank_model import bank_model_for_target
-from llverify.codegen.bank_sim import simulate_addresses, simulate_wavefronts
-from llverify.codegen.banks import bank_wavefronts
+from llverify.codegen.bank_sim import simulate_addresses
+from llverify.codegen.target_banks import target_wavefronts
 from llverify.errors import LlverifyError
 from llverify.lowered.elements import right_elements
 from llverify.lowered.llir import Access, LlirFunction, LlirModule
@@ -87,12 +87,9 @@ def _predicted(op: Op | None, vec_bytes: int, target: str) -> int | None:
     if bits not in (8, 16, 32, 64) or vec_bytes * 8 % bits:
         return None
     try:
-        if target.startswith("cuda") and M.padding is None:
-            rep = bank_wavefronts(R.layout, M.layout, bits, max_vector_elems=max(1, vec_bytes * 8 // bits))
-            vec_bits, waves = rep.vector.bits, rep.wavefronts
-        else:  # no closed form (wave64 LDS, padded layouts): the layouts' own simulation under the target's model
-            sim = simulate_wavefronts(R.layout, M.layout, bits, padding=M.padding)
-            vec_bits, waves = sim.vector.bits, sim.max_wavefronts
+        tw = target_wavefronts(R.layout, M.layout, bits, target, M.padding,
+                               max_vector_elems=max(1, vec_bytes * 8 // bits))
+        vec_bits, waves = tw.vector_bits, tw.wavefronts
     except LlverifyError:
         return None
     if vec_bits != vec_bytes * 8:

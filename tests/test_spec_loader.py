@@ -193,3 +193,21 @@ def test_fuzz_raw_bytes(data: bytes) -> None:
     except UnicodeDecodeError:
         return
     _load_never_crashes(text, "b.yaml")
+
+
+# -- regressions found by the hostile-document fuzz (tests/test_spec_fuzz.py, issue 18) -----------------------
+
+def test_a_name_with_a_line_break_stays_one_diagnostic_line() -> None:
+    """A check key '\\n' (and names like 'a\\nb') printed raw split a diagnostic line in two."""
+    text = 'layouts:\n  {}\nchecks:\n  - {"\\u000a": null, "name": "proved", "expect": "proved"}\n'
+    assert errors_of(text, "fuzz.yaml") == ["fuzz.yaml:4:6: error: unknown check property or key '\\n'"]
+    text = ('layouts:\n  "a\\u000ab": {"lego": null}\n  "c\u202ed": {"cute": "x\\u000d\\u0085\u2028"}\n'
+            'checks:\n  - {"surjective": "a\\u000ab"}\n')
+    with pytest.raises(SpecErrors) as info:
+        load_spec_text(text, "fuzz.yaml")
+    lines = [str(d) for d in info.value.diagnostics]
+    assert lines == ["fuzz.yaml:2:24: error: 'lego' of layout 'a\\nb' must be a string, not null",
+                     "fuzz.yaml:3:19: error: invalid layout 'c\\u202ed': CuTe expression 'x': unexpected character "
+                     "'x' at position 0"]
+    # the data stays as written (JSON, SARIF and JUnit carry it quoted); only the printed line is escaped
+    assert info.value.diagnostics[0].message == "'lego' of layout 'a\nb' must be a string, not null"

@@ -29,7 +29,7 @@ import yaml
 
 from llverify.errors import LlverifyError
 
-__all__ = ["Pos", "LMap", "LList", "SpecError", "SpecErrors", "Diagnostic", "load_file", "load_text"]
+__all__ = ["Pos", "LMap", "LList", "SpecError", "SpecErrors", "Diagnostic", "load_file", "load_text", "one_line"]
 
 MAX_DEPTH = 64
 MAX_BYTES = 4 << 20
@@ -52,7 +52,25 @@ class Diagnostic:
     message: str
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.pos.line}:{self.pos.col}: error: {self.message}"
+        return f"{one_line(self.path)}:{self.pos.line}:{self.pos.col}: error: {one_line(self.message)}"
+
+
+#: characters a diagnostic never prints raw: line breaks and other controls (a name with a newline in
+#: it would split the one-line diagnostic in two), lone surrogates (unprintable) and the bidirectional
+#: overrides (which would reorder what the terminal shows)
+_UNSAFE = {c: f"\\x{c:02x}" for c in [*range(0x20), *range(0x7F, 0xA0)] if c != 0x09}
+_UNSAFE.update({0x0A: "\\n", 0x0D: "\\r"})
+_UNSAFE.update({c: f"\\u{c:04x}" for c in [0x2028, 0x2029, *range(0x202A, 0x202F), *range(0x2066, 0x206A),
+                                              0x200E, 0x200F, 0x061C, 0xFEFF]})
+
+
+def one_line(text: str) -> str:
+    """``text`` with line breaks, controls, bidi overrides and lone surrogates escaped (``\\n``,
+    ``\\x00``, ``\\u202e``, ``\\ud800``), so a diagnostic quoting what a user wrote stays one line."""
+    text = text.translate(_UNSAFE)
+    if any(0xD800 <= ord(ch) < 0xE000 for ch in text):
+        text = "".join(f"\\u{ord(ch):04x}" if 0xD800 <= ord(ch) < 0xE000 else ch for ch in text)
+    return text
 
 
 class SpecError(LlverifyError):

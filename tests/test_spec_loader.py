@@ -211,3 +211,18 @@ def test_a_name_with_a_line_break_stays_one_diagnostic_line() -> None:
                      "'x' at position 0"]
     # the data stays as written (JSON, SARIF and JUnit carry it quoted); only the printed line is escaped
     assert info.value.diagnostics[0].message == "'lego' of layout 'a\nb' must be a string, not null"
+
+
+@pytest.mark.parametrize("scalar,message", [
+    ("!!bool maybe", "invalid scalar 'maybe': not a valid !!bool value"),
+    ("!!timestamp x", "invalid scalar 'x': not a valid !!timestamp value"),
+    ('!!timestamp ""', "invalid scalar '': not a valid !!timestamp value"),
+    ('!!int ""', "invalid scalar '': not a valid !!int value"),
+    ('!!int "-"', "invalid scalar '-': not a valid !!int value"),
+    ('!!int "_"', "invalid scalar '_': not a valid !!int value"),
+    ('!!float ""', "invalid scalar '': not a valid !!float value"),
+])
+def test_explicitly_tagged_scalars_pyyaml_cannot_construct_are_located(scalar: str, message: str) -> None:
+    """The fuzz's `1: !!bool maybe` escaped as KeyError: 'maybe' (PyYAML's constructors trust the resolver)."""
+    assert errors_of(f"layouts:\n  a: {{cute: [{{k: {scalar}}}]}}\nchecks: []\n") == [
+        f"t.yaml:2:18: error: {message}"]

@@ -194,8 +194,15 @@ def _convert(loader: _Composer, node: yaml.Node, path: str, stack: tuple[int, ..
                                     f"are at most {MAX_INT_CHARS} characters long")
     try:
         return loader.construct_object(node, deep=True)
+    except yaml.YAMLError:
+        raise
     except ValueError as exc:  # e.g. an over-long integer written in another base
         raise SpecError(path, here, f"invalid scalar {node.value[:40]!r}: {exc}") from None
+    except (LookupError, AttributeError, TypeError) as exc:
+        # PyYAML's constructors assume the resolver chose the tag: an explicit `!!bool maybe` (KeyError),
+        # `!!timestamp x` (AttributeError) or `!!int ""` (IndexError) breaks them
+        tag = node.tag.replace("tag:yaml.org,2002:", "!!")
+        raise SpecError(path, here, f"invalid scalar {node.value[:40]!r}: not a valid {tag} value") from None
 
 
 def _reader_pos(text: str, exc: Exception) -> Pos:

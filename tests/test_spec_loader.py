@@ -226,3 +226,19 @@ def test_explicitly_tagged_scalars_pyyaml_cannot_construct_are_located(scalar: s
     """The fuzz's `1: !!bool maybe` escaped as KeyError: 'maybe' (PyYAML's constructors trust the resolver)."""
     assert errors_of(f"layouts:\n  a: {{cute: [{{k: {scalar}}}]}}\nchecks: []\n") == [
         f"t.yaml:2:18: error: {message}"]
+
+
+def test_a_huge_quoted_value_is_printed_by_its_ends() -> None:
+    """A 3000-character CuTe string (or a 1000-character layout name) was quoted whole: a diagnostic line of
+    3000+ characters.  The printed line shows each long quoted run by its ends; the message keeps it all."""
+    text = 'layouts:\n  "' + "n" * 1000 + '": {"cute": "' + "x" * 3000 + '"}\nchecks: []\n'
+    with pytest.raises(SpecErrors) as info:
+        load_spec_text(text, "fuzz.yaml")
+    (d,) = info.value.diagnostics
+    assert len(d.message) > 4000  # the data (JSON, SARIF) is whole
+    assert str(d) == ("fuzz.yaml:2:1016: error: invalid layout '" + "n" * 60 + "...[920 characters]..." + "n" * 20
+                      + "': CuTe expression '" + "x" * 60 + "...[2920 characters]..." + "x" * 20
+                      + "': unexpected character 'x' at position 0")
+    text = 'layouts:\n  a: {"kind": "blocked", "shape": [' + "9" * 80 + ']}\nchecks: []\n'
+    (line,) = errors_of(text)
+    assert line == "t.yaml:2:36: error: shape[0] is " + "9" * 80 + ", which is not a power of two"

@@ -20,6 +20,7 @@ Example: ``load_text("a: [1, 2]\\n", "x.yaml").value_pos["a"] == Pos(1, 4)``.
 from __future__ import annotations
 
 import json
+import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,7 +53,29 @@ class Diagnostic:
     message: str
 
     def __str__(self) -> str:
-        return f"{one_line(self.path)}:{self.pos.line}:{self.pos.col}: error: {one_line(self.message)}"
+        return f"{one_line(self.path)}:{self.pos.line}:{self.pos.col}: error: {_shorten(one_line(self.message))}"
+
+
+#: longest message printed whole; a quoted value longer than _MAX_QUOTED is shown by its two ends
+MAX_MESSAGE = 1000
+_MAX_QUOTED = 120
+_QUOTED = re.compile(r"'([^']{%d,})'" % (_MAX_QUOTED + 1))
+
+
+def _shorten(message: str) -> str:
+    """A message quoting a huge name or value (a 3000-character layout name, a CuTe string of 5000) keeps its
+    shape: each long quoted run is cut to its ends, and the whole to :data:`MAX_MESSAGE` characters."""
+    if len(message) <= _MAX_QUOTED:
+        return message
+
+    def cut(m: re.Match) -> str:
+        q = m.group(1)
+        return f"'{q[:60]}...[{len(q) - 80} characters]...{q[-20:]}'"
+
+    message = _QUOTED.sub(cut, message)
+    if len(message) > MAX_MESSAGE:
+        message = f"{message[:700]} ...[{len(message) - 900} characters]... {message[-200:]}"
+    return message
 
 
 #: characters a diagnostic never prints raw: line breaks and other controls (a name with a newline in

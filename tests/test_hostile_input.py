@@ -197,3 +197,65 @@ def test_smt_json_is_identical_with_one_or_two_jobs(tmp_path) -> None:
 
     one, two = run("1"), run("2")
     assert len(one) == len(two) > 500 and one == two
+
+
+def _link_tree(tmp_path: Path) -> Path:
+    """root/top.yaml, root/sub/a.yaml, root/sub/up -> root (a cycle), root/shared -> ../elsewhere (a linked
+    subdirectory with a spec), root/again -> ../elsewhere (the same directory twice), root/gone.yaml and
+    root/gonedir -> missing targets (dangling), root/notes.txt -> missing (never a spec: ignored)."""
+    spec = (Path(__file__).resolve().parents[1] / "specs" / "01_first_check.yaml").read_text()
+    root = tmp_path / "root"
+    (root / "sub").mkdir(parents=True)
+    (root / "top.yaml").write_text(spec)
+    (root / "sub" / "a.yaml").write_text(spec)
+    (root / "sub" / "up").symlink_to(root)
+    (root / "sub" / "loop").symlink_to(root / "sub" / "loop2")
+    (root / "sub" / "loop2").symlink_to(root / "sub" / "loop")
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "deeper").mkdir(parents=True)
+    (elsewhere / "deeper" / "linked.yaml").write_text(spec)
+    (elsewhere / "back").symlink_to(root)
+    (root / "shared").symlink_to(Path("..") / "elsewhere")
+    (root / "sub" / "again").symlink_to(elsewhere)
+    (root / "gone.yaml").symlink_to(tmp_path / "no-such.yaml")
+    (root / "gonedir").symlink_to(tmp_path / "no-such-dir")
+    (root / "notes.txt").symlink_to(tmp_path / "no-such.txt")
+    return root
+
+
+def test_discovery_follows_linked_directories_once_and_locates_broken_links(tmp_path) -> None:
+    from llverify.spec.cli import discover
+
+    root = _link_tree(tmp_path)
+    t0 = time.perf_counter()
+    files, diags = discover([str(root)])
+    assert time.perf_counter() - t0 < 2.0
+    # each directory searched once (by resolved path): the cycle root/sub/up and the second link to
+    # `elsewhere` add nothing; the linked spec is named by the first (shallowest, then sorted) path to it
+    assert files == [str(root / "top.yaml"), str(root / "sub" / "a.yaml"),
+                     str(root / "shared" / "deeper" / "linked.yaml")]
+    by_path = {d.path: d.message for d in diags}
+    assert set(by_path) == {str(root / "gone.yaml"), str(root / "gonedir"), str(root / "sub" / "loop"),
+                            str(root / "sub" / "loop2")}
+    assert by_path[str(root / "gone.yaml")] == f"dangling symbolic link (to {tmp_path / 'no-such.yaml'})"
+    assert "dangling symbolic link" in by_path[str(root / "gonedir")]
+    assert "symbolic links" in by_path[str(root / "sub" / "loop")]  # ELOOP: too many levels of ...
+
+
+def test_check_of_a_tree_with_links_runs_every_spec_and_reports_each_broken_link(tmp_path) -> None:
+    root = _link_tree(tmp_path)
+    code, out, err, secs = _run("check", str(root))
+    assert code == 2 and "Traceback" not in out + err and secs < TIME_CAP_S
+    assert "15 checks in 3 specs" in out  # the broken links hide none of the specs
+    errors = [line for line in err.splitlines() if ": error: " in line]
+    assert sorted(errors) == sorted([
+        f"{root / 'gone.yaml'}:1:1: error: dangling symbolic link (to {tmp_path / 'no-such.yaml'})",
+        f"{root / 'gonedir'}:1:1: error: dangling symbolic link (to {tmp_path / 'no-such-dir'})",
+        f"{root / 'sub' / 'loop'}:1:1: error: cannot read: Too many levels of symbolic links",
+        f"{root / 'sub' / 'loop2'}:1:1: error: cannot read: Too many levels of symbolic links",
+    ])
+    # a clean tree with only a cycle and a linked directory exits 0
+    for p in ("gone.yaml", "gonedir", "sub/loop", "sub/loop2"):
+        (root / p).unlink()
+    code, out, err, secs = _run("check", str(root))
+    assert code == 0 and "15 checks in 3 specs" in out and err.strip() == "", (out, err)

@@ -193,3 +193,52 @@ def test_fuzz_raw_bytes(data: bytes) -> None:
     except UnicodeDecodeError:
         return
     _load_never_crashes(text, "b.yaml")
+
+
+# -- regressions found by the hostile-document fuzz (tests/test_spec_fuzz.py, issue 18) -----------------------
+
+def test_a_name_with_a_line_break_stays_one_diagnostic_line() -> None:
+    """A check key '\\n' (and names like 'a\\nb') printed raw split a diagnostic line in two."""
+    text = 'layouts:\n  {}\nchecks:\n  - {"\\u000a": null, "name": "proved", "expect": "proved"}\n'
+    assert errors_of(text, "fuzz.yaml") == ["fuzz.yaml:4:6: error: unknown check property or key '\\n'"]
+    text = ('layouts:\n  "a\\u000ab": {"lego": null}\n  "c\u202ed": {"cute": "x\\u000d\\u0085\u2028"}\n'
+            'checks:\n  - {"surjective": "a\\u000ab"}\n')
+    with pytest.raises(SpecErrors) as info:
+        load_spec_text(text, "fuzz.yaml")
+    lines = [str(d) for d in info.value.diagnostics]
+    assert lines == ["fuzz.yaml:2:24: error: 'lego' of layout 'a\\nb' must be a string, not null",
+                     "fuzz.yaml:3:19: error: invalid layout 'c\\u202ed': CuTe expression 'x': unexpected character "
+                     "'x' at position 0"]
+    # the data stays as written (JSON, SARIF and JUnit carry it quoted); only the printed line is escaped
+    assert info.value.diagnostics[0].message == "'lego' of layout 'a\nb' must be a string, not null"
+
+
+@pytest.mark.parametrize("scalar,message", [
+    ("!!bool maybe", "invalid scalar 'maybe': not a valid !!bool value"),
+    ("!!timestamp x", "invalid scalar 'x': not a valid !!timestamp value"),
+    ('!!timestamp ""', "invalid scalar '': not a valid !!timestamp value"),
+    ('!!int ""', "invalid scalar '': not a valid !!int value"),
+    ('!!int "-"', "invalid scalar '-': not a valid !!int value"),
+    ('!!int "_"', "invalid scalar '_': not a valid !!int value"),
+    ('!!float ""', "invalid scalar '': not a valid !!float value"),
+])
+def test_explicitly_tagged_scalars_pyyaml_cannot_construct_are_located(scalar: str, message: str) -> None:
+    """The fuzz's `1: !!bool maybe` escaped as KeyError: 'maybe' (PyYAML's constructors trust the resolver)."""
+    assert errors_of(f"layouts:\n  a: {{cute: [{{k: {scalar}}}]}}\nchecks: []\n") == [
+        f"t.yaml:2:18: error: {message}"]
+
+
+def test_a_huge_quoted_value_is_printed_by_its_ends() -> None:
+    """A 3000-character CuTe string (or a 1000-character layout name) was quoted whole: a diagnostic line of
+    3000+ characters.  The printed line shows each long quoted run by its ends; the message keeps it all."""
+    text = 'layouts:\n  "' + "n" * 1000 + '": {"cute": "' + "x" * 3000 + '"}\nchecks: []\n'
+    with pytest.raises(SpecErrors) as info:
+        load_spec_text(text, "fuzz.yaml")
+    (d,) = info.value.diagnostics
+    assert len(d.message) > 4000  # the data (JSON, SARIF) is whole
+    assert str(d) == ("fuzz.yaml:2:1016: error: invalid layout '" + "n" * 60 + "...[920 characters]..." + "n" * 20
+                      + "': CuTe expression '" + "x" * 60 + "...[2920 characters]..." + "x" * 20
+                      + "': unexpected character 'x' at position 0")
+    text = 'layouts:\n  a: {"kind": "blocked", "shape": [' + "9" * 80 + ']}\nchecks: []\n'
+    (line,) = errors_of(text)
+    assert line == "t.yaml:2:36: error: shape[0] is " + "9" * 80 + ", which is not a power of two"

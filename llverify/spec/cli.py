@@ -1,7 +1,8 @@
 """``llverify check`` and ``llverify schema``.
 
 ``llverify check [PATHS...]`` loads every spec (files, or directories searched
-recursively for ``*.yaml``, ``*.yml``, ``*.json``; with no path ``specs/`` of
+recursively for ``*.yaml``, ``*.yml``, ``*.json``, symlinked directories followed once
+each; with no path ``specs/`` of
 the current directory, else the examples bundled with llverify), validates
 them all (any error: every diagnostic printed as ``path:line:col: error:
 what``, exit 2, nothing run), runs the checks (``-j N`` worker processes) and
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import sys
 import time
 from pathlib import Path
@@ -57,10 +59,9 @@ def discover(paths: Sequence[str]) -> tuple[list[str], list[Diagnostic]]:
                                     f"cannot read: {exc.strerror or exc}"))
             continue
         if path.is_dir():
-            # files of a directory before those of its subdirectories, each level sorted
-            found = [str(f) for f in sorted((f for f in path.rglob("*") if f.is_file() and f.suffix.lower() in SPEC_SUFFIXES),
-                                            key=lambda f: (len(f.relative_to(path).parts), str(f)))]
-            if not found:
+            found, walk_diags = _walk(path)
+            diags.extend(walk_diags)
+            if not found and not walk_diags:
                 diags.append(Diagnostic(p, Pos(), "directory contains no *.yaml, *.yml or *.json spec"))
             files.extend(found)
         elif path.exists() and path.suffix.lower() in (".ttgir", ".mlir", ".llir"):
@@ -78,6 +79,55 @@ def discover(paths: Sequence[str]) -> tuple[list[str], list[Diagnostic]]:
             seen.add(key)
             unique.append(f)
     return unique, diags
+
+
+def _walk(root: Path) -> tuple[list[str], list[Diagnostic]]:
+    """Spec files under directory ``root``: files of a directory before those of its subdirectories, each
+    level sorted by name.  Symbolic links to directories are followed, but each directory is visited once
+    (by its resolved path, the first way it is met breadth-first), so a link to an ancestor or two links to
+    one directory are no loop and no duplicate.  A dangling link, a loop of links or an unreadable
+    subdirectory is one located error and the rest of the tree is still searched; a dangling link whose
+    name ends in a suffix other than a spec's (``notes.txt``) would never have been read and is ignored."""
+    found: list[tuple[int, str]] = []
+    diags: list[Diagnostic] = []
+    visited = {os.path.realpath(root)}
+    level = [root]
+    depth = 1
+    while level:
+        below: list[Path] = []
+        for d in level:
+            try:
+                with os.scandir(d) as it:
+                    entries = sorted(it, key=lambda e: e.name)
+            except OSError as exc:
+                diags.append(Diagnostic(str(d), Pos(), f"cannot read directory: {exc.strerror or exc}"))
+                continue
+            for e in entries:
+                child = d / e.name
+                try:
+                    is_link = e.is_symlink()
+                    st = os.stat(child)  # follows links: a dangling one or a loop of links raises
+                except FileNotFoundError:
+                    if is_link and (Path(e.name).suffix.lower() in SPEC_SUFFIXES or not Path(e.name).suffix):
+                        try:
+                            target = os.readlink(child)
+                        except OSError:
+                            target = "?"
+                        diags.append(Diagnostic(str(child), Pos(), f"dangling symbolic link (to {target})"))
+                    continue  # else: removed while we looked, or a link that could never be a spec
+                except OSError as exc:  # a loop of links (ELOOP), permission denied, name too long
+                    diags.append(Diagnostic(str(child), Pos(), f"cannot read: {exc.strerror or exc}"))
+                    continue
+                if stat.S_ISDIR(st.st_mode):
+                    real = os.path.realpath(child)
+                    if real not in visited:  # a link to an ancestor or to a directory already searched
+                        visited.add(real)
+                        below.append(child)
+                elif stat.S_ISREG(st.st_mode) and child.suffix.lower() in SPEC_SUFFIXES:
+                    found.append((depth, str(child)))
+        level = below
+        depth += 1
+    return [f for _, f in sorted(found)], diags
 
 
 def _load_all(files: Sequence[str]) -> tuple[list, list[Diagnostic]]:

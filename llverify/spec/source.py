@@ -20,6 +20,7 @@ Example: ``load_text("a: [1, 2]\\n", "x.yaml").value_pos["a"] == Pos(1, 4)``.
 from __future__ import annotations
 
 import json
+import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +30,7 @@ import yaml
 
 from llverify.errors import LlverifyError
 
-__all__ = ["Pos", "LMap", "LList", "SpecError", "SpecErrors", "Diagnostic", "load_file", "load_text"]
+__all__ = ["Pos", "LMap", "LList", "SpecError", "SpecErrors", "Diagnostic", "load_file", "load_text", "one_line"]
 
 MAX_DEPTH = 64
 MAX_BYTES = 4 << 20
@@ -52,7 +53,47 @@ class Diagnostic:
     message: str
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.pos.line}:{self.pos.col}: error: {self.message}"
+        return f"{one_line(self.path)}:{self.pos.line}:{self.pos.col}: error: {_shorten(one_line(self.message))}"
+
+
+#: longest message printed whole; a quoted value longer than _MAX_QUOTED is shown by its two ends
+MAX_MESSAGE = 1000
+_MAX_QUOTED = 120
+_QUOTED = re.compile(r"'([^']{%d,})'" % (_MAX_QUOTED + 1))
+
+
+def _shorten(message: str) -> str:
+    """A message quoting a huge name or value (a 3000-character layout name, a CuTe string of 5000) keeps its
+    shape: each long quoted run is cut to its ends, and the whole to :data:`MAX_MESSAGE` characters."""
+    if len(message) <= _MAX_QUOTED:
+        return message
+
+    def cut(m: re.Match) -> str:
+        q = m.group(1)
+        return f"'{q[:60]}...[{len(q) - 80} characters]...{q[-20:]}'"
+
+    message = _QUOTED.sub(cut, message)
+    if len(message) > MAX_MESSAGE:
+        message = f"{message[:700]} ...[{len(message) - 900} characters]... {message[-200:]}"
+    return message
+
+
+#: characters a diagnostic never prints raw: line breaks and other controls (a name with a newline in
+#: it would split the one-line diagnostic in two), lone surrogates (unprintable) and the bidirectional
+#: overrides (which would reorder what the terminal shows)
+_UNSAFE = {c: f"\\x{c:02x}" for c in [*range(0x20), *range(0x7F, 0xA0)] if c != 0x09}
+_UNSAFE.update({0x0A: "\\n", 0x0D: "\\r"})
+_UNSAFE.update({c: f"\\u{c:04x}" for c in [0x2028, 0x2029, *range(0x202A, 0x202F), *range(0x2066, 0x206A),
+                                              0x200E, 0x200F, 0x061C, 0xFEFF]})
+
+
+def one_line(text: str) -> str:
+    """``text`` with line breaks, controls, bidi overrides and lone surrogates escaped (``\\n``,
+    ``\\x00``, ``\\u202e``, ``\\ud800``), so a diagnostic quoting what a user wrote stays one line."""
+    text = text.translate(_UNSAFE)
+    if any(0xD800 <= ord(ch) < 0xE000 for ch in text):
+        text = "".join(f"\\u{ord(ch):04x}" if 0xD800 <= ord(ch) < 0xE000 else ch for ch in text)
+    return text
 
 
 class SpecError(LlverifyError):
@@ -176,8 +217,15 @@ def _convert(loader: _Composer, node: yaml.Node, path: str, stack: tuple[int, ..
                                     f"are at most {MAX_INT_CHARS} characters long")
     try:
         return loader.construct_object(node, deep=True)
+    except yaml.YAMLError:
+        raise
     except ValueError as exc:  # e.g. an over-long integer written in another base
         raise SpecError(path, here, f"invalid scalar {node.value[:40]!r}: {exc}") from None
+    except (LookupError, AttributeError, TypeError) as exc:
+        # PyYAML's constructors assume the resolver chose the tag: an explicit `!!bool maybe` (KeyError),
+        # `!!timestamp x` (AttributeError) or `!!int ""` (IndexError) breaks them
+        tag = node.tag.replace("tag:yaml.org,2002:", "!!")
+        raise SpecError(path, here, f"invalid scalar {node.value[:40]!r}: not a valid {tag} value") from None
 
 
 def _reader_pos(text: str, exc: Exception) -> Pos:

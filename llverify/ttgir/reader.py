@@ -454,6 +454,12 @@ class _Assembler:
         for brace in _top_dicts(before_sig) + _top_dicts(signature):
             attrs.update(_attr_dict(brace))
         signature = _remove_dicts(signature).strip()
+        if name == "ttg.warp_specialize" and "partitionNumWarps" not in attrs:
+            # Triton 3.9 prints each worker's warp count in its region header: `partition0(...) num_warps(2) {`
+            counts = [m.group(1) for head in b.region_heads if head.startswith("partition")
+                      for m in [re.search(r"num_warps\((\d+)\)", head)] if m]
+            if counts:
+                attrs["partitionNumWarps"] = f"array<i32: {', '.join(counts)}>"
         operand_text = _remove_dicts(before_sig)
         defined = {a for a, _ in region_args}
         operands = tuple(u for u in _uses(operand_text) if u not in defined)

@@ -268,3 +268,46 @@ def test_vector_lanes_agree_between_z3_and_the_interpreter() -> None:
 def test_attention_sample_has_no_unknown_after_vector_lanes() -> None:
     findings = _run("attention-q64k64d64-cuda_90-w4")
     assert findings and all(f.finding.verdict.status == "proved" for f in findings)
+
+
+def test_amd_rotating_shared_matches_tritons_own_address_code() -> None:
+    """The wheel has no Python path to amd_rotating_shared's linear layout; Triton's gfx942 lowering is the
+    oracle instead: every local_alloc / local_load through a rotating buffer moves each thread's registers to
+    the addresses llverify's model gives (right_elements), for every parameter set in the samples."""
+    seen: set[str] = set()
+    proved = 0
+    for stem in KERNELS:
+        ttgir, _, _ = _load(stem)
+        rotating = {line.split(" = ", 1)[0].lstrip("#"): line.split(" = ", 1)[1]
+                    for line in ttgir.splitlines() if "amd_rotating_shared" in line and line.startswith("#")}
+        if not rotating:
+            continue
+        ops = {op.location.line: op for op in _ops_with_encoding(ttgir, set(rotating))}
+        for f in _right_elements(_run(stem)):
+            if f.finding.location.line in ops:
+                assert f.finding.verdict.status == "proved", (stem, f.finding.verdict.message)
+                proved += 1
+                seen.update(rotating.values())
+    assert proved >= 6 and len(seen) >= 2
+
+
+def _ops_with_encoding(ttgir: str, aliases: set[str]) -> list:
+    m = parse_module(ttgir, "k.ttgir")
+    out = []
+    for _, op, _ in m.walk():
+        if op.name in ("ttg.local_alloc", "ttg.local_load", "ttg.local_store"):
+            types = [t for t in (*op.operand_types, *(r.type for r in op.results)) if t is not None]
+            if any(t.kind == "memdesc" and (t.encoding_text or "").lstrip("#") in aliases for t in types):
+                out.append(op)
+    return out
+
+
+def test_a_rotating_buffer_read_as_a_plain_swizzle_is_refuted() -> None:
+    """Mutant: the TTGIR claims the plain swizzle with the same parameters; the real (rotating) addresses no
+    longer match: right_elements refutes it."""
+    stem = "matmul-t64s1-hip_gfx942-w4"
+    ttgir, llir, shared = _load(stem)
+    mutant = ttgir.replace("#ttg.amd_rotating_shared<", "#ttg.swizzled_shared<")
+    assert mutant != ttgir
+    found = _right_elements(validate(parse_module(mutant, "m.ttgir"), parse_llir(llir, "m.llir"), shared))
+    assert any(f.finding.verdict.status == "refuted" for f in found)

@@ -28,6 +28,7 @@ JOBS = [
     ("gluon_convert_mma_to_blocked_w4", "64x64", "cuda:80", 4),
     ("attention", "q64k64d64", "cuda:90", 4), ("reduction", "m64n64", "cuda:90", 8),
     ("gluon_padded_wave64", "pad16b", "hip:gfx942", 4), ("gluon_padded", "permuted", "cuda:90", 4),
+    ("matmul", "t128s1", "hip:gfx942", 4), ("attention", "q64k64d64", "hip:gfx942", 4),
 ]
 
 

@@ -104,6 +104,7 @@ class _RegionBuilder:
     owner: _OpBuilder | None
     line: int
     blocks: list[_BlockBuilder] = field(default_factory=lambda: [_BlockBuilder()])
+    head: str = ""  # `partition0(%a: T) num_warps(4)`, `else`, `default` (the text before the region's `{`)
 
 
 def _fail(path: str, line: int, col: int, message: str) -> TtgirError:
@@ -272,7 +273,7 @@ def parse_module(text: str, path: str = "<string>", stage: str = "") -> Module:
             assert owner is not None
             if rest.endswith("{"):
                 owner.region_heads.append(rest[:-1].strip())
-                new = _RegionBuilder(owner, lineno)
+                new = _RegionBuilder(owner, lineno, head=rest[:-1].strip())
                 owner.regions.append(new)
                 stack.append(new)
                 continue
@@ -291,7 +292,7 @@ def parse_module(text: str, path: str = "<string>", stage: str = "") -> Module:
             continue
         if s.endswith("{") and _CONTINUATION.match(s) and last_closed is not None and last_closed in _items(current):
             last_closed.region_heads.append(s[:-1].strip())
-            new = _RegionBuilder(last_closed, lineno)
+            new = _RegionBuilder(last_closed, lineno, head=s[:-1].strip())
             last_closed.regions.append(new)
             stack.append(new)
             continue
@@ -379,6 +380,7 @@ class _Assembler:
         m = re.match(r"^tt\.func\s+(?:(public|private|nested)\s+)?@([\w$.\-]+)\s*", head)
         if not m:
             raise _fail(self.path, b.line, b.col, f"malformed tt.func: {head[:60]!r}")
+        self.types = {}  # tt.func is isolated from above: SSA names do not carry over from the previous function
         rest = head[m.end():]
         args: list[Value] = []
         results: tuple[TypeRef, ...] = ()
@@ -423,6 +425,10 @@ class _Assembler:
                 i = lab.find("(")
                 if i >= 0 and lab.endswith(")"):
                     args = self.block_args(lab[i + 1:-1])
+            elif not blocks:
+                m = _PARTITION_HEAD.match(r.head)
+                if m:  # `partition0(%a: T, ...) num_warps(4)`: the partition region's block arguments
+                    args = self.block_args(m.group(1))
             blocks.append(Block(tuple(args), tuple(self.op(o) for o in bb.items)))
         return Region(tuple(blocks))
 
@@ -443,9 +449,9 @@ class _Assembler:
         rest = body[nm.end():]
         # region-header block arguments (scf.for induction variable, iter_args, scf.while before-args)
         region_args = self._region_header_args(name, rest)
-        sig_at = rfind_top(rest, " : ")
+        sig_at, sig_end = _signature_colon(rest)
         before_sig = rest if sig_at < 0 else rest[:sig_at]
-        signature = "" if sig_at < 0 else rest[sig_at + 3:]
+        signature = "" if sig_at < 0 else rest[sig_end:]
         attrs: dict[str, str] = {}
         for brace in _top_dicts(before_sig) + _top_dicts(signature):
             attrs.update(_attr_dict(brace))
@@ -453,6 +459,9 @@ class _Assembler:
         operand_text = _remove_dicts(before_sig)
         defined = {a for a, _ in region_args}
         operands = tuple(u for u in _uses(operand_text) if u not in defined)
+        if name == "ttg.local_atomic_scatter_rmw" and len(operands) >= 3:
+            # printed `%dst[%indices], %values, %mask` but typed `functional-type(operands)`: dst, values, indices, mask
+            operands = (operands[0], operands[2], operands[1], *operands[3:])
         result_names = _result_names(results_text)
         lhs_types, rhs_types, for_results = self._signature(name, rest, signature)
         res_types = self._result_types(name, result_names, lhs_types, rhs_types, for_results, operands)
@@ -473,6 +482,10 @@ class _Assembler:
                 t = lhs_types[i]
             op_types.append(t)
         regions = tuple(self.region(r) for r in b.regions)
+        if name == "ttg.warp_specialize" and "partitionNumWarps" not in attrs:
+            counts = [m.group(2) for r in b.regions for m in [_PARTITION_HEAD.match(r.head)] if m]
+            if counts:  # Triton 3.9 prints each partition's warp count in its header: `partition0(...) num_warps(4)`
+                attrs["partitionNumWarps"] = f"array<i32: {', '.join(counts)}>"
         printed: tuple[TypeRef, ...] = ()
         if lhs_types and rhs_types is not None:
             if len(lhs_types) == len(operands):
@@ -513,8 +526,9 @@ class _Assembler:
                                                                        list[TypeRef]]:
         for_results: list[TypeRef] = []
         if name in ("scf.for", "scf.if", "scf.execute_region", "scf.index_switch"):
-            sig_at = rfind_top(rest, " : ")
+            sig_at, _ = _signature_colon(rest)
             head = rest if sig_at < 0 or name == "scf.if" else rest[:sig_at]
+            head = _remove_dicts(head)  # `-> (T, U) {tt.num_stages = 3 : i32}`: the trailing attributes are no type
             arrow = find_top(head, "->")
             if arrow >= 0:
                 tail = head[arrow + 2:].strip()
@@ -555,6 +569,22 @@ class _Assembler:
             return list(cand) * n
         unknown = TypeRef("", "other")
         return (list(cand) + [unknown] * n)[:n]
+
+
+_PARTITION_HEAD = re.compile(r"^partition\d+\s*\((.*)\)\s*num_warps\s*\(\s*(\d+)\s*\)\s*$", re.S)
+
+
+def _signature_colon(rest: str) -> tuple[int, int]:
+    """Where an op's type signature starts: the last top-level `` : ``, or a `:` glued to the operand before it
+    (``%b: tensor<...>``, ``{axis = 1 : i32}: tensor<...>``, ``%d[%i]: !tt.tensordesc<...>``, all of which MLIR
+    accepts); (start, end of the separator), or (-1, -1)."""
+    i = rfind_top(rest, " : ")
+    if i >= 0:
+        return i, i + 3
+    j = rfind_top(rest, ": ")
+    if j > 0 and not rest[j - 1].isspace():
+        return j, j + 2
+    return -1, -1
 
 
 def _implied_element(name: str, t: TypeRef) -> TypeRef:

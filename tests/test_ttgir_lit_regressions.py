@@ -1,0 +1,125 @@
+"""Regressions found by running `llverify ttgir` over Triton's own lit tests (test/TritonGPU, test/Conversion,
+test/TritonNvidiaGPU, test/Analysis).  Each module below is a small excerpt in the style of those tests, written
+for this file: valid IR that llverify once refuted (a false refutation), or IR whose verdict changed for a
+documented reason."""
+
+from __future__ import annotations
+
+import textwrap
+
+from llverify.ttgir.gate import check_module
+from llverify.ttgir.reader import parse_module
+
+_B1 = "#blk = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>\n"
+_B2 = "#blk = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>\n"
+_MOD = 'module attributes {"ttg.num-warps" = 4 : i32, "ttg.threads-per-warp" = 32 : i32} {\n'
+
+
+def _findings(text: str):
+    return check_module(parse_module(textwrap.dedent(text), "lit.mlir"))
+
+
+def _status(findings, status: str, prop: str | None = None):
+    return [f for f in findings if f.verdict.status == status and (prop is None or f.verdict.property == prop)]
+
+
+def _op(module, name: str):
+    return next(op for _, op, _ in module.walk() if op.name == name)
+
+
+# -- reader: what MLIR accepts and Triton's lit tests write ------------------------------------------------
+
+def test_signature_colon_glued_to_the_last_operand() -> None:
+    # `%y: T` and `{...}: T` (no blank before the colon) are valid MLIR; the result type used to be lost and the
+    # next use of the value was refuted as a type mismatch
+    m = parse_module(_B2 + _MOD + textwrap.dedent("""\
+      tt.func @f(%x: tensor<16xf32, #ttg.slice<{dim = 1, parent = #blk}>>, %s: tensor<16x8xf32, #blk>) {
+        %e = tt.expand_dims %x {axis = 1 : i32}: tensor<16xf32, #ttg.slice<{dim = 1, parent = #blk}>> -> tensor<16x1xf32, #blk>
+        %b = tt.broadcast %e : tensor<16x1xf32, #blk> -> tensor<16x8xf32, #blk>
+        %m = arith.mulf %b, %s: tensor<16x8xf32, #blk>
+        %n = arith.addf %m, %m : tensor<16x8xf32, #blk>
+        tt.return
+      }
+    }
+    """))
+    ops = {op.results[0].name: op for _, op, _ in m.walk() if op.results}
+    assert ops["%e"].results[0].type.shape == (16, 1)
+    assert ops["%m"].results[0].type.shape == (16, 8) and ops["%m"].operands == ("%b", "%s")
+    fs = check_module(m)
+    assert not _status(fs, "refuted")
+
+
+def test_for_results_with_trailing_attributes() -> None:
+    # `} {tt.num_stages = 3 : i32}` after an scf.for: the attribute dict is not part of the result types, and the
+    # iter_args keep their types inside the body
+    fs = _findings(_B1 + _MOD + """\
+      tt.func @f(%a: tensor<128xf32, #blk>, %n: index) -> tensor<128xf32, #blk> {
+        %c0 = arith.constant 0 : index
+        %c1 = arith.constant 1 : index
+        %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %a) -> (tensor<128xf32, #blk>) {
+          %s = arith.addf %acc, %a : tensor<128xf32, #blk>
+          scf.yield %s : tensor<128xf32, #blk>
+        } {tt.num_stages = 2 : i32}
+        tt.return %r : tensor<128xf32, #blk>
+      }
+    }
+    """)
+    assert not _status(fs, "refuted")
+    m = parse_module(textwrap.dedent(_B1 + _MOD + """\
+      tt.func @f(%a: tensor<128xf32, #blk>, %n: index) {
+        %c0 = arith.constant 0 : index
+        %c1 = arith.constant 1 : index
+        %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %a) -> (tensor<128xf32, #blk>) {
+          scf.yield %acc : tensor<128xf32, #blk>
+        } {tt.num_stages = 2 : i32}
+        tt.return
+      }
+    }
+    """))
+    assert _op(m, "scf.for").results[0].type.kind == "tensor"
+
+
+def test_values_do_not_leak_between_functions_and_partitions_type_their_arguments() -> None:
+    # a partition's `partition0(%arg0: T) num_warps(2)` arguments were untyped and `%arg0` resolved to the previous
+    # function's f32 argument; its layout is checked against the partition's warp count, not the module's
+    text = _MOD + """\
+      tt.func @first(%arg0: f32) {
+        tt.return
+      }
+      tt.func @second(%p: !tt.ptr<i32>) {
+        ttg.warp_specialize(%p)
+        default {
+          ttg.warp_yield
+        }
+        partition0(%arg0: !tt.ptr<i32>) num_warps(2) {
+          %v = tt.splat %arg0 : !tt.ptr<i32> -> tensor<64x!tt.ptr<i32>, #w2>
+          %l = tt.load %v : tensor<64x!tt.ptr<i32>, #w2>
+          ttg.warp_return
+        } : (!tt.ptr<i32>) -> ()
+        tt.return
+      }
+    }
+    """
+    w2 = "#w2 = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}>\n"
+    m = parse_module(textwrap.dedent(w2 + text))
+    assert _op(m, "tt.splat").operand_types[0].text == "!tt.ptr<i32>"
+    assert "2" in _op(m, "ttg.warp_specialize").attributes["partitionNumWarps"]
+    fs = check_module(m)
+    assert not _status(fs, "refuted") and _status(fs, "proved", "warps")
+    # a layout for the module's 4 warps inside the 2-warp partition is still refuted
+    w4 = w2.replace("warpsPerCTA = [2]", "warpsPerCTA = [4]")
+    bad = _status(_findings(w4 + text), "refuted", "warps")
+    assert bad and bad[0].op == "tt.splat"
+
+
+def test_local_atomic_scatter_operands_follow_the_operand_order() -> None:
+    # printed `%dst[%idx], %vals, %mask` but typed as (dst, vals, idx, mask)
+    fs = _findings(_B1 + _MOD + """\
+      tt.func @f(%idx: tensor<128xi32, #blk>, %vals: tensor<128xf32, #blk>, %mask: tensor<128xi1, #blk>) {
+        %buf = ttg.local_alloc : () -> !ttg.memdesc<128xf32, #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>, #ttg.shared_memory, mutable>
+        %r = ttg.local_atomic_scatter_rmw fadd, %buf[%idx], %vals, %mask {axis = 0 : i32} : (!ttg.memdesc<128xf32, #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>, #ttg.shared_memory, mutable>, tensor<128xf32, #blk>, tensor<128xi32, #blk>, tensor<128xi1, #blk>) -> tensor<128xf32, #blk>
+        tt.return
+      }
+    }
+    """)
+    assert not _status(fs, "refuted")

@@ -123,3 +123,28 @@ def test_local_atomic_scatter_operands_follow_the_operand_order() -> None:
     }
     """)
     assert not _status(fs, "refuted")
+
+
+def test_pointer_default_address_space_is_the_same_type() -> None:
+    fs = _findings(_B1 + _MOD + """\
+      tt.func @f(%p: !tt.ptr<f16>) {
+        %t = tt.splat %p : !tt.ptr<f16, 1> -> tensor<128x!tt.ptr<f16>, #blk>
+        tt.return
+      }
+    }
+    """)
+    assert not _status(fs, "refuted")
+
+
+def test_unread_definition_type_is_unknown_not_refuted() -> None:
+    # a definition whose type the reader cannot read (here an op without any signature) must not refute its use
+    fs = _findings(_B1 + _MOD + """\
+      tt.func @f() {
+        %x = "some.op"() : () -> !some.opaque<thing>
+        %y = ttg.convert_layout %x : tensor<128xf32, #blk> -> tensor<128xf32, #blk>
+        tt.return
+      }
+    }
+    """)
+    assert not _status(fs, "refuted")
+    assert _status(fs, "unknown", "use_type")

@@ -15,6 +15,7 @@ wrong ``opIdx``) carry the concrete values compared as their witness.
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -319,7 +320,13 @@ def _use_types(ctx: OpContext) -> Iterable[Verdict]:
     for i, (resolved, printed) in enumerate(zip(op.operand_types, op.printed_operand_types)):
         if resolved is None or printed is None or resolved.text == printed.text:
             continue
-        if resolved.kind != printed.kind or resolved.shape != printed.shape or resolved.element != printed.element:
+        if "other" in (resolved.kind, printed.kind) or not resolved.text or not printed.text:
+            # a type form the reader does not model (or a definition whose type it could not read): no comparison
+            yield _unknown("use_type", f"{_names(op)} operand {i} ({op.operands[i]})",
+                           f"type not read: defined as {resolved.text or '?'!r}, used as {printed.text or '?'!r}")
+            continue
+        if (resolved.kind != printed.kind or resolved.shape != printed.shape
+                or _canonical_element(resolved.element) != _canonical_element(printed.element)):
             t0 = time.perf_counter()
             yield _structural("use_type", f"{_names(op)} operand {i} ({op.operands[i]})", False,
                               {"operand": i}, {"defined as": resolved.text, "used as": printed.text},
@@ -330,6 +337,14 @@ def _use_types(ctx: OpContext) -> Iterable[Verdict]:
                            f"{_enc(printed)}")
         if v is not None:
             yield v
+
+
+_PTR_DEFAULT_SPACE = re.compile(r"!tt\.ptr<\s*([^<>,]+?)\s*,\s*1\s*>")
+
+
+def _canonical_element(element: str) -> str:
+    """An element type as compared: ``!tt.ptr<f32, 1>`` is ``!tt.ptr<f32>`` (address space 1 is the default)."""
+    return _PTR_DEFAULT_SPACE.sub(r"!tt.ptr<\1>", element.replace(" ", "")).replace(",", ", ")
 
 
 def _is_boundary(op: Op) -> bool:

@@ -148,3 +148,33 @@ def test_unread_definition_type_is_unknown_not_refuted() -> None:
     """)
     assert not _status(fs, "refuted")
     assert _status(fs, "unknown", "use_type")
+
+
+# -- dot operands -------------------------------------------------------------------------------------------
+
+_MMA = "#mma = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 8]}>\n"
+
+
+def _dot_module(elem: str, kw_a: int, kw_b: int) -> str:
+    a = f"tensor<64x32x{elem}, #ttg.dot_op<{{opIdx = 0, parent = #mma, kWidth = {kw_a}}}>>"
+    b = f"tensor<32x64x{elem}, #ttg.dot_op<{{opIdx = 1, parent = #mma, kWidth = {kw_b}}}>>"
+    return _MMA + 'module attributes {"ttg.num-warps" = 4 : i32, ttg.target = "cuda:80"} {\n' + f"""\
+      tt.func @f(%a: {a}, %b: {b}, %c: tensor<64x64xf32, #mma>) {{
+        %d = tt.dot %a, %b, %c : {a} * {b} -> tensor<64x64xf32, #mma>
+        tt.return
+      }}
+    }}
+    """
+
+
+def test_mma_v2_kwidth_multiple_of_the_register_width_is_not_refuted() -> None:
+    # f32 (tf32) operands with kWidth = 2: Triton's verifier accepts it and its MMAv2 lowering handles a kWidth that
+    # is a multiple of 32 / bits (remove-layout-conversion tests use it)
+    fs = _findings(_dot_module("f32", 2, 2))
+    assert not _status(fs, "refuted")
+    assert _status(fs, "unknown", "dot_operands") and _status(fs, "proved", "dot_operands")
+    # the exact width still proves, a kWidth below one 32-bit register and an A/B mismatch are still refuted
+    assert not _status(_findings(_dot_module("f16", 2, 2)), "refuted")
+    assert _status(_findings(_dot_module("f16", 1, 1)), "refuted", "dot_operands")
+    bad = _status(_findings(_dot_module("f16", 4, 2)), "refuted", "dot_operands")
+    assert bad and "kWidth A" in str(bad[0].verdict.counterexample.sides)

@@ -757,10 +757,25 @@ def _dot(ctx: OpContext) -> Iterable[Verdict]:
                 bits = element_bits(t.element)
                 if pk == "nvidia_mma" and list(parent.get("version", [0]))[0] == 2 and bits:
                     want = max(1, 32 // bits)
-                    yield _structural("dot_operands", subject + " kWidth", enc.get("k_width") == want,
-                                      {"operand": i}, {"kWidth": enc.get("k_width"),
-                                                       "required (32 / element bits)": want},
-                                      "kWidth does not match the element width for mma v2", t0)
+                    kw = enc.get("k_width")
+                    if isinstance(kw, int) and kw > want and bits < 64 and (kw * bits) % 32 == 0:
+                        # Triton's MMAv2 lowering accepts a kWidth that is a multiple of 32 / bits ("largeK":
+                        # each thread's k run is re-sliced into 32-bit pieces, the same way for A and B)
+                        yield _unknown("dot_operands", subject + " kWidth",
+                                       f"kWidth {kw} is {kw // want} x (32 / {bits} bits): Triton's mma v2 "
+                                       f"lowering re-slices k (largeK); that re-slicing is not modelled")
+                    else:
+                        yield _structural("dot_operands", subject + " kWidth", kw == want,
+                                          {"operand": i}, {"kWidth": kw, "required (32 / element bits, or a "
+                                                                         "multiple below 64 bits)": want},
+                                          "kWidth does not match the element width for mma v2", t0)
+        encs = [t.encoding for t in op.operand_types[:2] if t is not None and t.encoding is not None]
+        if len(encs) == 2 and all(e.get("kind") == "dot_operand" for e in encs):
+            # Triton's verifier: "mismatching kWidth between A and B operands"
+            yield _structural("dot_operands", f"{_names(op)}: kWidth of A and B", encs[0].get("k_width") ==
+                              encs[1].get("k_width"), {"operands": [0, 1]},
+                              {"kWidth A": encs[0].get("k_width"), "kWidth B": encs[1].get("k_width")},
+                              "A and B have different kWidth", t0)
     elif op.name in ("ttng.warp_group_dot", "ttng.tc_gen5_mma", "ttng.tc_gen5_mma_scaled"):
         for i, t in enumerate(op.operand_types[:2]):
             if t is None or t.kind != "memdesc" or t.encoding is None:

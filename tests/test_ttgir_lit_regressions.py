@@ -178,3 +178,21 @@ def test_mma_v2_kwidth_multiple_of_the_register_width_is_not_refuted() -> None:
     assert _status(_findings(_dot_module("f16", 1, 1)), "refuted", "dot_operands")
     bad = _status(_findings(_dot_module("f16", 4, 2)), "refuted", "dot_operands")
     assert bad and "kWidth A" in str(bad[0].verdict.counterexample.sides)
+
+
+# -- tt.gather {efficient_layout} ---------------------------------------------------------------------------
+
+def test_efficient_layout_gather_across_warps_is_not_refuted() -> None:
+    # warps split along the gather axis: not warp-local, so Triton's lowering goes through shared memory; the IR
+    # is valid (Triton's lit tests carry such gathers through remove-layout-conversions)
+    src = "#src = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], order = [0, 1]}>\n"
+    fs = _findings(src + _MOD + """\
+      tt.func @f(%s: tensor<256x4xf32, #src>, %i: tensor<256x4xi32, #src>) {
+        %g = tt.gather %s[%i] {axis = 0 : i32, efficient_layout} : (tensor<256x4xf32, #src>, tensor<256x4xi32, #src>) -> tensor<256x4xf32, #src>
+        tt.return
+      }
+    }
+    """)
+    assert not _status(fs, "refuted")
+    flagged = _status(fs, "unknown", "gather_warp_local")
+    assert flagged and "shared memory" in flagged[0].verdict.message

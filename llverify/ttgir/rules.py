@@ -619,6 +619,17 @@ def _tma_buffer(ctx: OpContext) -> Iterable[Verdict]:
         return  # a descriptor without a shared encoding (before lowering): nothing to compare
     subject = f"{op.name}: buffer {_enc(buf)} vs descriptor {_enc(desc)}"
     view = tuple(buf.shape[len(buf.shape) - len(desc.shape):])
+    if view != tuple(desc.shape) and buf.element == desc.element and \
+            _drop_leading_ones(buf.shape) == _drop_leading_ones(desc.shape):
+        # a rank-reducing copy (Triton's verifier: equal element counts; `1x256x128` block into a `256x128`
+        # buffer): the same box, its unit dims dropped
+        if (buf.encoding_text or "") == (desc.encoding_text or ""):
+            yield _structural("tma_buffer", subject, True, {}, {"encoding": desc.encoding_text,
+                                                                 "rank-reducing": True}, "", t0)
+        else:
+            yield _unknown("tma_buffer", subject, "rank-reducing TMA copy with a differently written shared layout: "
+                                                  "the layouts of different ranks are not compared")
+        return
     if view != tuple(desc.shape) or buf.element != desc.element:
         yield _structural("tma_buffer", subject, False, {"operand": 1},
                           {"buffer": f"{list(view)} x {buf.element}",
@@ -636,6 +647,13 @@ def _tma_buffer(ctx: OpContext) -> Iterable[Verdict]:
             return
     assert isinstance(d_built, BuiltLayout) and isinstance(b_built, BuiltLayout)
     yield _equal(d_built.layout, b_built.layout).with_(property="tma_buffer", subject=subject)
+
+
+def _drop_leading_ones(shape: tuple[int, ...]) -> tuple[int, ...]:
+    i = 0
+    while i < len(shape) - 1 and shape[i] == 1:
+        i += 1
+    return tuple(shape[i:])
 
 
 # -- rule: TMEM accesses stay in each warp's lane quarter ------------------------------------------------

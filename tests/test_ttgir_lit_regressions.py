@@ -222,3 +222,22 @@ def test_rank_reducing_tma_copy_is_not_refuted() -> None:
     assert not _status(fs, "refuted") and _status(fs, "proved", "tma_buffer")
     # a different box is still refuted
     assert _status(_findings(_tma("1x64x64", "128x64")), "refuted", "tma_buffer")
+
+
+# -- shared layouts over several CTAs ----------------------------------------------------------------------------
+
+def test_shared_layout_broadcast_over_ctas_is_not_refuted() -> None:
+    # CGALayout = [[0, 0]]: both CTAs of the pair hold the whole buffer (valid; Triton's ops.mlir subslices one)
+    enc = "#ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0], CGALayout = [[0, 0]]}>"
+    text = f"#sh = {enc}\n" + """\
+    module attributes {"ttg.num-warps" = 1 : i32, "ttg.num-ctas" = 2 : i32, ttg.target = "cuda:90"} {
+      tt.func @f(%m: !ttg.memdesc<8x16xf32, #sh, #ttg.shared_memory>) {
+        %s = ttg.memdesc_subslice %m [0, 0] : !ttg.memdesc<8x16xf32, #sh, #ttg.shared_memory> -> !ttg.memdesc<4x16xf32, #sh, #ttg.shared_memory>
+        tt.return
+      }
+    }
+    """
+    fs = _findings(text)
+    assert not _status(fs, "refuted") and _status(fs, "proved", "memory")
+    # a CTA split along dim 0 is still checked as a bijection (and holds)
+    assert not _status(_findings(text.replace("[[0, 0]]", "[[1, 0]]")), "refuted")

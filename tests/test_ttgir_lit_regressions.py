@@ -241,3 +241,29 @@ def test_shared_layout_broadcast_over_ctas_is_not_refuted() -> None:
     assert not _status(fs, "refuted") and _status(fs, "proved", "memory")
     # a CTA split along dim 0 is still checked as a bijection (and holds)
     assert not _status(_findings(text.replace("[[0, 0]]", "[[1, 0]]")), "refuted")
+
+
+# -- hand-wrapped ops ----------------------------------------------------------------------------------------
+
+def test_ops_wrapped_before_arrow_star_colon_or_attributes_are_read() -> None:
+    # lit tests wrap long ops with the next line starting `-> T`, `* T`, `: T` or `{attrs}`; this used to be a
+    # reader error ("expected an operation")
+    m = parse_module(textwrap.dedent(_MMA + 'module attributes {"ttg.num-warps" = 4 : i32, ttg.target = "cuda:80"} {\n' + """\
+      tt.func @f(%a: tensor<64x32xf16, #ttg.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>>,
+                 %b: tensor<32x64xf16, #ttg.dot_op<{opIdx = 1, parent = #mma, kWidth = 2}>>,
+                 %c: tensor<64x64xf32, #mma>)
+          -> tensor<64x64xf32, #mma> {
+        %d = tt.dot %a, %b, %c
+          {inputPrecision = 0 : i32}
+          : tensor<64x32xf16, #ttg.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>>
+          * tensor<32x64xf16, #ttg.dot_op<{opIdx = 1, parent = #mma, kWidth = 2}>>
+          -> tensor<64x64xf32, #mma>
+        tt.return %d : tensor<64x64xf32, #mma>
+      }
+    }
+    """))
+    dot = _op(m, "tt.dot")
+    assert dot.results[0].type.shape == (64, 64) and dot.attributes.get("inputPrecision") == "0 : i32"
+    assert m.functions[0].result_types[0].shape == (64, 64)
+    fs = check_module(m)
+    assert not _status(fs, "refuted") and _status(fs, "proved", "dot_operands")

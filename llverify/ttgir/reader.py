@@ -181,6 +181,8 @@ def _strip_comment(line: str) -> str:
 
 
 _CONTINUES = (",", ":", "=", "->", "(", "*")
+#: a line starting with one of these continues the previous op (MLIR is free-form; Triton never prints this)
+_LEADS = ("->", "* ", ": ", "{")
 
 
 def _logical_lines(lines: list[str]) -> Iterator[tuple[int, str]]:
@@ -189,8 +191,12 @@ def _logical_lines(lines: list[str]) -> Iterator[tuple[int, str]]:
     Yields (first line number, joined text with the first line's indentation)."""
     buf: list[str] = []
     start = 0
+    stripped = [_strip_comment(raw) for raw in lines]
+    following = [""] * (len(lines) + 1)  # the next non-blank (comment-free) line after each line
+    for i in range(len(lines) - 1, -1, -1):
+        following[i] = stripped[i + 1] if i + 1 < len(lines) and stripped[i + 1] else following[i + 1]
     for lineno, raw in enumerate(lines, 1):
-        s = _strip_comment(raw)
+        s = stripped[lineno - 1]
         if not s:
             continue
         if not buf:
@@ -202,6 +208,8 @@ def _logical_lines(lines: list[str]) -> Iterator[tuple[int, str]]:
         body = text.strip()
         depth = max_depth_final(body)
         if body.endswith("{") or body.startswith(("}", "^")) or (depth <= 0 and not body.endswith(_CONTINUES)):
+            if not body.endswith("{") and not body.startswith("^") and following[lineno - 1].startswith(_LEADS):
+                continue  # hand-wrapped lit tests: the next line goes on with `-> T`, `* T`, `: T`, `{attrs}`
             yield start, text
             buf = []
         elif len(buf) > 10_000:

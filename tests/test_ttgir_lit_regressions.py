@@ -267,3 +267,12 @@ def test_ops_wrapped_before_arrow_star_colon_or_attributes_are_read() -> None:
     assert m.functions[0].result_types[0].shape == (64, 64)
     fs = check_module(m)
     assert not _status(fs, "refuted") and _status(fs, "proved", "dot_operands")
+
+
+def test_tma_descriptor_with_a_signed_element_type_moves_signless_data() -> None:
+    # `!tt.tensordesc<...xsi8>` into an `i8` buffer: Triton's verifier compares the signless block type
+    text = _tma("128x64", "128x64").replace("xf8E5M2, #nv>", "xsi8, #nv>").replace("xf8E5M2, #nv, #ttg", "xi8, #nv, #ttg")
+    text = text.replace("%d[%x, %x, %x]", "%d[%x, %x]")
+    assert "xsi8, #nv>" in text and "128x64xi8, #nv, #ttg" in text
+    fs = _findings(text)
+    assert not _status(fs, "refuted") and _status(fs, "proved", "tma_buffer")

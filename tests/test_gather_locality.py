@@ -72,18 +72,22 @@ def test_different_lane_maps_are_refuted() -> None:
     assert v.status == "refuted" and v.counterexample is not None and "lane" in v.counterexample.inputs
 
 
-def test_mutant_module_is_refuted_at_the_gather() -> None:
+def test_mutant_module_is_flagged_at_the_gather() -> None:
     """A real gather module whose layout is re-declared with its warps split along the gather axis (the whole
-    module stays consistent, so only the efficient_layout promise breaks)."""
+    module stays consistent, so only the efficient_layout expectation breaks).  The IR stays valid (Triton lowers
+    a gather that is not warp-local through shared memory, whatever efficient_layout says), so the gate reports
+    it as unknown with the locality counterexample's reason, not as a refutation."""
     path = next(p for p in GATHERS if p.parent == CORPUS and "cuda_90-w4" in p.name)
     text = path.read_text()
     old = "threadsPerWarp = [1, 32], warpsPerCTA = [4, 1]"
     assert old in text.splitlines()[0]
     mutant = text.replace(old, "threadsPerWarp = [32, 1], warpsPerCTA = [1, 4]", 1)
     gathers = [f for f in check_module(parse_module(mutant, "mutant.ttgir")) if f.op == "tt.gather"]
-    refuted = [f for f in gathers if f.verdict.status == "refuted"]
-    assert [f.verdict.property for f in refuted] == ["gather_warp_local"]
+    assert not [f for f in gathers if f.verdict.status == "refuted"]
+    flagged = [f for f in gathers if f.verdict.status == "unknown"]
+    assert [f.verdict.property for f in flagged] == ["gather_warp_local"]
+    assert "not warp-local" in flagged[0].verdict.message and "warp" in flagged[0].verdict.message
     line = next(i for i, ln in enumerate(text.splitlines(), 1) if "tt.gather" in ln)
-    assert refuted[0].location.line == line
+    assert flagged[0].location.line == line
     assert all(f.verdict.status == "proved" for f in check_module(parse_module(text, "orig.ttgir"))
                if f.op == "tt.gather")

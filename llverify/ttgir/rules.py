@@ -15,6 +15,7 @@ wrong ``opIdx``) carry the concrete values compared as their witness.
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -96,6 +97,13 @@ def _distributed(L: LinearLayout) -> Verdict:
 
 @lru_cache(maxsize=4096)
 def _memory(L: LinearLayout) -> Verdict:
+    if L.has_in_dim("block") and any(not any(b) for b in L.bases["block"]):
+        # a CGA layout that broadcasts over CTAs (`CGALayout = [[0, 0]]`): every such CTA holds its own copy of
+        # the same data, so a zero block basis is no aliasing; the bijection is checked without those bases
+        bases = {d: [list(b) for b in L.bases[d] if d != "block" or any(b)] for d in L.in_dim_names}
+        reduced = LinearLayout(bases, dict(L.out_dims), require_surjective=False)
+        v = memory(reduced)
+        return v.with_(details={**v.details, "broadcast over CTAs": "zero block bases dropped before the check"})
     return memory(L)
 
 
@@ -328,7 +336,13 @@ def _use_types(ctx: OpContext) -> Iterable[Verdict]:
     for i, (resolved, printed) in enumerate(zip(op.operand_types, op.printed_operand_types)):
         if resolved is None or printed is None or resolved.text == printed.text:
             continue
-        if resolved.kind != printed.kind or resolved.shape != printed.shape or resolved.element != printed.element:
+        if "other" in (resolved.kind, printed.kind) or not resolved.text or not printed.text:
+            # a type form the reader does not model (or a definition whose type it could not read): no comparison
+            yield _unknown("use_type", f"{_names(op)} operand {i} ({op.operands[i]})",
+                           f"type not read: defined as {resolved.text or '?'!r}, used as {printed.text or '?'!r}")
+            continue
+        if (resolved.kind != printed.kind or resolved.shape != printed.shape
+                or _canonical_element(resolved.element) != _canonical_element(printed.element)):
             t0 = time.perf_counter()
             yield _structural("use_type", f"{_names(op)} operand {i} ({op.operands[i]})", False,
                               {"operand": i}, {"defined as": resolved.text, "used as": printed.text},
@@ -339,6 +353,14 @@ def _use_types(ctx: OpContext) -> Iterable[Verdict]:
                            f"{_enc(printed)}")
         if v is not None:
             yield v
+
+
+_PTR_DEFAULT_SPACE = re.compile(r"!tt\.ptr<\s*([^<>,]+?)\s*,\s*1\s*>")
+
+
+def _canonical_element(element: str) -> str:
+    """An element type as compared: ``!tt.ptr<f32, 1>`` is ``!tt.ptr<f32>`` (address space 1 is the default)."""
+    return _PTR_DEFAULT_SPACE.sub(r"!tt.ptr<\1>", element.replace(" ", "")).replace(",", ", ")
 
 
 def _is_boundary(op: Op) -> bool:
@@ -561,8 +583,9 @@ def _reduce_scan(ctx: OpContext) -> Iterable[Verdict]:
 # -- rule: tt.gather -----------------------------------------------------------------------------------
 
 def _gather(ctx: OpContext) -> Iterable[Verdict]:
-    """The result has the index's layout (Triton's verifier); with ``efficient_layout`` the gather is
-    warp-local (:func:`llverify.prove.gather_locality.gather_warp_local`), the path the attribute promises."""
+    """The result has the index's layout (Triton's verifier); with ``efficient_layout`` the gather is proved
+    warp-local (:func:`llverify.prove.gather_locality.gather_warp_local`), the path Triton's gather-layout pass
+    chooses; a gather that is not is ``unknown`` (still correct IR: Triton lowers it through shared memory)."""
     op = ctx.op
     axis = op.attr_int("axis")
     src, idx = (op.operand_types + (None, None))[:2]
@@ -582,7 +605,17 @@ def _gather(ctx: OpContext) -> Iterable[Verdict]:
     if isinstance(pair, str):
         yield _unknown("gather_warp_local", subject, pair)
         return
-    yield gather_warp_local(pair[0], pair[1], axis, subject=subject)
+    v = gather_warp_local(pair[0], pair[1], axis, subject=subject)
+    if v.status == "refuted":
+        # `efficient_layout` is a hint ("keep this layout"), not a validity condition: Triton's verifier accepts
+        # any layout with it and GatherOpToLLVM picks the warp-shuffle path by isWarpLocal(), falling back to
+        # shared memory otherwise (valid IR in Triton's lit tests does this).  Not warp-local: the fast path is
+        # not taken, which is worth reporting but is no refutation.
+        yield _unknown("gather_warp_local", subject,
+                       f"efficient_layout gather is not warp-local, so Triton lowers it through shared memory: "
+                       f"{v.message}")
+        return
+    yield v
 
 
 # -- rule: TMA copies use the descriptor's layout -------------------------------------------------------
@@ -602,6 +635,19 @@ def _tma_buffer(ctx: OpContext) -> Iterable[Verdict]:
         return  # a descriptor without a shared encoding (before lowering): nothing to compare
     subject = f"{op.name}: buffer {_enc(buf)} vs descriptor {_enc(desc)}"
     view = tuple(buf.shape[len(buf.shape) - len(desc.shape):])
+    # Triton compares the descriptor's signless block type: `!tt.tensordesc<64x64xsi8>` moves i8 data
+    desc = replace(desc, element=_signless(desc.element))
+    if view != tuple(desc.shape) and buf.element == desc.element and \
+            _drop_leading_ones(buf.shape) == _drop_leading_ones(desc.shape):
+        # a rank-reducing copy (Triton's verifier: equal element counts; `1x256x128` block into a `256x128`
+        # buffer): the same box, its unit dims dropped
+        if (buf.encoding_text or "") == (desc.encoding_text or ""):
+            yield _structural("tma_buffer", subject, True, {}, {"encoding": desc.encoding_text,
+                                                                 "rank-reducing": True}, "", t0)
+        else:
+            yield _unknown("tma_buffer", subject, "rank-reducing TMA copy with a differently written shared layout: "
+                                                  "the layouts of different ranks are not compared")
+        return
     if view != tuple(desc.shape) or buf.element != desc.element:
         yield _structural("tma_buffer", subject, False, {"operand": 1},
                           {"buffer": f"{list(view)} x {buf.element}",
@@ -619,6 +665,17 @@ def _tma_buffer(ctx: OpContext) -> Iterable[Verdict]:
             return
     assert isinstance(d_built, BuiltLayout) and isinstance(b_built, BuiltLayout)
     yield _equal(d_built.layout, b_built.layout).with_(property="tma_buffer", subject=subject)
+
+
+def _signless(element: str) -> str:
+    return re.sub(r"^[su](i\d+)$", r"\1", element)
+
+
+def _drop_leading_ones(shape: tuple[int, ...]) -> tuple[int, ...]:
+    i = 0
+    while i < len(shape) - 1 and shape[i] == 1:
+        i += 1
+    return tuple(shape[i:])
 
 
 # -- rule: TMEM accesses stay in each warp's lane quarter ------------------------------------------------
@@ -751,10 +808,25 @@ def _dot(ctx: OpContext) -> Iterable[Verdict]:
                 bits = element_bits(t.element)
                 if pk == "nvidia_mma" and list(parent.get("version", [0]))[0] == 2 and bits:
                     want = max(1, 32 // bits)
-                    yield _structural("dot_operands", subject + " kWidth", enc.get("k_width") == want,
-                                      {"operand": i}, {"kWidth": enc.get("k_width"),
-                                                       "required (32 / element bits)": want},
-                                      "kWidth does not match the element width for mma v2", t0)
+                    kw = enc.get("k_width")
+                    if isinstance(kw, int) and kw > want and bits < 64 and (kw * bits) % 32 == 0:
+                        # Triton's MMAv2 lowering accepts a kWidth that is a multiple of 32 / bits ("largeK":
+                        # each thread's k run is re-sliced into 32-bit pieces, the same way for A and B)
+                        yield _unknown("dot_operands", subject + " kWidth",
+                                       f"kWidth {kw} is {kw // want} x (32 / {bits} bits): Triton's mma v2 "
+                                       f"lowering re-slices k (largeK); that re-slicing is not modelled")
+                    else:
+                        yield _structural("dot_operands", subject + " kWidth", kw == want,
+                                          {"operand": i}, {"kWidth": kw, "required (32 / element bits, or a "
+                                                                         "multiple below 64 bits)": want},
+                                          "kWidth does not match the element width for mma v2", t0)
+        encs = [t.encoding for t in op.operand_types[:2] if t is not None and t.encoding is not None]
+        if len(encs) == 2 and all(e.get("kind") == "dot_operand" for e in encs):
+            # Triton's verifier: "mismatching kWidth between A and B operands"
+            yield _structural("dot_operands", f"{_names(op)}: kWidth of A and B", encs[0].get("k_width") ==
+                              encs[1].get("k_width"), {"operands": [0, 1]},
+                              {"kWidth A": encs[0].get("k_width"), "kWidth B": encs[1].get("k_width")},
+                              "A and B have different kWidth", t0)
     elif op.name in ("ttng.warp_group_dot", "ttng.tc_gen5_mma", "ttng.tc_gen5_mma_scaled"):
         for i, t in enumerate(op.operand_types[:2]):
             if t is None or t.kind != "memdesc" or t.encoding is None:

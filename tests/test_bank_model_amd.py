@@ -11,7 +11,7 @@ from llverify.codegen.bank_model import AMD_CDNA3, NVIDIA, bank_model_for_target
 from llverify.errors import LayoutError
 from llverify.hw.registry import build
 from llverify.layout import LinearLayout
-from llverify.ttgir.rules import _bank_count_simulated
+from llverify.ttgir.rule_support import bank_count_simulated as _bank_count_simulated
 
 
 def naive_wavefronts(access: LinearLayout, shared: LinearLayout, bits: int, vec: int) -> list[int]:

@@ -1,0 +1,248 @@
+"""Rules on data movement: convert_layout (proved, classified, costed), shape ops (no data between
+threads; cat and reorder reshapes keep each thread's registers), reduce/scan slices, gathers, broadcast
+stores."""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Iterable
+
+from llverify.codegen.broadcast import broadcast_predicate
+from llverify.codegen.conversion import convert
+from llverify.codegen.shuffle import triton_lowering
+from llverify.codegen.shape_ops import infer_shape_op
+from llverify.codegen.swizzle import optimal_swizzle
+from llverify.errors import LlverifyError
+from llverify.hw.registry import build_spec
+from llverify.layout import LinearLayout
+from llverify.prove.gather_locality import gather_warp_local
+from llverify.prove.plans import prove_broadcast_store
+from llverify.prove.properties import equal
+from llverify.prove.verdict import Verdict
+from llverify.ttgir.layouts import BuiltLayout, LayoutProblem, element_bits
+from llverify.ttgir.rule_support import (OpContext, memo_thread_local, memo_conversion, unknown, structural, enc_text,
+                                         op_names, is_tensor, layout_pair, equal_layouts, int_array, has_keyword)
+
+__all__ = ["convert_layout", "SHAPE_OPS", "shape_op", "reduce_scan", "gather", "stores"]
+
+
+def convert_layout(ctx: OpContext) -> Iterable[Verdict]:
+    op = ctx.op
+    src = op.operand_types[0] if op.operand_types else None
+    dst = op.results[0].type if op.results else None
+    subject = f"{op_names(op)}: {enc_text(src)} -> {enc_text(dst)}"
+    pair = layout_pair(ctx, src, dst)
+    if isinstance(pair, str):
+        yield unknown("conversion", subject, pair)
+        return
+    A, B = pair
+    v = memo_conversion(A, B).with_(subject=subject)
+    details: dict[str, Any] = {}
+    try:
+        plan = convert(A, B)
+        details["classification"] = triton_lowering(A, B)  # what Triton really emits (shuffle rule applied)
+        details["plan_classification"] = plan.classification
+        details["moving_dims"] = list(plan.moving_dims)
+        cost: dict[str, Any] = {}
+        bits = max(8, element_bits(src.element if src else "") or 32)
+        if details["classification"] == "shared_memory":
+            elems = 1
+            for d in A.out_dims.values():
+                elems *= d
+            cost["tensor_bytes"] = elems * bits // 8
+            try:
+                swz = optimal_swizzle(A, B, bits)
+                cost["store_wavefronts"] = swz.write_wavefronts
+                cost["load_wavefronts"] = swz.read_wavefronts
+                cost["vector_elems"] = 1 << len(swz.vector)
+                cost["model"] = "llverify's optimal swizzle (seed 000 section 5.4, lemmas 9.4-9.6)"
+            except LlverifyError as exc:
+                cost["swizzle"] = f"not planned: {exc}"
+        elif details["classification"] == "warp_shuffle":
+            cost["moving_lane_bits"] = plan.cvt.in_dim_size_log2("lane") if "lane" in plan.cvt.in_dim_names else 0
+        details["cost"] = cost
+        details["no_op"] = details["classification"] == "noop"
+    except LlverifyError as exc:
+        details["classification"] = f"unclassified: {exc}"
+    yield v.with_(details={**v.details, **details})
+
+
+SHAPE_OPS = {"tt.trans", "tt.reshape", "tt.expand_dims", "tt.broadcast", "tt.join", "tt.split",
+              "ttg.memdesc_trans", "ttg.memdesc_reshape", "tt.cat"}
+
+
+def shape_op(ctx: OpContext) -> Iterable[Verdict]:
+    op = ctx.op
+    ins = [t for t in op.operand_types]
+    outs = [r.type for r in op.results]
+    subject = f"{op_names(op)}: {' , '.join(enc_text(t) for t in ins)} -> {' , '.join(enc_text(t) for t in outs)}"
+    if not ins or not outs or not all(t is not None and t.has_layout for t in ins + outs):
+        return
+    built_in = [ctx.built(t) for t in ins]
+    built_out = [ctx.built(t) for t in outs]
+    for b in built_in + built_out:
+        if isinstance(b, LayoutProblem):
+            yield unknown("shape_op", subject, b.reason)
+            return
+    reorder = op.name == "tt.cat" or (op.name == "tt.reshape" and has_keyword(op, "allow_reorder"))
+    if reorder and ins[0].kind == "tensor":
+        yield _register_counts(built_in, built_out, subject)  # type: ignore[arg-type]
+        return
+    A = built_in[0].layout  # type: ignore[union-attr]
+    name = op.name.split(".")[-1].removeprefix("memdesc_")
+    try:
+        if name == "trans":
+            perm = int_array(op.attributes.get("order"))
+            if perm is None:
+                yield unknown("shape_op", subject, "tt.trans without a readable 'order' attribute")
+                return
+            plan = infer_shape_op("trans", A, perm=perm)
+        elif name == "reshape":
+            plan = infer_shape_op("reshape", A, shape=list(outs[0].shape))
+        elif name == "expand_dims":
+            axis = op.attr_int("axis")
+            if axis is None:
+                yield unknown("shape_op", subject, "tt.expand_dims without an 'axis' attribute")
+                return
+            plan = infer_shape_op("expand_dims", A, axis=axis)
+        elif name == "broadcast":
+            src_shape, dst_shape = ins[0].shape, outs[0].shape  # type: ignore[union-attr]
+            L = A
+            for d, (a, b) in enumerate(zip(src_shape, dst_shape)):
+                if a != b:
+                    L = infer_shape_op("broadcast", L, dim=d, size=b).outputs[0]
+            plan = None
+            inferred = [L]
+        elif name == "join":
+            plan = infer_shape_op("join", A)
+        elif name == "split":
+            plan = infer_shape_op("split", A)
+        else:
+            yield unknown("shape_op", subject, f"{op.name} not modelled")
+            return
+    except (LlverifyError, KeyError, ValueError) as exc:
+        yield unknown("shape_op", subject, f"could not infer the no-op result layout: {exc}")
+        return
+    if plan is not None:
+        inferred = list(plan.outputs)
+    for inf, b in zip(inferred, built_out):
+        declared = b.layout  # type: ignore[union-attr]
+        if set(inf.out_dim_names) != set(declared.out_dim_names):
+            yield unknown("shape_op", subject, "inferred and declared layouts name different dims")
+            continue
+        if ins[0].kind == "memdesc":
+            v = equal(inf.transpose_outs(list(declared.out_dim_names)), declared, subject=subject)
+            yield v.with_(property="shape_op")
+            continue
+        v = memo_thread_local(inf, declared).with_(subject=subject)
+        yield v.with_(property="shape_op", details={**v.details, "claim": "no data moves between threads"})
+
+
+def _register_counts(ins: list[BuiltLayout], outs: list[BuiltLayout], subject: str) -> Verdict:
+    """``tt.cat`` and ``tt.reshape {allow_reorder}`` may put the result's elements in any order, so Triton
+    lowers them by handing each thread's operand registers, in order, to the result: no data moves between
+    threads exactly when every thread holds as many result registers as operand registers (their sum for
+    ``cat``) and the thread dims (lane, warp, block) are the same.  Compared as concrete sizes."""
+    t0 = time.perf_counter()
+
+    def size(L: LinearLayout, d: str) -> int:
+        return L.in_dim_size(d) if d in L.in_dim_names else 1
+
+    regs_in = sum(size(b.layout, "register") for b in ins)
+    regs_out = sum(size(b.layout, "register") for b in outs)
+    threads_in = {d: size(ins[0].layout, d) for d in ("lane", "warp", "block")}
+    threads_out = {d: size(outs[0].layout, d) for d in ("lane", "warp", "block")}
+    ok = regs_in == regs_out and threads_in == threads_out
+    v = structural("shape_op", subject, ok, {"thread": 0},
+                    {"registers per thread (operands)": regs_in, "registers per thread (result)": regs_out,
+                     "threads (operands)": threads_in, "threads (result)": threads_out},
+                    "the result does not hold each thread's operand registers: the reordering lowering would "
+                    "need data from other threads", t0)
+    return v.with_(details={"claim": "each thread keeps its registers (element order unspecified by the op)"})
+
+
+def reduce_scan(ctx: OpContext) -> Iterable[Verdict]:
+    op = ctx.op
+    axis = op.attr_int("axis")
+    for i, (t, r) in enumerate(zip(op.operand_types, op.results)):
+        rt = r.type
+        subject = f"{op_names(op)} axis={axis}: operand {i} {enc_text(t)} -> {enc_text(rt)}"
+        if t is None or not t.has_layout or rt.kind != "tensor" or not rt.has_layout:
+            continue
+        if axis is None:
+            yield unknown("reduce_layout", subject, "no readable 'axis' attribute")
+            continue
+        if op.name == "tt.scan":
+            v = equal_layouts(ctx, t, rt, "scan_layout", subject)
+            if v is not None:
+                yield v
+            continue
+        if t.encoding is None or t.encoding_error:
+            yield unknown("reduce_layout", subject, f"operand encoding not read: {t.encoding_error}")
+            continue
+        declared = ctx.built(rt)
+        if isinstance(declared, LayoutProblem):
+            yield unknown("reduce_layout", subject, declared.reason)
+            continue
+        try:
+            expected = build_spec({"kind": "slice", "dim": axis, "parent": dict(t.encoding)}, list(rt.shape))
+        except LlverifyError as exc:
+            yield unknown("reduce_layout", subject, f"slice of the operand layout not built: {exc}")
+            continue
+        yield equal(expected, declared.layout, subject=subject).with_(property="reduce_layout")
+
+
+def gather(ctx: OpContext) -> Iterable[Verdict]:
+    """The result has the index's layout (Triton's verifier); with ``efficient_layout`` the gather is proved
+    warp-local (:func:`llverify.prove.gather_locality.gather_warp_local`), the path Triton's gather-layout pass
+    chooses; a gather that is not is ``unknown`` (still correct IR: Triton lowers it through shared memory)."""
+    op = ctx.op
+    axis = op.attr_int("axis")
+    src, idx = (op.operand_types + (None, None))[:2]
+    res = op.results[0].type if op.results else None
+    if src is None or idx is None or res is None or not (is_tensor(src) and is_tensor(idx) and is_tensor(res)):
+        return
+    v = equal_layouts(ctx, idx, res, "gather_layout",
+                      f"{op_names(op)}: index {enc_text(idx)} vs result {enc_text(res)}")
+    if v is not None:
+        yield v
+    if "efficient_layout" not in op.attributes:
+        return
+    subject = f"{op_names(op)} axis={axis} efficient_layout: src {enc_text(src)}, index {enc_text(idx)}"
+    if axis is None:
+        yield unknown("gather_warp_local", subject, "no readable 'axis' attribute")
+        return
+    pair = layout_pair(ctx, src, idx)
+    if isinstance(pair, str):
+        yield unknown("gather_warp_local", subject, pair)
+        return
+    v = gather_warp_local(pair[0], pair[1], axis, subject=subject)
+    if v.status == "refuted":
+        # `efficient_layout` is a hint ("keep this layout"), not a validity condition: Triton's verifier accepts
+        # any layout with it and GatherOpToLLVM picks the warp-shuffle path by isWarpLocal(), falling back to
+        # shared memory otherwise (valid IR in Triton's lit tests does this).  Not warp-local: the fast path is
+        # not taken, which is worth reporting but is no refutation.
+        yield unknown("gather_warp_local", subject,
+                       f"efficient_layout gather is not warp-local, so Triton lowers it through shared memory: "
+                       f"{v.message}")
+        return
+    yield v
+
+
+def stores(ctx: OpContext) -> Iterable[Verdict]:
+    op = ctx.op
+    idx = 1 if op.name in ("tt.store", "tt.atomic_rmw", "tt.atomic_cas") else 0
+    t = op.operand_types[idx] if len(op.operand_types) > idx else None
+    if t is None or not is_tensor(t):
+        return
+    key = ("store", t.text, op.name)
+    if key in ctx.seen:
+        return
+    ctx.seen.add(key)
+    subject = f"{op.name} of {enc_text(t)}"
+    built = ctx.built(t)
+    if isinstance(built, LayoutProblem):
+        yield unknown("broadcast_store", subject, built.reason)
+        return
+    v = prove_broadcast_store(broadcast_predicate(built.layout))
+    yield v.with_(subject=subject)

@@ -1,0 +1,215 @@
+"""Rules on memory: shared-access bank wavefronts (padding included), TMA copies in the descriptor's
+layout, TMEM lane quarters, buffer indices and subslices inside their allocation."""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import replace
+from typing import Iterable
+
+from llverify.codegen.bank_model import NVIDIA, bank_model_for_target
+from llverify.errors import LlverifyError
+from llverify.prove.tmem_access import tmem_lane_quarters
+from llverify.prove.verdict import Verdict
+from llverify.ttgir.layouts import BuiltLayout, LayoutProblem, element_bits
+from llverify.ttgir.scalars import SymbolicScalars
+from llverify.ttgir.rule_support import (OpContext, memo_equal, bank_count_exact, bank_count_simulated, unknown,
+                                         structural, enc_text, op_names, is_tensor, int_array)
+
+__all__ = ["TMA_COPIES", "tma_buffer", "tmem_access", "shared_access", "memdesc_index", "subslice"]
+
+
+TMA_COPIES = ("ttng.async_tma_copy_global_to_local", "ttng.async_tma_copy_local_to_global",
+               "ttng.async_tma_reduce")
+
+
+def tma_buffer(ctx: OpContext) -> Iterable[Verdict]:
+    """A TMA copy moves a box of the descriptor's block shape in the descriptor's shared layout: the shared
+    buffer (the first memdesc operand; a barrier follows it) must have that shape, element type and layout."""
+    op = ctx.op
+    t0 = time.perf_counter()
+    desc = op.operand_types[0] if op.operand_types else None
+    buf = next((t for t in op.operand_types[1:] if t is not None and t.kind == "memdesc"), None)
+    if desc is None or desc.kind != "tensordesc" or buf is None or desc.encoding is None:
+        return  # a descriptor without a shared encoding (before lowering): nothing to compare
+    subject = f"{op.name}: buffer {enc_text(buf)} vs descriptor {enc_text(desc)}"
+    view = tuple(buf.shape[len(buf.shape) - len(desc.shape):])
+    # Triton compares the descriptor's signless block type: `!tt.tensordesc<64x64xsi8>` moves i8 data
+    desc = replace(desc, element=_signless(desc.element))
+    if view != tuple(desc.shape) and buf.element == desc.element and \
+            _drop_leading_ones(buf.shape) == _drop_leading_ones(desc.shape):
+        # a rank-reducing copy (Triton's verifier: equal element counts; `1x256x128` block into a `256x128`
+        # buffer): the same box, its unit dims dropped
+        if (buf.encoding_text or "") == (desc.encoding_text or ""):
+            yield structural("tma_buffer", subject, True, {}, {"encoding": desc.encoding_text,
+                                                                 "rank-reducing": True}, "", t0)
+        else:
+            yield unknown("tma_buffer", subject, "rank-reducing TMA copy with a differently written shared layout: "
+                                                  "the layouts of different ranks are not compared")
+        return
+    if view != tuple(desc.shape) or buf.element != desc.element:
+        yield structural("tma_buffer", subject, False, {"operand": 1},
+                          {"buffer": f"{list(view)} x {buf.element}",
+                           "descriptor block": f"{list(desc.shape)} x {desc.element}"},
+                          "the buffer's shape or element type is not the descriptor's block", t0)
+        return
+    if (buf.encoding_text or "") == (desc.encoding_text or ""):
+        yield structural("tma_buffer", subject, True, {}, {"encoding": desc.encoding_text}, "", t0)
+        return
+    d_built = ctx.built(replace(desc, kind="memdesc"))  # the descriptor's block as a shared buffer
+    b_built = ctx.built(buf)
+    for b in (d_built, b_built):
+        if isinstance(b, LayoutProblem):
+            yield unknown("tma_buffer", subject, b.reason)
+            return
+    assert isinstance(d_built, BuiltLayout) and isinstance(b_built, BuiltLayout)
+    yield memo_equal(d_built.layout, b_built.layout).with_(property="tma_buffer", subject=subject)
+
+
+def _signless(element: str) -> str:
+    return re.sub(r"^[su](i\d+)$", r"\1", element)
+
+
+def _drop_leading_ones(shape: tuple[int, ...]) -> tuple[int, ...]:
+    i = 0
+    while i < len(shape) - 1 and shape[i] == 1:
+        i += 1
+    return tuple(shape[i:])
+
+
+def tmem_access(ctx: OpContext) -> Iterable[Verdict]:
+    op = ctx.op
+    if op.name == "ttng.tmem_load":
+        mem, reg = (op.operand_types[0] if op.operand_types else None), (op.results[0].type if op.results else None)
+    elif op.name == "ttng.tmem_store":
+        reg, mem = (op.operand_types + (None, None))[:2]
+    elif op.name == "ttng.tmem_alloc" and op.operand_types:
+        reg, mem = op.operand_types[0], op.results[0].type if op.results else None
+    else:
+        return
+    if reg is None or mem is None or not is_tensor(reg) or mem.kind != "memdesc":
+        return
+    subject = f"{op_names(op)}: {enc_text(reg)} <-> {enc_text(mem)}"
+    if ctx.in_partition:
+        yield unknown("tmem_lane_quarter", subject, "inside a warp_specialize partition: its first warp (and so "
+                                                     "each warp's lane quarter) is not stated in the TTGIR")
+        return
+    R, M = ctx.built(reg), ctx.built(mem)
+    for b in (R, M):
+        if isinstance(b, LayoutProblem):
+            yield unknown("tmem_lane_quarter", subject, b.reason)
+            return
+    assert isinstance(R, BuiltLayout) and isinstance(M, BuiltLayout)
+    if not M.layout.has_in_dim("row"):
+        yield unknown("tmem_lane_quarter", subject, "the memdesc is not a tensor-memory layout")
+        return
+    yield tmem_lane_quarters(R.layout, M.layout, subject=subject)
+
+
+def shared_access(ctx: OpContext) -> Iterable[Verdict]:
+    op = ctx.op
+    if op.name == "ttg.local_load":
+        mem, reg = (op.operand_types[0] if op.operand_types else None), (op.results[0].type if op.results else None)
+    elif op.name in ("ttg.local_store",):
+        reg, mem = (op.operand_types + (None, None))[:2]
+    elif op.name == "ttg.local_alloc":
+        if not op.operand_types:
+            return
+        reg, mem = op.operand_types[0], op.results[0].type if op.results else None
+    else:
+        return
+    if reg is None or mem is None or not is_tensor(reg) or mem.kind != "memdesc":
+        return
+    direction = "load" if op.name == "ttg.local_load" else "store"
+    subject = f"{op_names(op)} ({direction}): {enc_text(reg)} <-> {enc_text(mem)}"
+    try:
+        model = bank_model_for_target(ctx.module.target)
+    except LlverifyError as exc:
+        yield unknown("bank_conflicts", subject, str(exc))
+        return
+    R, M = ctx.built(reg), ctx.built(mem)
+    for b in (R, M):
+        if isinstance(b, LayoutProblem):
+            yield unknown("bank_conflicts", subject, b.reason)
+            return
+    assert isinstance(R, BuiltLayout) and isinstance(M, BuiltLayout)
+    if tuple(reg.shape) != tuple(M.shape):
+        yield unknown("bank_conflicts", subject, f"access of shape {list(reg.shape)} into a buffer of shape "
+                                                  f"{list(M.shape)} (a subview): not modelled")
+        return
+    bits = element_bits(reg.element)
+    if bits not in (8, 16, 32, 64):
+        yield unknown("bank_conflicts", subject, f"element width {bits} bits not modelled")
+        return
+    if R.layout.in_dim_size("lane") != model.lanes:
+        yield unknown("bank_conflicts", subject, f"the access has {R.layout.in_dim_size('lane')} lanes, the "
+                                                  f"{model.name} bank model {model.lanes}")
+        return
+    if M.padding is not None or model != NVIDIA:
+        v = bank_count_simulated(R.layout, M.layout, bits, M.padding)
+    else:
+        v = bank_count_exact(R.layout, M.layout, bits)
+    yield v.with_(subject=subject, details={**v.details, "direction": direction, "bank_model": model.name})
+
+
+def memdesc_index(ctx: OpContext) -> Iterable[Verdict]:
+    """``ttg.memdesc_index %buf[%i]`` selects buffer ``%i`` of a multi-buffered allocation: every value ``%i``
+    can take (:class:`~llverify.ttgir.scalars.ValueSets`: constants, arithmetic, the orbit of a pipelined
+    loop's counters) lies in ``[0, leading dim)``; a value outside is refuted with it, when the set is
+    exact for a value known on entry; unknown when the set cannot be enumerated."""
+    op = ctx.op
+    t0 = time.perf_counter()
+    src = op.operand_types[0] if op.operand_types else None
+    if src is None or src.kind != "memdesc" or not src.shape or len(op.operands) < 2:
+        return
+    n = src.shape[0]
+    index = op.operands[1]
+    subject = f"{op_names(op)}[{index}] of {n} buffers"
+    values = ctx.scalars().value_set(index)
+    if values is None:
+        # not enumerable: prove the bound for every value of the unknowns (Z3), else no claim
+        status = SymbolicScalars(ctx.function).always_between(index, 0, n)
+        if status == "unsat":
+            yield Verdict("proved", "view_in_bounds", subject, "smt", time.perf_counter() - t0,
+                          f"0 <= {index} < {n} for every value of the loop state and kernel arguments (Z3)")
+            return
+        yield unknown("view_in_bounds", subject, f"the values of {index} are not enumerable (a kernel argument, "
+                                                  "a loop bound or state not constant, or too many) and Z3 "
+                                                  "does not bound it for arbitrary inputs")
+        return
+    bad = sorted(v for v in values if not 0 <= v < n)
+    if bad and not list(ctx.scalars()._deps(index)):
+        yield structural("view_in_bounds", subject, False, {"index": bad[0]},
+                          {"buffers": n, "index": bad[0]}, f"buffer index {bad[0]} is outside the {n} buffers", t0)
+        return
+    if bad:
+        # a loop state reaches it, but only after some iterations: real once the loop runs long enough
+        yield unknown("view_in_bounds", subject, f"the loop state can make the index {bad[0]}, outside the {n} "
+                                                  f"buffers, once the loop runs long enough (reachable values "
+                                                  f"{sorted(values)[:16]})")
+        return
+    yield structural("view_in_bounds", subject, True, {}, {"buffers": n, "reachable index values": sorted(values)},
+                      "", t0)
+
+
+def subslice(ctx: OpContext) -> Iterable[Verdict]:
+    op = ctx.op
+    t0 = time.perf_counter()
+    src = op.operand_types[0] if op.operand_types else None
+    res = op.results[0].type if op.results else None
+    if src is None or res is None:
+        return
+    offsets = int_array(op.attributes.get("offsets"))
+    subject = f"{op_names(op)} offsets={offsets}: {list(res.shape)} inside {list(src.shape)}"
+    if offsets is None:
+        yield unknown("view_in_bounds", subject, "no readable 'offsets' attribute")
+        return
+    for d, (o, n, m) in enumerate(zip(offsets, res.shape[-len(offsets):], src.shape[-len(offsets):])):
+        if o < 0 or o + n > m:
+            yield structural("view_in_bounds", subject, False, {"dim": d},
+                              {"offset": o, "view size": n, "allocation size": m},
+                              "the view reaches past its allocation", t0)
+            return
+    yield structural("view_in_bounds", subject, True, {}, {"offsets": offsets, "view": list(res.shape),
+                                                           "allocation": list(src.shape)}, "", t0)

@@ -1,0 +1,153 @@
+"""Rules on values and types: every layout builds, elementwise ops and region boundaries keep layouts,
+memory-op operands share one layout, every use has its definition's type."""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Iterable
+
+from llverify.prove.properties import surjective
+from llverify.prove.verdict import Verdict
+from llverify.ttgir.layouts import LayoutProblem
+from llverify.ttgir.model import Op, TypeRef
+from llverify.ttgir.rule_support import (OpContext, memo_distributed, memo_memory, unknown, structural, enc_text,
+                                         op_names, is_tensor, equal_layouts)
+
+__all__ = ["layout_types", "has_layout_result", "ELEMENTWISE", "is_elementwise", "elementwise", "is_memory_op",
+           "memory_operands", "use_types", "is_boundary", "boundary"]
+
+
+def layout_types(ctx: OpContext) -> Iterable[Verdict]:
+    types = [r.type for r in ctx.op.results]
+    for t in types:
+        if not t.has_layout or t.kind not in ("tensor", "memdesc"):
+            continue
+        key = ("layout", t.text, ctx.warps)
+        if key in ctx.seen:
+            continue
+        ctx.seen.add(key)
+        subject = f"{t.text}"
+        built = ctx.built(t)
+        if isinstance(built, LayoutProblem):
+            yield unknown("layout", subject, built.reason)
+            continue
+        L = built.layout
+        if t.kind == "tensor":
+            v = memo_distributed(L).with_(subject=subject)
+            free = {d: m for d, m in L.free_variable_masks().items() if m}
+            yield v.with_(details={**v.details, "duplicated": free, "shape": list(built.shape)})
+            if "warp" in L.in_dim_names and ctx.nvidia or "warp" in L.in_dim_names:
+                t0 = time.perf_counter()
+                lw = L.in_dim_size("warp")
+                yield structural("warps", subject, lw == ctx.warps, {"warp": min(lw, ctx.warps)},
+                                  {"warps in force": ctx.warps, "warps of the layout": lw},
+                                  "the layout is for a different number of warps than the module runs", t0)
+        elif "offset" in L.in_dim_names:
+            v = memo_memory(L).with_(subject=subject)
+            yield v.with_(details={**v.details, "buffers": built.buffers, "buffer_shape": list(built.shape)})
+        else:
+            # tensor memory (row, col): rows may be replicated (a 64-row tile in 128 lanes), so
+            # definition 4.14's bijection does not apply; the layout must still cover the tensor
+            v = surjective(L, subject=subject)
+            yield v.with_(details={**v.details, "buffers": built.buffers, "buffer_shape": list(built.shape),
+                                   "memory": "tensor memory (row, col)"})
+
+
+def has_layout_result(op: Op) -> bool:
+    return any(r.type.has_layout for r in op.results)
+
+
+ELEMENTWISE = {"tt.addptr", "tt.bitcast", "tt.fp_to_fp", "tt.int_to_ptr", "tt.ptr_to_int", "tt.clampf",
+                "tt.precise_sqrt", "tt.precise_divf", "tt.mulhiui", "tt.extern_elementwise",
+                "tt.elementwise_inline_asm", "tt.load", "tt.atomic_rmw", "tt.atomic_cas", "tt.splat"}
+
+
+def is_elementwise(op: Op) -> bool:
+    return ((op.name.startswith(("arith.", "math.")) and op.name != "arith.constant") or op.name in ELEMENTWISE)
+
+
+def elementwise(ctx: OpContext) -> Iterable[Verdict]:
+    op = ctx.op
+    if not op.results:
+        return
+    res = op.results[0].type
+    for i, t in enumerate(op.operand_types):
+        v = equal_layouts(ctx, t, res, "same_layout",
+                          f"{op_names(op)}: operand {i} {enc_text(t)} vs result {enc_text(res)}")
+        if v is not None:
+            yield v
+
+
+def is_memory_op(op: Op) -> bool:
+    return op.name in ("tt.store", "tt.load", "tt.atomic_rmw", "tt.atomic_cas")
+
+
+def memory_operands(ctx: OpContext) -> Iterable[Verdict]:
+    """Pointer, value and mask operands of a load / store / atomic share one layout."""
+    op = ctx.op
+    tensors = [(i, t) for i, t in enumerate(op.operand_types) if is_tensor(t)]
+    if len(tensors) < 2:
+        return
+    i0, t0 = tensors[0]
+    for i, t in tensors[1:]:
+        v = equal_layouts(ctx, t0, t, "same_layout", f"{op_names(op)}: operand {i0} {enc_text(t0)} vs operand {i} "
+                                                      f"{enc_text(t)}")
+        if v is not None:
+            yield v
+
+
+def use_types(ctx: OpContext) -> Iterable[Verdict]:
+    """An operand's type as the op prints it denotes the same layout as the type its definition gave it."""
+    op = ctx.op
+    for i, (resolved, printed) in enumerate(zip(op.operand_types, op.printed_operand_types)):
+        if resolved is None or printed is None or resolved.text == printed.text:
+            continue
+        if "other" in (resolved.kind, printed.kind) or not resolved.text or not printed.text:
+            # a type form the reader does not model (or a definition whose type it could not read): no comparison
+            yield unknown("use_type", f"{op_names(op)} operand {i} ({op.operands[i]})",
+                           f"type not read: defined as {resolved.text or '?'!r}, used as {printed.text or '?'!r}")
+            continue
+        if (resolved.kind != printed.kind or resolved.shape != printed.shape
+                or _canonical_element(resolved.element) != _canonical_element(printed.element)):
+            t0 = time.perf_counter()
+            yield structural("use_type", f"{op_names(op)} operand {i} ({op.operands[i]})", False,
+                              {"operand": i}, {"defined as": resolved.text, "used as": printed.text},
+                              "the operand's type at its use differs from its definition", t0)
+            continue
+        v = equal_layouts(ctx, resolved, printed, "use_type",
+                           f"{op_names(op)} operand {i} ({op.operands[i]}): defined {enc_text(resolved)}, used as "
+                           f"{enc_text(printed)}")
+        if v is not None:
+            yield v
+
+
+_PTR_DEFAULT_SPACE = re.compile(r"!tt\.ptr<\s*([^<>,]+?)\s*,\s*1\s*>")
+
+
+def _canonical_element(element: str) -> str:
+    """An element type as compared: ``!tt.ptr<f32, 1>`` is ``!tt.ptr<f32>`` (address space 1 is the default)."""
+    return _PTR_DEFAULT_SPACE.sub(r"!tt.ptr<\1>", element.replace(" ", "")).replace(",", ", ")
+
+
+def is_boundary(op: Op) -> bool:
+    return op.name in ("scf.yield", "scf.for", "tt.return")
+
+
+def boundary(ctx: OpContext) -> Iterable[Verdict]:
+    op = ctx.op
+    pairs: list[tuple[TypeRef | None, TypeRef | None, str]] = []
+    if op.name == "scf.yield" and ctx.parent is not None and ctx.parent.name in ("scf.for", "scf.if"):
+        for i, (t, r) in enumerate(zip(op.operand_types, ctx.parent.results)):
+            pairs.append((t, r.type, f"yielded value {i} vs {ctx.parent.name} result {r.name}"))
+    elif op.name == "scf.for":
+        inits = op.operand_types[3:]
+        for i, (t, r) in enumerate(zip(inits, op.results)):
+            pairs.append((t, r.type, f"iter_arg init {i} vs result {r.name}"))
+    elif op.name == "tt.return":
+        for i, (t, r) in enumerate(zip(op.operand_types, ctx.function.result_types)):
+            pairs.append((t, r, f"returned value {i} vs the function's result type"))
+    for a, b, what in pairs:
+        v = equal_layouts(ctx, a, b, "same_layout", f"{op.name}: {what}")
+        if v is not None:
+            yield v

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from llverify.codegen.banks import NUM_BANKS, WARP_LANES, access_to_offsets
-from llverify.codegen.common import check_bitwidth, log2
+from llverify.codegen.common import check_bitwidth
 from llverify.codegen.vectorize import VectorPlan, largest_vectorisation, permuted
 from llverify.errors import LayoutError
 from llverify.evaluate import evaluate

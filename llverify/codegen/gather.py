@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from llverify import f2
-from llverify.codegen.common import flat_bases, log2
+from llverify.codegen.common import flat_bases
 from llverify.errors import LayoutError
 from llverify.layout import LinearLayout
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from llverify.codegen.common import check_bitwidth, flat_bases, log2, remove_broadcast_registers, row_major_flat
+from llverify.codegen.common import check_bitwidth, log2, remove_broadcast_registers, row_major_flat
 from llverify.errors import LayoutError
 from llverify.column_action import ColumnAction
 from llverify.layout import LinearLayout

@@ -25,7 +25,7 @@ from typing import Sequence
 
 from llverify.errors import LayoutError
 from llverify.hw.blocked import check_shape
-from llverify.hw.cga import Tile, as_bases, as_int_list, cga_bases, check_order, check_rank, combine_with_shape, cta_shape
+from llverify.hw.cga import Tile, as_bases, as_int_list, cga_bases, check_order, combine_with_shape, cta_shape
 from llverify.layout import LinearLayout
 
 __all__ = ["swizzled_shared", "nvmma_shared", "amd_rotating_shared", "shared_linear", "tma_block_shape"]

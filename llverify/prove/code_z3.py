@@ -245,7 +245,7 @@ def encode(parsed: ParsedCode, var_terms: Mapping[str, tuple[Any, bool]],
             if n.op == "not":
                 return boolv(a == 0, PT if python else INT32)
             if ta[1] and not python:
-                fault(a == z3.BitVecVal(1 << (ta[0] - 1), ta[0]), path, f"signed overflow in unary minus", n.col)
+                fault(a == z3.BitVecVal(1 << (ta[0] - 1), ta[0]), path, "signed overflow in unary minus", n.col)
             return -a, ta
         if isinstance(n, Compare):
             (a, ta), (b, tb) = go(n.left, path), go(n.right, path)

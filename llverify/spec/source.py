@@ -221,7 +221,7 @@ def _convert(loader: _Composer, node: yaml.Node, path: str, stack: tuple[int, ..
         raise
     except ValueError as exc:  # e.g. an over-long integer written in another base
         raise SpecError(path, here, f"invalid scalar {node.value[:40]!r}: {exc}") from None
-    except (LookupError, AttributeError, TypeError) as exc:
+    except (LookupError, AttributeError, TypeError):
         # PyYAML's constructors assume the resolver chose the tag: an explicit `!!bool maybe` (KeyError),
         # `!!timestamp x` (AttributeError) or `!!int ""` (IndexError) breaks them
         tag = node.tag.replace("tag:yaml.org,2002:", "!!")
@@ -262,7 +262,7 @@ def _load_yaml(text: str, path: str) -> Any:
     except yaml.YAMLError as exc:  # reader errors (control characters) carry an offset, not a mark
         raise SpecError(path, _reader_pos(text, exc), f"invalid YAML: {_reader_msg(exc)}") from None
     except RecursionError:
-        raise SpecError(path, Pos(), f"document nested too deeply") from None
+        raise SpecError(path, Pos(), "document nested too deeply") from None
     finally:
         loader.dispose()
 

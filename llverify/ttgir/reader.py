@@ -42,11 +42,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Sequence
+from typing import Iterator, Sequence
 
 from llverify.ttgir.model import (Block, Function, Location, Module, Op, Region, SourceLocation, TtgirError,
                                   TypeRef, Value)
-from llverify.ttgir.syntax import (MAX_DEPTH, find_top, matching_close, max_depth_final, rfind_top, split_arrow,
+from llverify.ttgir.syntax import (find_top, matching_close, max_depth_final, rfind_top, split_arrow,
                                    split_top, strip_parens)
 from llverify.ttgir.types import AliasTable, parse_typeref, with_element
 

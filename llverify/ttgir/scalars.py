@@ -45,7 +45,6 @@ complete proof, not an estimate.  The induction variable of a loop with constant
 
 from __future__ import annotations
 
-import itertools
 import re
 from typing import Iterable
 

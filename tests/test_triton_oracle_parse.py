@@ -44,9 +44,12 @@ def _item(case):
         bits = case["params"].get("element_bitwidth", 16)
         text = format_type(spec, shape, _DTYPE[bits], memdesc=True)
         warps, threads = 4, 32
-    elif kind == "tensor_memory":
-        stride = case["params"]["col_stride"]
-        dtype = "i8" if case["params"].get("fp4_padded") else _DTYPE[32 // stride]
+    elif kind in ("tensor_memory", "tensor_memory_scales"):
+        if kind == "tensor_memory_scales":
+            dtype = "i8"  # MMA scale factors: one byte each
+        else:
+            stride = case["params"]["col_stride"]
+            dtype = "i8" if case["params"].get("fp4_padded") else _DTYPE[32 // stride]
         text = format_type(spec, shape, dtype, memdesc=True).replace("#ttg.shared_memory", "#ttng.tensor_memory")
         warps, threads = 4, 32
         nb = len(case["params"].get("cga_layout") or [])

@@ -38,7 +38,7 @@ def test_round_trip_every_kind(kind):
         except LayoutError as exc:  # rank-3 WMMA without bases: Triton's text cannot say the rank
             assert "no attribute text" in str(exc)
             continue
-        assert text.startswith("#ttng." if kind == "tensor_memory" else "#ttg.")
+        assert text.startswith("#ttng." if kind in ("tensor_memory", "tensor_memory_scales") else "#ttg.")
         again = parse_attr(text)
         assert format_attr(again) == text
         # the layout built from the parsed text is the one built from the parameters

@@ -296,10 +296,11 @@ def _shared_linear(rng: random.Random) -> dict[str, Any]:
     bases = []
     for i, u in enumerate(units):
         v = list(u)
-        if i and rng.random() < 0.3:  # XOR in a later unit vector's direction keeps the map bijective
-            j = rng.randrange(i + 1, len(units)) if i + 1 < len(units) else None
-            if j is not None:
-                v = [a ^ b for a, b in zip(v, units[j])]
+        # a swizzle: XOR in a later unit vector of another dim (keeps the map bijective; Triton's parser
+        # takes bases whose components are each 0 or a power of two)
+        later = [w for w in units[i + 1:] if w.index(max(w)) != u.index(max(u))]
+        if later and rng.random() < 0.3:
+            v = [a ^ b for a, b in zip(v, rng.choice(later))]
         bases.append(v)
     return {"kind": "shared_linear", "shape": shape, "params": {"offset_bases": bases}}
 

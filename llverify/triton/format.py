@@ -68,6 +68,11 @@ def format_attr(spec: Mapping[str, Any], aliases: Mapping[str, Any] | None = Non
             continue
         parts.append(f"{back[k]} = {format_value(v, aliases)}")
     dialect = _DIALECT.get(kind, "ttg")
+    if kind == "shared_linear":
+        # Triton 3.9 prints (and its parser requires) the alignment after the braces: `<{offset = ...}, alignment = 16>`
+        inner = [p for p in parts if not p.startswith("alignment")]
+        align = params.get("alignment", 16)
+        return f"#{dialect}.{_MNEMONIC[kind]}<{{" + ", ".join(inner) + f"}}, alignment = {align}>"
     if kind in ("tensor_memory", "tensor_memory_scales"):
         return f"#{dialect}.{_MNEMONIC[kind]}<" + ", ".join(parts) + ">"
     return f"#{dialect}.{_MNEMONIC[kind]}<{{" + ", ".join(parts) + "}>"

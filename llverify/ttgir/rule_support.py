@@ -22,7 +22,7 @@ from llverify.prove.properties import conversion, distributed, equal, memory
 from llverify.prove.verdict import Counterexample, Verdict
 from llverify.ttgir.layouts import BuiltLayout, LayoutProblem, layout_of
 from llverify.ttgir.model import Function, Module, Op, TypeRef
-from llverify.ttgir.scalars import ValueSets
+from llverify.ttgir.scalars import SymbolicScalars, ValueSets
 
 __all__ = ["OpContext", "Rule", "memo_distributed", "memo_memory", "memo_equal", "memo_thread_local",
            "memo_conversion", "bank_count_exact", "bank_count_simulated", "clear_caches", "unknown", "structural",
@@ -41,7 +41,15 @@ class OpContext:
     parent: Op | None = None
     seen: set[Any] = field(default_factory=set)
     in_partition: bool = False  # inside a non-default warp_specialize partition
-    value_sets: dict[str, ValueSets] = field(default_factory=dict)  # per function name, shared by the module's ops
+    value_sets: dict[str, Any] = field(default_factory=dict)  # per function name, shared by the module's ops
+
+    def symbolic_scalars(self) -> SymbolicScalars:
+        """The Z3 view of this op's function's scalars (:class:`~llverify.ttgir.scalars.SymbolicScalars`), once."""
+        key = "#symbolic:" + self.function.name
+        sym = self.value_sets.get(key)
+        if sym is None:
+            sym = self.value_sets[key] = SymbolicScalars(self.function)  # type: ignore[assignment]
+        return sym  # type: ignore[return-value]
 
     def scalars(self) -> ValueSets:
         """The scalar value sets of this op's function (:mod:`llverify.ttgir.scalars`), built once."""

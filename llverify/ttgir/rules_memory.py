@@ -13,7 +13,6 @@ from llverify.errors import LlverifyError
 from llverify.prove.tmem_access import tmem_lane_quarters
 from llverify.prove.verdict import Verdict
 from llverify.ttgir.layouts import BuiltLayout, LayoutProblem, element_bits
-from llverify.ttgir.scalars import SymbolicScalars
 from llverify.ttgir.rule_support import (OpContext, memo_equal, bank_count_exact, bank_count_simulated, unknown,
                                          structural, enc_text, op_names, is_tensor, int_array)
 
@@ -169,7 +168,7 @@ def memdesc_index(ctx: OpContext) -> Iterable[Verdict]:
     values = ctx.scalars().value_set(index)
     if values is None:
         # not enumerable: prove the bound for every value of the unknowns (Z3), else no claim
-        status = SymbolicScalars(ctx.function).always_between(index, 0, n)
+        status = ctx.symbolic_scalars().always_between(index, 0, n)
         if status == "unsat":
             yield Verdict("proved", "view_in_bounds", subject, "smt", time.perf_counter() - t0,
                           f"0 <= {index} < {n} for every value of the loop state and kernel arguments (Z3)")

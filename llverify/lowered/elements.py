@@ -42,30 +42,19 @@ from llverify.lowered.semantics import Concrete, Symbolic
 from llverify.prove.bv import check as smt_check
 from llverify.prove.verdict import Counterexample, Verdict
 from llverify.ttgir.layouts import BuiltLayout, element_bits, layout_of
-from llverify.ttgir.model import Op, TypeRef
+from llverify.ttgir.memory_ops import SHARED_ACCESS_OPS, register_and_memory
+from llverify.ttgir.model import Op
 
-__all__ = ["right_elements", "register_and_memory"]
+__all__ = ["right_elements"]
 
 PROP = "right_elements"
-
-
-def register_and_memory(op: Op) -> tuple[TypeRef | None, TypeRef | None, str] | None:
-    """(register type, memdesc type, direction) of a shared access op, or None for other ops."""
-    if op.name == "ttg.local_load":
-        return (op.results[0].type if op.results else None), (op.operand_types[0] if op.operand_types else None), "load"
-    if op.name == "ttg.local_store":
-        reg, mem = (op.operand_types + (None, None))[:2]
-        return reg, mem, "store"
-    if op.name == "ttg.local_alloc" and op.operand_types:
-        return op.operand_types[0], (op.results[0].type if op.results else None), "store"
-    return None
 
 
 def right_elements(op: Op, fn: LlirFunction, sym: Symbolic, accesses: Sequence[Access], threads: int,
                    lanes: int, subject: str) -> Verdict | None:
     """Decide the claim of the module docstring for ``op`` and the access instructions attributed to it."""
     t0 = time.perf_counter()
-    sides = register_and_memory(op)
+    sides = register_and_memory(op) if op.name in SHARED_ACCESS_OPS else None
     if sides is None or not accesses:
         return None
     reg_t, mem_t, direction = sides

@@ -40,6 +40,7 @@ from llverify.prove.bv import check as smt_check
 from llverify.prove.verdict import Counterexample, Verdict
 from llverify.ttgir.findings import Finding
 from llverify.ttgir.layouts import BuiltLayout, element_bits, layout_of
+from llverify.ttgir.memory_ops import SHARED_ACCESS_OPS, register_and_memory
 from llverify.ttgir.model import Location, Module, Op
 
 __all__ = ["validate", "LoweredFinding"]
@@ -70,14 +71,10 @@ def _wavefronts(addresses: list[int], lanes: int, vec_bytes: int) -> int:
 
 
 def _predicted(op: Op | None, vec_bytes: int, target: str) -> int | None:
-    if op is None or op.name not in ("ttg.local_load", "ttg.local_store", "ttg.local_alloc"):
+    moved = register_and_memory(op) if op is not None and op.name in SHARED_ACCESS_OPS else None
+    if moved is None:
         return None
-    if op.name == "ttg.local_load":
-        mem, reg = (op.operand_types[0] if op.operand_types else None), (op.results[0].type if op.results else None)
-    elif op.name == "ttg.local_store":
-        reg, mem = (op.operand_types + (None, None))[:2]
-    else:
-        reg, mem = (op.operand_types[0] if op.operand_types else None), (op.results[0].type if op.results else None)
+    reg, mem, _ = moved
     if reg is None or mem is None or reg.kind != "tensor":
         return None
     R, M = layout_of(reg), layout_of(mem)

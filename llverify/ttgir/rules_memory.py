@@ -13,6 +13,7 @@ from llverify.errors import LlverifyError
 from llverify.prove.tmem_access import tmem_lane_quarters
 from llverify.prove.verdict import Verdict
 from llverify.ttgir.layouts import BuiltLayout, LayoutProblem, element_bits
+from llverify.ttgir.memory_ops import SHARED_ACCESS_OPS, TMEM_ACCESS_OPS, register_and_memory
 from llverify.ttgir.rule_support import (OpContext, memo_equal, bank_count_exact, bank_count_simulated, unknown,
                                          structural, enc_text, op_names, is_tensor, int_array)
 
@@ -79,14 +80,10 @@ def _drop_leading_ones(shape: tuple[int, ...]) -> tuple[int, ...]:
 
 def tmem_access(ctx: OpContext) -> Iterable[Verdict]:
     op = ctx.op
-    if op.name == "ttng.tmem_load":
-        mem, reg = (op.operand_types[0] if op.operand_types else None), (op.results[0].type if op.results else None)
-    elif op.name == "ttng.tmem_store":
-        reg, mem = (op.operand_types + (None, None))[:2]
-    elif op.name == "ttng.tmem_alloc" and op.operand_types:
-        reg, mem = op.operand_types[0], op.results[0].type if op.results else None
-    else:
+    moved = register_and_memory(op) if op.name in TMEM_ACCESS_OPS else None
+    if moved is None:
         return
+    reg, mem, _ = moved
     if reg is None or mem is None or not is_tensor(reg) or mem.kind != "memdesc":
         return
     subject = f"{op_names(op)}: {enc_text(reg)} <-> {enc_text(mem)}"
@@ -108,19 +105,12 @@ def tmem_access(ctx: OpContext) -> Iterable[Verdict]:
 
 def shared_access(ctx: OpContext) -> Iterable[Verdict]:
     op = ctx.op
-    if op.name == "ttg.local_load":
-        mem, reg = (op.operand_types[0] if op.operand_types else None), (op.results[0].type if op.results else None)
-    elif op.name in ("ttg.local_store",):
-        reg, mem = (op.operand_types + (None, None))[:2]
-    elif op.name == "ttg.local_alloc":
-        if not op.operand_types:
-            return
-        reg, mem = op.operand_types[0], op.results[0].type if op.results else None
-    else:
+    moved = register_and_memory(op) if op.name in SHARED_ACCESS_OPS else None
+    if moved is None:
         return
+    reg, mem, direction = moved
     if reg is None or mem is None or not is_tensor(reg) or mem.kind != "memdesc":
         return
-    direction = "load" if op.name == "ttg.local_load" else "store"
     subject = f"{op_names(op)} ({direction}): {enc_text(reg)} <-> {enc_text(mem)}"
     try:
         model = bank_model_for_target(ctx.module.target)

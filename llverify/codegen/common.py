@@ -48,14 +48,28 @@ def remove_broadcast_registers(layout: LinearLayout) -> LinearLayout:
     """
     if not layout.has_in_dim("register"):
         return layout
-    keep: list[tuple[int, ...]] = []
-    seen: set[tuple[int, ...]] = set()
-    for b in layout.bases["register"]:
-        if any(b) and b not in seen:
-            keep.append(b)
-            seen.add(b)
+    regs = layout.bases["register"]
+    keep = [regs[i] for i in kept_register_bits(layout)]
     bases = [(d, keep if d == "register" else list(bs)) for d, bs in layout.bases.items()]
     return LinearLayout(bases, list(layout.out_dims.items()), require_surjective=False)
+
+
+def kept_register_bits(layout: LinearLayout) -> list[int]:
+    """Indices of the register bases :func:`remove_broadcast_registers` keeps (the first copy of each non-zero
+    basis).  Example: registers ``[(0,1), (0,0), (0,1), (1,0)]`` -> ``[0, 3]``."""
+    kept: list[int] = []
+    seen: set[tuple[int, ...]] = set()
+    for i, b in enumerate(layout.bases.get("register", ())):
+        if any(b) and b not in seen:
+            kept.append(i)
+            seen.add(b)
+    return kept
+
+
+def original_register(reduced: int, kept: list[int]) -> int:
+    """The register index of the original layout for register ``reduced`` of the reduced one (bit ``j`` of
+    ``reduced`` is original bit ``kept[j]``).  Example: ``original_register(0b11, [0, 3]) == 0b1001``."""
+    return sum(1 << kept[j] for j in range(len(kept)) if reduced >> j & 1)
 
 
 def row_major_flat(layout: LinearLayout, name: str = "offset") -> LinearLayout:

@@ -68,7 +68,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from llverify import f2
-from llverify.codegen.common import flat_bases, remove_broadcast_registers
+from llverify.codegen.common import flat_bases, kept_register_bits, original_register, remove_broadcast_registers
 from llverify.codegen.conversion import convert
 from llverify.codegen.shuffle_types import LaneMap, ShufflePlan, ShuffleRound, WordRound
 from llverify.errors import LayoutError
@@ -151,10 +151,10 @@ def shuffle_plan(src: LinearLayout, dst: LinearLayout, bitwidth: int = 32) -> Sh
         if not f2.in_span(cand, ech):
             R.append(cand)
             ech.append(cand)
-    a_kept = _kept_register_bits(src)
+    a_kept = kept_register_bits(src)
     a_pos = [a_reg.index(v) for v in V]           # V's register bits in A and in B
     b_pos = [b_reg.index(v) for v in V]
-    a_words = _word_table(len(a_reg), a_pos, lambda r: _orig_reg(r, a_kept))
+    a_words = _word_table(len(a_reg), a_pos, lambda r: original_register(r, a_kept))
     b_words = _word_table(len(b_reg), b_pos, lambda r: r)
     H = I + G
     n_lanes = 1 << len(a_thr)
@@ -180,7 +180,7 @@ def shuffle_plan(src: LinearLayout, dst: LinearLayout, bitwidth: int = 32) -> Sh
         y_of_t = [strip_v(rk ^ by_a[t ^ pa[rk][1]]) for t in range(n_lanes)]   # what lane t sends
         # the per-lane tables, element by element
         srcl = tuple(pa[y][1] for y in y_of_u)
-        send = tuple(tuple(_orig_reg(pa[y ^ v][0], a_kept) for v in span_v) for y in y_of_t)
+        send = tuple(tuple(original_register(pa[y ^ v][0], a_kept) for v in span_v) for y in y_of_t)
         recv = tuple(tuple(pb[y ^ v][0] for v in span_v) for y in y_of_u)
         rounds.append(ShuffleRound(srcl, send, recv))
         # the same round as affine maps of the lane bits (evaluated on the lane basis; affine by linearity)
@@ -255,18 +255,8 @@ def _common_complement(a_reg: list[int], b_reg: list[int], pool: list[int]) -> t
     return c, e_p, f_p, [e ^ f for e, f in zip(e_p, f_p)]
 
 
-def _kept_register_bits(layout: LinearLayout) -> list[int]:
-    """Indices of the register bases :func:`remove_broadcast_registers` keeps."""
-    kept, seen = [], set()
-    for i, b in enumerate(layout.bases.get("register", ())):
-        if any(b) and b not in seen:
-            kept.append(i)
-            seen.add(b)
-    return kept
 
 
-def _orig_reg(reduced: int, kept: list[int]) -> int:
-    return sum(1 << kept[j] for j in range(len(kept)) if reduced >> j & 1)
 
 
 # Triton's bit-transposition view and its lowering rule (kept in their own module, re-exported here)

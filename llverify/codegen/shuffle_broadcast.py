@@ -59,25 +59,15 @@ from itertools import combinations, product
 from typing import Sequence
 
 from llverify import f2
-from llverify.codegen.common import flat_bases, remove_broadcast_registers
+from llverify.codegen.common import flat_bases, kept_register_bits, original_register, remove_broadcast_registers
 from llverify.errors import LayoutError
 from llverify.layout import LinearLayout
 
 __all__ = ["reading_map", "warp_shifts", "broadcast_rounds", "dst_register_copies", "triton_mixed_transpositions"]
 
 
-def _kept(layout: LinearLayout) -> list[int]:
-    """Register bits that :func:`remove_broadcast_registers` keeps (first copy of each non-zero basis)."""
-    kept, seen = [], set()
-    for i, b in enumerate(layout.bases.get("register", ())):
-        if any(b) and b not in seen:
-            kept.append(i)
-            seen.add(b)
-    return kept
 
 
-def _orig(reduced: int, kept: Sequence[int]) -> int:
-    return sum(1 << kept[j] for j in range(len(kept)) if reduced >> j & 1)
 
 
 def reading_map(A: LinearLayout, B: LinearLayout) -> tuple[list[int], int, int] | None:
@@ -207,7 +197,7 @@ def broadcast_rounds(A: LinearLayout, B: LinearLayout) -> tuple[list[Round], lis
             break
     assert choice is not None  # x = n: one reader per round is always consistent
     ser, free, psi, images = choice
-    a_kept, b_kept = _kept(A), _kept(B)
+    a_kept, b_kept = kept_register_bits(A), kept_register_bits(B)
     ser_cols = [cols[rb + j] for j in ser]
     rounds = []
     for k, m in product(range(1 << rb), range(1 << len(ser))):
@@ -224,15 +214,15 @@ def broadcast_rounds(A: LinearLayout, B: LinearLayout) -> tuple[list[Round], lis
             if send.setdefault(t, sr) != sr:  # pragma: no cover (the condition on Γ excludes it)
                 raise LayoutError("shuffle_plan: internal error, a sender would have to send two registers")
             src_lane.append(t)
-            recv.append((_orig(r, b_kept),))
-        sends = tuple((_orig(send.get(t, 0), a_kept),) for t in range(1 << n))
+            recv.append((original_register(r, b_kept),))
+        sends = tuple((original_register(send.get(t, 0), a_kept),) for t in range(1 << n))
         rounds.append((tuple(src_lane), sends, tuple(recv)))
     return rounds, psi, tuple(ser)
 
 
 def dst_register_copies(B: LinearLayout) -> tuple[int, ...]:
     """``copy[r]``: the kept register holding register r's element in every lane (``()`` if B has no copies)."""
-    kept = _kept(B)
+    kept = kept_register_bits(B)
     n = B.in_dim_size_log2("register") if B.has_in_dim("register") else 0
     if len(kept) == n:
         return ()
@@ -242,7 +232,7 @@ def dst_register_copies(B: LinearLayout) -> tuple[int, ...]:
     for r in range(1 << n):
         sol = f2.solve(red, f2.combine(cols, r))
         assert sol is not None  # the kept columns span every register column
-        out.append(_orig(sol, kept))
+        out.append(original_register(sol, kept))
     return tuple(out)
 
 

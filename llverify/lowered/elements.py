@@ -51,8 +51,10 @@ PROP = "right_elements"
 
 
 def right_elements(op: Op, fn: LlirFunction, sym: Symbolic, accesses: Sequence[Access], threads: int,
-                   lanes: int, subject: str) -> Verdict | None:
-    """Decide the claim of the module docstring for ``op`` and the access instructions attributed to it."""
+                   lanes: int, subject: str, per_thread: Sequence[Concrete] | None = None) -> Verdict | None:
+    """Decide the claim of the module docstring for ``op`` and the access instructions attributed to it.
+    ``per_thread``: interpreters of every thread with no free variables, shared with the caller's other
+    obligations (their memo of already evaluated values is reused when the addresses have no free variables)."""
     t0 = time.perf_counter()
     sides = register_and_memory(op) if op.name in SHARED_ACCESS_OPS else None
     if sides is None or not accesses:
@@ -99,7 +101,8 @@ def right_elements(op: Op, fn: LlirFunction, sym: Symbolic, accesses: Sequence[A
     terms = [sym.value(a.pointer, 32) for a in accesses]
     frees = sorted(set().union(*(t.free for t in terms)))
     zeros = {f: 0 for f in frees}
-    conc = [Concrete(fn, t, zeros) for t in range(threads)]
+    conc = list(per_thread) if per_thread is not None and not frees else [Concrete(fn, t, zeros)
+                                                                           for t in range(threads)]
     addr = np.zeros((len(accesses), threads), dtype=np.int64)
     for i, a in enumerate(accesses):
         for t in range(threads):

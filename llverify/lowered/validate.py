@@ -113,7 +113,7 @@ def validate(module: Module, llir: LlirModule, shared_bytes: int) -> list[Lowere
                 groups.setdefault(id(op), (op, []))[1].append(acc)
         for op, accs in groups.values():
             subject = f"{op.name} at {module.path}:{op.location.line}: {len(accs)} access(es) in {llir.path}"
-            v = right_elements(op, fn, sym, accs, threads, module.threads_per_warp, subject)
+            v = right_elements(op, fn, sym, accs, threads, module.threads_per_warp, subject, per_thread)
             if v is not None:
                 out.append(LoweredFinding(Finding(v, v.property, op.name, op.location, op.source, fn.name,
                                                   module.target, index=len(out)),

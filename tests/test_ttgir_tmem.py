@@ -53,3 +53,23 @@ def test_a_64_row_tile_uses_lanes_of_each_quarter() -> None:
                     block_bases=[])
     assert tmem_lane_quarters(good, T).status == "proved"
     assert tmem_lane_quarters(rowwise, T).status == "refuted"
+
+
+def test_mma_operand_shapes_and_accumulator_are_checked() -> None:
+    """tcgen5: A (M x K) * B (K x N) -> D (M x N) in tensor memory of blockM 64 or 128. Mutants: the accumulator
+    declared with a wrong N, and with blockM = 32."""
+    path = CORPUS / "matmul-t128s1-cuda_100-w4.ttgir"
+    text = path.read_text()
+
+    def dots(t: str) -> list:
+        return [f for f in check_module(parse_module(t, "m.ttgir"))
+                if f.rule == "dot_operands" and f.op == "ttng.tc_gen5_mma"]
+
+    assert dots(text) and all(f.verdict.status == "proved" for f in dots(text))
+    line = next(ln for ln in text.splitlines() if "%acc = ttng.tmem_alloc" in ln)  # the accumulator's definition
+    wrong_n = text.replace(line, line.replace("!ttg.memdesc<128x128xf32, #tmem", "!ttg.memdesc<128x64xf32, #tmem"))
+    bad = [f for f in dots(wrong_n) if f.verdict.status == "refuted"]
+    assert bad and bad[0].verdict.counterexample.sides["D (M x N)"] == [128, 64]
+    tmem_alias = next(ln for ln in text.splitlines() if ln.startswith("#tmem ="))
+    small = text.replace(tmem_alias, tmem_alias.replace("blockM = 128", "blockM = 32"))
+    assert any(f.verdict.status == "refuted" and "accumulator" in f.verdict.subject for f in dots(small))

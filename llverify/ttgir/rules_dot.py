@@ -10,7 +10,7 @@ from llverify.hw.registry import build_spec
 from llverify.prove.properties import equal
 from llverify.prove.verdict import Verdict
 from llverify.ttgir.layouts import LayoutProblem, element_bits, layout_of
-from llverify.ttgir.model import TypeRef
+from llverify.ttgir.model import Op, TypeRef
 from llverify.ttgir.rule_support import OpContext, unknown, structural, enc_text, op_names
 
 __all__ = ["dot_operands"]
@@ -74,6 +74,31 @@ def dot_operands(ctx: OpContext) -> Iterable[Verdict]:
             yield structural("dot_operands", subject, kind in ("nvmma_shared", "shared_linear"), {"operand": i},
                               {"encoding": kind, "required": "nvmma_shared"},
                               "a wgmma / tcgen5 shared operand must use an NVMMA shared layout", t0)
+        yield from _mma_shapes(op, t0)
+
+
+def _mma_shapes(op: Op, t0: float) -> Iterable[Verdict]:
+    """``A (M x K) * B (K x N) -> D (M x N)`` for wgmma and tcgen5 (the scaled form packs fp4 along K or M/N, so
+    only its accumulator is checked), and a tcgen5 accumulator in tensor memory with an instruction blockM of 64
+    or 128 (128 for the scaled form), as the hardware instruction needs (TritonNvidiaGPU op verifiers)."""
+    a, b = (op.operand_types + (None, None))[:2]
+    d = (op.results[0].type if op.results else None) if op.name == "ttng.warp_group_dot" else \
+        (op.operand_types[2] if len(op.operand_types) > 2 else None)
+    if a is None or b is None or d is None or min(len(a.shape), len(b.shape), len(d.shape)) < 2:
+        return
+    subject = f"{op_names(op)}: {list(a.shape)} x {list(b.shape)} -> {list(d.shape)}"
+    if op.name != "ttng.tc_gen5_mma_scaled":
+        (m, k), (k2, n), (dm, dn) = a.shape[-2:], b.shape[-2:], d.shape[-2:]
+        yield structural("dot_operands", subject, k == k2 and m == dm and n == dn, {"operands": [0, 1, 2]},
+                         {"A (M x K)": [m, k], "B (K x N)": [k2, n], "D (M x N)": [dm, dn]},
+                         "the operand shapes do not multiply into the accumulator's", t0)
+    if op.name.startswith("ttng.tc_gen5_mma") and d.encoding is not None:
+        kind = d.encoding.get("kind")
+        block_m = (d.encoding.get("block") or [None])[0]
+        allowed = (128,) if op.name == "ttng.tc_gen5_mma_scaled" else (64, 128)
+        yield structural("dot_operands", subject + " accumulator", kind == "tensor_memory" and block_m in allowed,
+                         {"operand": 2}, {"encoding": kind, "blockM": block_m, "allowed blockM": list(allowed)},
+                         "a tcgen5 accumulator must be a tensor-memory buffer of an instruction's blockM", t0)
 
 
 def _parent_equal(parent: Mapping[str, Any], res: TypeRef, subject: str) -> Verdict | None:

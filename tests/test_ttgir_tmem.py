@@ -69,7 +69,7 @@ def test_mma_operand_shapes_and_accumulator_are_checked() -> None:
     line = next(ln for ln in text.splitlines() if "%acc = ttng.tmem_alloc" in ln)  # the accumulator's definition
     wrong_n = text.replace(line, line.replace("!ttg.memdesc<128x128xf32, #tmem", "!ttg.memdesc<128x64xf32, #tmem"))
     bad = [f for f in dots(wrong_n) if f.verdict.status == "refuted"]
-    assert bad and bad[0].verdict.counterexample.sides["D (M x N)"] == [128, 64]
+    assert bad and list(bad[0].verdict.counterexample.sides["D (M x N)"]) == [128, 64]
     tmem_alias = next(ln for ln in text.splitlines() if ln.startswith("#tmem ="))
     small = text.replace(tmem_alias, tmem_alias.replace("blockM = 128", "blockM = 32"))
     assert any(f.verdict.status == "refuted" and "accumulator" in f.verdict.subject for f in dots(small))

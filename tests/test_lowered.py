@@ -311,3 +311,21 @@ def test_a_rotating_buffer_read_as_a_plain_swizzle_is_refuted() -> None:
     assert mutant != ttgir
     found = _right_elements(validate(parse_module(mutant, "m.ttgir"), parse_llir(llir, "m.llir"), shared))
     assert any(f.finding.verdict.status == "refuted" for f in found)
+
+
+def test_ldmatrix_elements_follow_ptx_semantics() -> None:
+    """ldmatrix (.x4 and .x4.trans) of the sm_80 matmul: a lane's elements sit at other lanes' row addresses
+    (PTX); every operand load proves right_elements.  Mutant: one .trans dropped (the same addresses, so in
+    bounds and wavefronts do not change): the elements land in the wrong registers, refuted."""
+    stem = "matmul-t64s1-cuda_80-w4"
+    found = [f for f in _right_elements(_run(stem)) if f.finding.op == "ttg.local_load"]
+    assert len(found) == 2 and all(f.finding.verdict.status == "proved" for f in found)
+    ttgir, llir, shared = _load(stem)
+    mutated = llir.replace("ldmatrix.sync.aligned.m8n8.x4.trans.b16", "ldmatrix.sync.aligned.m8n8.x4.b16", 1)
+    assert mutated != llir
+    findings = validate(parse_module(ttgir, "m.ttgir"), parse_llir(mutated, "m.llir"), shared)
+    assert not [f for f in findings if f.finding.verdict.status == "refuted"
+                and f.finding.verdict.property != "right_elements"]
+    bad = [f for f in _right_elements(findings) if f.finding.verdict.status == "refuted"]
+    assert len(bad) == 1 and bad[0].finding.op == "ttg.local_load"
+    assert "matrix" in bad[0].finding.verdict.message

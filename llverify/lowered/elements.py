@@ -24,8 +24,9 @@ exhaustive check runs at ``f = 0`` and Z3 proves that nothing else depends on ``
 there is ``unknown`` (the free values may never occur); a failure of 1 or 2 is ``refuted`` with the
 instruction, the thread and both addresses, recomputed by a fresh interpreter and ``LinearLayout.apply``.
 
-Not modelled (``unknown``): ``ldmatrix``/``stmatrix`` and other asm accesses (a lane addresses rows that
-other lanes receive), multi-CTA layouts, subviews, sub-byte elements.
+``ldmatrix`` / ``stmatrix`` are modelled with PTX's semantics: a lane's element sits at another lane's row
+address (:func:`_element_slots`).  Not modelled (``unknown``): other asm accesses, multi-CTA layouts,
+subviews, sub-byte elements.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ import z3
 
 from llverify.codegen.banks import access_to_offsets
 from llverify.errors import LlverifyError
-from llverify.lowered.llir import Access, LlirFunction
+from llverify.lowered.llir import LDMATRIX, Access, LlirFunction
 from llverify.lowered.semantics import Concrete, Symbolic
 from llverify.prove.bv import check as smt_check
 from llverify.prove.verdict import Counterexample, Verdict
@@ -66,9 +67,11 @@ def right_elements(op: Op, fn: LlirFunction, sym: Symbolic, accesses: Sequence[A
 
     if reg_t is None or mem_t is None or reg_t.kind != "tensor":
         return None
-    if any(a.kind != direction for a in accesses):
+    allowed = {"load": ("load", "ldmatrix"), "store": ("store", "stmatrix")}[direction]
+    if any(a.kind not in allowed for a in accesses):
         kinds = sorted({a.kind for a in accesses})
-        return unknown(f"accesses of kind {', '.join(kinds)} for a {direction}: only plain ld/st.shared are modelled")
+        return unknown(f"accesses of kind {', '.join(kinds)} for a {direction}: only ld/st.shared and "
+                       "ldmatrix/stmatrix are modelled")
     R, M = layout_of(reg_t), layout_of(mem_t)
     if not isinstance(R, BuiltLayout):
         return unknown(R.reason)
@@ -110,25 +113,29 @@ def right_elements(op: Op, fn: LlirFunction, sym: Symbolic, accesses: Sequence[A
             if v is None:
                 return unknown(f"the address of {fn.name} line {a.instr.line} is poison or unmodelled at thread {t}")
             addr[i, t] = v
-    base = int(addr[:, 0].min()) - b * int(off[:, 0].min())
+    try:
+        slots = _element_slots(accesses, addr, b, threads, lanes)
+    except _NotModelled as exc:
+        return unknown(str(exc))
+    base = min(int(addr[i][src[0]] + extra[0]) for i, _, src, extra in slots) - b * int(off[:, 0].min())
     covered = np.zeros(off.shape[0], dtype=bool)
-    for i, a in enumerate(accesses):
-        width = max(1, a.bytes // b)
-        rel = addr[i] - base
+    for i, what, src, extra in slots:
+        a = accesses[i]
+        at = addr[i][src] + extra
+        rel = at - base
         if np.any(rel % b):
             t = int(np.flatnonzero(rel % b)[0])
-            return _refute(subject, t0, fn, a, t, int(addr[i, t]), None, frees, "an address is not element-aligned")
-        for k in range(width):
-            target = rel // b + k
-            hit = np.all(off == target[None, :], axis=1)
-            if not hit.any():
-                r0 = int(np.argmax((off == target[None, :]).sum(axis=1)))
-                t = int(np.flatnonzero(off[r0] != target)[0])
-                expected = base + b * int(off[r0, t]) - b * k
-                return _refute(subject, t0, fn, a, t, int(addr[i, t]), expected, frees,
-                               f"element {k} of the vector is no fixed register's element in every thread "
-                               f"(closest: register {r0})", O, r0, M.padding)
-            covered |= np.all(off == off[hit][0][None, :], axis=1)  # every register with that element function
+            return _refute(subject, t0, fn, a, t, int(at[t]), None, frees,
+                           f"{what}: an address is not element-aligned", source=(int(src[t]), int(extra[t])))
+        target = rel // b
+        hit = np.all(off == target[None, :], axis=1)
+        if not hit.any():
+            r0 = int(np.argmax((off == target[None, :]).sum(axis=1)))
+            t = int(np.flatnonzero(off[r0] != target)[0])
+            return _refute(subject, t0, fn, a, t, int(at[t]), base + b * int(off[r0, t]), frees,
+                           f"{what} is no fixed register's element in every thread (closest: register {r0})",
+                           O, r0, M.padding, source=(int(src[t]), int(extra[t])))
+        covered |= np.all(off == off[hit][0][None, :], axis=1)  # every register with that element function
     if not covered.all():
         r = int(np.flatnonzero(~covered)[0])
         verb = "written" if direction == "store" else "loaded"
@@ -149,6 +156,49 @@ def right_elements(op: Op, fn: LlirFunction, sym: Symbolic, accesses: Sequence[A
                    details={"free_variables": frees})
 
 
+class _NotModelled(Exception):
+    pass
+
+
+def _element_slots(accesses: Sequence[Access], addr, b: int, threads: int, lanes: int) -> list:
+    """Per access instruction and per element it moves in each thread: ``(instruction index, label, source
+    thread, byte offset)``, both arrays over the threads: the element's byte address at thread ``t`` is the
+    instruction's address at thread ``source[t]`` plus ``offset[t]``.
+
+    * ``ld/st.shared`` of ``v`` bytes: element ``k`` of the thread's own vector, at ``addr + k b``;
+    * ``ldmatrix`` / ``stmatrix`` ``.m8n8.x{n}.b16`` (PTX ISA): lanes ``8m .. 8m + 7`` give the 16-byte row
+      addresses of matrix ``m``; lane ``l`` holds, of matrix ``m``, the 4 bytes ``4 (l mod 4) ..`` of row
+      ``l / 4``; with ``.trans`` (16-bit elements) the two elements of column ``l / 4`` in rows
+      ``2 (l mod 4)`` and ``2 (l mod 4) + 1``.  The address of a lane's element is another lane's row address.
+    """
+    import numpy as np
+
+    t = np.arange(threads)
+    warp_base, lane = t - t % lanes, t % lanes
+    slots = []
+    for i, a in enumerate(accesses):
+        if a.kind in ("load", "store"):
+            for k in range(max(1, a.bytes // b)):
+                slots.append((i, f"line {a.instr.line} element {k}", t, np.full(threads, k * b)))
+            continue
+        m = LDMATRIX.search(a.instr.body)
+        if m is None or lanes != 32:
+            raise _NotModelled(f"{a.kind} form at line {a.instr.line} not modelled")
+        count, trans = int(m.group(2)), bool(m.group(3))
+        if trans and b != 2:
+            raise _NotModelled(f"{a.kind}.trans of {8 * b}-bit elements not modelled")
+        for mat in range(count):
+            if trans:
+                for h in range(2):
+                    src = warp_base + 8 * mat + 2 * (lane % 4) + h
+                    slots.append((i, f"line {a.instr.line} matrix {mat} row-half {h}", src, 2 * (lane // 4)))
+            else:
+                src = warp_base + 8 * mat + lane // 4
+                for j in range(4 // b):
+                    slots.append((i, f"line {a.instr.line} matrix {mat} element {j}", src, 4 * (lane % 4) + j * b))
+    return slots
+
+
 def _free_dependence(sym: Symbolic, terms: list, threads: int) -> str | None:
     """None when ``a_i(t, f) - a_1(0, f) == a_i(t, 0) - a_1(0, 0)`` for all ``t < threads`` and ``f``."""
     zero_f = [(var, z3.BitVecVal(0, var.size())) for var, _ in sym.frees.values()]
@@ -167,9 +217,13 @@ def _free_dependence(sym: Symbolic, terms: list, threads: int) -> str | None:
 
 
 def _refute(subject: str, t0: float, fn: LlirFunction, a: Access, t: int, got: int, expected: int | None,
-            frees: list[str], message: str, O=None, r0: int | None = None, padding=None) -> Verdict:
-    """A refutation, replayed: the address by a fresh interpreter, the expectation by ``LinearLayout.apply``."""
-    again = Concrete(fn, t, {f: 0 for f in frees}).value(a.pointer, 32)
+            frees: list[str], message: str, O=None, r0: int | None = None, padding=None,
+            source: tuple[int, int] | None = None) -> Verdict:
+    """A refutation, replayed: the address by a fresh interpreter (at the thread whose pointer carries the
+    element, plus its offset: ``source``), the expectation by ``LinearLayout.apply``."""
+    src_t, extra = source if source is not None else (t, 0)
+    pointer = Concrete(fn, src_t, {f: 0 for f in frees}).value(a.pointer, 32)
+    again = None if pointer is None else pointer + extra
     if again != got:
         return Verdict("error", PROP, subject, None, time.perf_counter() - t0,
                        f"internal: the interpreter is not deterministic at thread {t}")

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 from llverify.errors import LlverifyError
 
-__all__ = ["Instr", "Access", "LlirFunction", "LlirModule", "LlirError", "parse_llir", "type_bytes",
+__all__ = ["Instr", "Access", "LDMATRIX", "LlirFunction", "LlirModule", "LlirError", "parse_llir", "type_bytes",
            "MAX_LLIR_BYTES"]
 
 MAX_LLIR_BYTES = 64 << 20
@@ -107,7 +107,8 @@ def _opcode(rhs: str) -> str:
     return tokens[0]
 
 
-_LDMATRIX = re.compile(r"@llvm\.nvvm\.(ldmatrix|stmatrix)\.sync\.aligned\.m8n8\.x(\d)(\.trans)?\.b16")
+#: ``ldmatrix`` / ``stmatrix`` intrinsics: (kind, count x1/x2/x4, ``.trans``)
+LDMATRIX = re.compile(r"@llvm\.nvvm\.(ldmatrix|stmatrix)\.sync\.aligned\.m8n8\.x(\d)(\.trans)?\.b16")
 
 
 def _access(instr: Instr) -> Access | None:
@@ -127,7 +128,7 @@ def _access(instr: Instr) -> Access | None:
         ptrs = re.findall(r"ptr addrspace\(3\)\s+(?:nonnull\s+|noundef\s+)*(%[\w$.\-]+|@[\w$.\-]+)", body)
         if not ptrs:
             return None
-        m = _LDMATRIX.search(body)
+        m = LDMATRIX.search(body)
         if m:
             return Access(m.group(1), ptrs[0], 16, instr)  # each lane supplies one 16-byte row address
         if " asm " in f" {body} ":

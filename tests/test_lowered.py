@@ -329,3 +329,46 @@ def test_ldmatrix_elements_follow_ptx_semantics() -> None:
     bad = [f for f in _right_elements(findings) if f.finding.verdict.status == "refuted"]
     assert len(bad) == 1 and bad[0].finding.op == "ttg.local_load"
     assert "matrix" in bad[0].finding.verdict.message
+
+
+PHI_JOIN = """define void @k(i1 %c) {
+entry:
+  %1 = tail call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !dbg !5
+  br i1 %c, label %a, label %b
+a:
+  %2 = shl nuw nsw i32 %1, 2, !dbg !5
+  br label %j
+b:
+  %3 = shl nuw nsw i32 %1, SHIFT, !dbg !5
+  br label %j
+j:
+  %4 = phi i32 [ %2, %a ], [ %3, %b ], !dbg !5
+  %5 = getelementptr inbounds nuw i8, ptr addrspace(3) @global_smem, i32 %4, !dbg !5
+  store i32 0, ptr addrspace(3) %5, align 4, !dbg !5
+  br label %l
+l:
+  %6 = phi i32 [ 0, %j ], [ %7, %l ], !dbg !5
+  %7 = add i32 %6, 1, !dbg !5
+  br label %l
+}
+!5 = !DILocation(line: 1, column: 1, scope: !4)
+"""
+
+
+def test_a_join_phi_is_either_incoming_value() -> None:
+    """A phi joining two thread-only addresses (GVN's PRE leaves these in Triton's gfx942 code) is one of its
+    incomings, whichever predecessor ran: proved when both are in bounds, unknown (not refuted: that path may
+    never run) when one is not.  A loop phi stays a free variable (no endless recursion)."""
+    mod = "module attributes {\"ttg.num-warps\" = 4 : i32, ttg.target = \"cuda:90\"} {\n}\n"
+
+    def in_bounds(shift: int) -> str:
+        text = PHI_JOIN.replace("SHIFT", str(shift))
+        (f,) = [f for f in validate(parse_module(mod, "m"), parse_llir(text), 512)
+                if f.finding.verdict.property == "in_bounds"]
+        return f.finding.verdict.status
+
+    assert in_bounds(2) == "proved"
+    assert in_bounds(4) == "unknown"
+    fn = parse_llir(PHI_JOIN.replace("SHIFT", "2")).functions[0]
+    assert Concrete(fn, 5, {"%4.choice:1": 1}).value("%4", 32) == 20
+    assert Concrete(fn, 5, {}).value("%6", 32) is None  # loop-carried: unknown without a value

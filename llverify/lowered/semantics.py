@@ -13,8 +13,10 @@ leaves address code.  Inputs:
 * the warp id broadcast Triton computes with ``llvm.nvvm.shfl.sync.idx.i32(-1, v, k, 31)``: ``v`` as lane
   ``k`` of the same warp computes it (``tid`` replaced by ``tid & ~31 | k``); ``llvm.amdgcn.readfirstlane``:
   lane 0 of the wave (every lane active, as in Triton's straight-line address code);
-* every other value (block ids, kernel arguments, ``phi`` nodes of loops, loads, unknown instructions) is
-  a *free variable*: a claim must hold for all its values; the variable records why it is free.
+* a ``phi`` joining control flow is one of its incoming values, chosen by a free *choice* variable (the
+  claim must hold whichever predecessor ran); a ``phi`` reached again while its incomings are built is
+  loop-carried and, like every other value we cannot compute (block ids, kernel arguments, loads, unknown
+  instructions), a *free variable*: a claim must hold for all its values; the variable records why it is free.
 
 Pointers into shared memory are byte offsets from ``@global_smem`` (whose shared-window address is 0).
 
@@ -155,6 +157,14 @@ def decode(instr: Instr) -> Decoded:
         if not m:
             raise Unmodelled(body)
         return Decoded("copy", _width(m.group(2)), frozenset(), (lane_ref(m.group(3), int(m.group(4))),))
+    if op == "phi":
+        m = re.match(r"^phi\s+(i\d+|ptr addrspace\(3\))\s+(.*)$", body)
+        if not m:
+            raise Unmodelled(body)
+        incoming = re.findall(r"\[\s*([^,\]]+?)\s*,\s*%[\w$.\-]+\s*\]", m.group(2))
+        if len(incoming) < 2:
+            raise Unmodelled(body)
+        return Decoded("phi", _width(m.group(1)), frozenset(), tuple(incoming), (instr.result,))
     if op in ("ptrtoint", "inttoptr"):
         m = re.match(rf"^{op}\s+(\S+(?:\s+addrspace\(\d+\))?)\s+(\S+)\s+to\s+(\S+(?:\s+addrspace\(\d+\))?)$", body)
         if not m or ("addrspace(3)" not in body):
@@ -303,12 +313,34 @@ class Symbolic:
         self.threads = threads
         self.frees: dict[str, tuple[z3.BitVecRef, str]] = {}
         self._memo: dict[tuple[str, int | None], SymValue] = {}
+        self._active: set[str] = set()  # phis whose incoming values are being built (loop detection)
 
     def _free(self, name: str, width: int, why: str) -> SymValue:
         key = f"{name}:{width}"
         if key not in self.frees:
             self.frees[key] = (z3.BitVec(key, width), why)
         return SymValue(self.frees[key][0], z3.BoolVal(False), frozenset([key]))
+
+    def _phi(self, d: Decoded, tid_sub: int | None) -> SymValue:
+        """A join of control flow: one of the incoming values, which one a free *choice* variable says (the
+        claim must hold whichever predecessor ran).  A phi reached again while its incomings are being built
+        is loop-carried: :meth:`value` makes it a free variable instead (any value: sound)."""
+        key = d.extra[0]
+        if key in self._active:
+            raise Unmodelled("a loop-carried value (phi)")
+        self._active.add(key)
+        try:
+            vals = [self.value(a, d.width, tid_sub) for a in d.args]
+        finally:
+            self._active.discard(key)
+        choice = self._free(f"{key}.choice", max(1, (len(vals) - 1).bit_length()),
+                            "which predecessor a phi's value came from")
+        term, poison = vals[-1].term, vals[-1].poison
+        for k in range(len(vals) - 2, -1, -1):
+            term = z3.If(choice.term == k, vals[k].term, term)
+            poison = z3.If(choice.term == k, vals[k].poison, poison)
+        free = choice.free.union(*(v.free for v in vals))
+        return SymValue(term, poison, free)
 
     def value(self, name: str, width: int, tid_sub: int | None = None) -> SymValue:
         c = _const(name, width)
@@ -337,6 +369,8 @@ class Symbolic:
 
     def _eval(self, d: Decoded, tid_sub: int | None) -> SymValue:
         w = d.width
+        if d.op == "phi":
+            return self._phi(d, tid_sub)
         if d.op == "copy":
             return self.value(d.args[0], w, tid_sub)
         if d.op == "reduce":
@@ -461,6 +495,23 @@ class Concrete:
     def __init__(self, fn: LlirFunction, tid: int, frees: Mapping[str, int]) -> None:
         self.fn, self.tid, self.frees = fn, tid, frees
         self._memo: dict[tuple[str, int], int | None] = {}
+        self._active: set[str] = set()
+
+    def _phi(self, d: Decoded, tid: int) -> int | None:
+        """The incoming value the phi's choice variable names (as :meth:`Symbolic._phi`); a loop-carried phi
+        takes its own free value, or is unknown (None)."""
+        key = d.extra[0]
+        own = self.frees.get(f"{key}:{d.width}")
+        if own is not None:
+            return own
+        choice = self.frees.get(f"{key}.choice:{max(1, (len(d.args) - 1).bit_length())}")
+        if choice is None or key in self._active:
+            return None
+        self._active.add(key)
+        try:
+            return self.value(d.args[min(choice, len(d.args) - 1)], d.width, tid)
+        finally:
+            self._active.discard(key)
 
     def value(self, name: str, width: int, tid: int | None = None) -> int | None:
         tid = self.tid if tid is None else tid
@@ -490,6 +541,8 @@ class Concrete:
     def _eval(self, d: Decoded, tid: int) -> int | None:
         w = d.width
         mask = (1 << w) - 1
+        if d.op == "phi":
+            return self._phi(d, tid)
         if d.op == "copy":
             return self.value(d.args[0], w, tid)
         if d.op == "reduce":

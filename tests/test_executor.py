@@ -195,3 +195,28 @@ def test_ray_two_local_workers_equal_inline() -> None:
     units = list(range(-20, 20))  # a function the workers can import (tests/ is not on their path)
     with UnitExecutor(jobs=2, executor="ray") as ex:
         assert ex.map(abs, units) == [abs(u) for u in units]
+
+
+@pytest.mark.skipif(not _ray_available(), reason="the optional 'cluster' extra (ray) is not installed")
+def test_gate_on_ray_equals_one_process() -> None:
+    """`llverify ttgir --executor ray -j 2` gives exactly the JSON of `-j 1` (times aside), in the same order."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    corpus = Path(__file__).resolve().parent / "data" / "ttgir"
+    files = [str(p) for p in sorted(corpus.glob("*cuda_90-w4.ttgir"))][:12]
+
+    def run(*opts: str) -> dict:
+        out = subprocess.run([sys.executable, "-m", "llverify.cli", "ttgir", "--no-cache", "--format", "json",
+                              *opts, *files], capture_output=True, text=True, timeout=600)
+        doc = json.loads(out.stdout)
+        for r in doc["results"]:
+            r.pop("seconds")
+            r["details"].pop("seconds", None)
+        doc["summary"].pop("seconds")
+        return doc
+
+    one = run("-j", "1")
+    assert one["results"] and one == run("-j", "2", "--executor", "ray")

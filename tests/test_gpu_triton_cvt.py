@@ -59,3 +59,20 @@ def test_device_kernels_compile_for_sm90_on_cpu(tmp_path) -> None:
                           env={"TRITON_CACHE_DIR": str(tmp_path), "TRITON_DEFAULT_FP_FUSION": "1",
                                "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
     assert "compiled 3" in proc.stdout, proc.stderr[-2000:]
+
+
+def test_committed_corpus_run_reanalyses() -> None:
+    """The H100 run of every 2-D convert_layout of the sm_90 corpus (reports/gpu/triton_corpus)."""
+    base = RUN.parent / "triton_corpus"
+    rows = analyse(str(base / "cvt.json"), str(base / "ncu.csv"))
+    assert len(rows) == 28
+    assert all(r["bit_exact"] and r["placement_exact"] for r in rows)
+    assert all(r["wavefronts_predicted"]["store"] == r["wavefronts_measured"]["store"] for r in rows)
+
+
+def test_corpus_cases_are_the_corpus_conversions() -> None:
+    """The committed case list is what corpus_conversions extracts from tests/data/ttgir today."""
+    from llverify.gpu.triton_cvt import CORPUS_CASES, corpus_conversions
+
+    corpus = Path(__file__).resolve().parent / "data" / "ttgir"
+    assert json.loads(CORPUS_CASES.read_text()) == corpus_conversions(corpus)

@@ -25,7 +25,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-__all__ = ["analyse", "write_report"]
+__all__ = ["analyse", "write_report", "corpus_conversions", "throughput_table"]
+
+CORPUS_CASES = Path(__file__).with_name("triton_cvt_corpus.json")
 
 
 def _lowered_class(llir: str) -> str:
@@ -82,7 +84,7 @@ def placement(ttgir: str, tids: list[int]) -> dict[str, Any]:
             s = holds.setdefault(t, set())
             for r in range(nreg):
                 e = L.apply(register=r, lane=lane, warp=warp, block=0)
-                s.add(e["dim0"] * 64 + e["dim1"])
+                s.add(e["dim0"] * L.out_dim_size("dim1") + e["dim1"])
     wrong = [e for e, t in enumerate(tids) if e not in holds.get(t, set())]
     return {"placement_exact": not wrong, "misplaced": len(wrong),
             "first_misplaced": None if not wrong else {"element": wrong[0], "stored_by_tid": tids[wrong[0]]}}
@@ -129,18 +131,25 @@ def analyse(results_path: str, ncu_path: str) -> list[dict[str, Any]]:
     return out
 
 
-def write_report(rows: list[dict[str, Any]], out_dir: str) -> list[Path]:
+def write_report(rows: list[dict[str, Any]], out_dir: str,
+                 title: str = "Triton's own conversions on the H200 against llverify's model") -> list[Path]:
     d = Path(out_dir)
     d.mkdir(parents=True, exist_ok=True)
     j = d / "triton_conversions.json"
     j.write_text(json.dumps({"cases": rows}, indent=2) + "\n")
     n = len(rows)
-    lines = ["# Triton's own conversions on the H200 against llverify's model", "",
+    def side_equal(r: dict[str, Any], side: str) -> bool:
+        p, m = r.get("wavefronts_predicted"), r.get("wavefronts_measured")
+        return isinstance(p, dict) and isinstance(m, dict) and p[side] == m[side]
+
+    lines = [f"# {title}", "",
              f"{n} cases; bit-exact {sum(1 for r in rows if r.get('bit_exact'))}/{n}; placement as llverify's "
              f"model of the destination layout {sum(1 for r in rows if r.get('placement_exact'))}/{n}; "
              f"classification agrees {sum(1 for r in rows if _agree(r))}/{sum(1 for r in rows if not r.get('variant'))} "
              f"(Triton's own conversions); shared wavefronts predicted from "
-             f"the real addresses = measured {sum(1 for r in rows if r.get('wavefronts_equal'))}/{n}.", "",
+             f"the real addresses = measured {sum(1 for r in rows if r.get('wavefronts_equal'))}/{n} "
+             f"(stores {sum(1 for r in rows if side_equal(r, 'store'))}/{n}, "
+             f"loads {sum(1 for r in rows if side_equal(r, 'load'))}/{n}).", "",
              "| case | Triton | bit-exact | placement | class (llverify) | class (Triton's code) | wavefronts "
              "predicted st/ld | measured st/ld | time (us) |", "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
@@ -202,4 +211,40 @@ def throughput_table(doc: dict[str, Any]) -> str:
         lines.append(f"| `{name}` | {tt:.2f} | {lt:.2f} | {ratio} | {'yes' if exact else 'NO'} |"
                      if tt and lt else f"| `{name}` | - | - | - | {'yes' if exact else 'NO'} |")
     return "\n".join(lines)
+
+
+def corpus_conversions(corpus: Path, target: str = "cuda_90") -> list[dict[str, Any]]:
+    """Every distinct 2-D ``convert_layout`` of the TTGIR corpus for ``target`` (layout pair, shape, warps), as
+    the bases the device script turns into Gluon ``DistributedLinearLayout``s (``triton_cvt_device
+    --corpus``): Triton's own conversions of our kernels, run on the GPU against llverify's model.
+
+    >>> cases = corpus_conversions(Path(__file__).resolve().parents[2] / "tests" / "data" / "ttgir")
+    >>> len(cases) >= 20 and all(len(c["shape"]) == 2 for c in cases)
+    True
+    """
+    from llverify.ttgir.layouts import BuiltLayout, layout_of
+    from llverify.ttgir.reader import parse_module
+
+    seen: dict[tuple, dict[str, Any]] = {}
+    for path in sorted(corpus.glob(f"*{target}*.ttgir")):
+        mod = parse_module(path.read_text(), path.name)
+        for _, op, warps in mod.walk():
+            if op.name != "ttg.convert_layout" or not op.operand_types or not op.results:
+                continue
+            a, b = op.operand_types[0], op.results[0].type
+            if a is None or len(a.shape) != 2:
+                continue
+            A, B = layout_of(a), layout_of(b)
+            if not (isinstance(A, BuiltLayout) and isinstance(B, BuiltLayout)):
+                continue
+            if "block" in A.layout.in_dim_names and A.layout.in_dim_size("block") > 1:
+                continue
+            sides = [{d: [list(v) for v in L.layout.bases.get(d, ())] for d in ("register", "lane", "warp")}
+                     for L in (A, B)]
+            key = (tuple(a.shape), warps, json.dumps(sides))
+            if key not in seen:
+                seen[key] = {"name": f"{path.stem.split('-')[0]}_{len(seen)}_w{warps}", "module": path.name,
+                             "line": op.location.line, "shape": list(a.shape), "warps": warps,
+                             "src": sides[0], "dst": sides[1]}
+    return list(seen.values())
 

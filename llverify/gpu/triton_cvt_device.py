@@ -9,6 +9,7 @@ model of DST.  The kernel's TTGIR and LLVM IR (as this Triton lowers them) are k
     python3 -m llverify.gpu.triton_cvt_device OUT.json            # run every case, write results
     python3 -m llverify.gpu.triton_cvt_device OUT.json --no-time   # one launch per case (under ncu)
     python3 -m llverify.gpu.triton_cvt_device OUT.json --throughput  # many tiles, many round trips each
+    python3 -m llverify.gpu.triton_cvt_device OUT.json --corpus      # every convert_layout of the sm_90 corpus
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 
 M = N = 64
 SWIZZLES = __file__.rsplit("/", 1)[0] + "/triton_cvt_swizzles.json"
+CORPUS = __file__.rsplit("/", 1)[0] + "/triton_cvt_corpus.json"
 
 
 def _pairs(gl, warps: int) -> list[tuple[str, object, object]]:
@@ -46,6 +48,58 @@ def cases():
         for name, src, dst in _pairs(gl, warps):
             out.append((f"{name}_w{warps}", warps, src, dst))
     return out
+
+
+def corpus_cases():
+    """The corpus's own conversions (``triton_cvt_corpus.json``, made on the CPU by
+    ``llverify.gpu.triton_cvt.corpus_conversions``) as Gluon linear layouts: (name, warps, src, dst, shape)."""
+    from triton.experimental.gluon import language as gl
+
+    with open(CORPUS) as fh:
+        items = json.load(fh)
+
+    def layout(side, shape):
+        return gl.DistributedLinearLayout(reg_bases=side["register"], lane_bases=side["lane"],
+                                          warp_bases=side["warp"], block_bases=[], shape=shape)
+
+    return [(it["name"], it["warps"], layout(it["src"], it["shape"]), layout(it["dst"], it["shape"]), it["shape"])
+            for it in items]
+
+
+def _shaped_kernel():
+    from triton.experimental import gluon
+    from triton.experimental.gluon import language as gl
+
+    @gluon.jit
+    def cvt_probe_mn(x, y, tid, M: gl.constexpr, N: gl.constexpr, SRC: gl.constexpr, DST: gl.constexpr):
+        rm = gl.arange(0, M, layout=gl.SliceLayout(1, SRC))
+        rn = gl.arange(0, N, layout=gl.SliceLayout(0, SRC))
+        v = gl.load(x + rm[:, None] * N + rn[None, :])
+        w = gl.convert_layout(v, DST)
+        t = gl.inline_asm_elementwise("mov.u32 $0, %tid.x;", "=r,r", [w], dtype=gl.int32, is_pure=False, pack=1)
+        om = gl.arange(0, M, layout=gl.SliceLayout(1, DST))
+        on = gl.arange(0, N, layout=gl.SliceLayout(0, DST))
+        gl.store(y + om[:, None] * N + on[None, :], w)
+        gl.store(tid + om[:, None] * N + on[None, :], t)
+
+    return cvt_probe_mn
+
+
+def run_corpus(timing: bool = True) -> list[dict]:
+    """Triton's own conversion of every corpus layout pair (element ids in, each element's value and holding
+    thread out), as :func:`run` does for the hand-written pairs."""
+    import torch
+    import triton
+
+    kernel = _shaped_kernel()
+    results = []
+    for name, warps, src, dst, shape in corpus_cases():
+        m, n = shape
+        x = torch.arange(m * n, dtype=torch.int32, device="cuda")
+        base = {"name": name, "warps": warps, "triton": triton.__version__, "shape": shape}
+        results.append(_launch_and_time(
+            lambda y, tid: kernel[(1,)](x, y, tid, M=m, N=n, SRC=src, DST=dst, num_warps=warps), x, base, timing))
+    return results
 
 
 def _kernel():
@@ -247,7 +301,10 @@ def main() -> None:
             json.dump({"throughput": res, "seconds": time.time() - t0}, fh)
         print(f"{len(res)} throughput runs, {sum(1 for r in res if 'error' in r)} errors")
         return
-    res = run(only, timing="--no-time" not in args)
+    if "--corpus" in args:
+        res = run_corpus(timing="--no-time" not in args)
+    else:
+        res = run(only, timing="--no-time" not in args)
     with open(out, "w") as fh:
         json.dump({"cases": res, "seconds": time.time() - t0}, fh)
     print(f"{len(res)} cases, {sum(1 for r in res if r.get('bit_exact'))} bit-exact, "

@@ -76,3 +76,16 @@ def test_corpus_cases_are_the_corpus_conversions() -> None:
 
     corpus = Path(__file__).resolve().parent / "data" / "ttgir"
     assert json.loads(CORPUS_CASES.read_text()) == corpus_conversions(corpus)
+
+
+def test_committed_staging_run_reanalyses() -> None:
+    """The H100 run of the corpus's real local_alloc + local_load pairs, the kernel's shared layout and
+    llverify's optimal swizzle (reports/gpu/triton_staging)."""
+    from llverify.gpu.triton_cvt import STAGING_CASES, staging_pairs
+
+    base = RUN.parent / "triton_staging"
+    rows = analyse(str(base / "cvt.json"), str(base / "ncu.csv"))
+    assert len(rows) == 32 and all(r["bit_exact"] and r["placement_exact"] for r in rows)
+    assert all(r["wavefronts_predicted"]["store"] == r["wavefronts_measured"]["store"] for r in rows)
+    corpus = Path(__file__).resolve().parent / "data" / "ttgir"
+    assert json.loads(STAGING_CASES.read_text()) == staging_pairs(corpus)

@@ -25,9 +25,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-__all__ = ["analyse", "write_report", "corpus_conversions", "throughput_table"]
+__all__ = ["analyse", "write_report", "corpus_conversions", "staging_pairs", "staging_report", "throughput_table"]
 
 CORPUS_CASES = Path(__file__).with_name("triton_cvt_corpus.json")
+STAGING_CASES = Path(__file__).with_name("triton_cvt_staging.json")
 
 
 def _lowered_class(llir: str) -> str:
@@ -109,8 +110,9 @@ def analyse(results_path: str, ncu_path: str) -> list[dict[str, Any]]:
             continue
         mod = parse_module(rec["ttgir"], "k.ttgir")
         cvt = next((op for _, op, _ in mod.walk() if op.name == "ttg.convert_layout"), None)
+        if rec.get("variant"):
+            row["variant"] = rec["variant"]
         if rec.get("variant") == "llverify_swizzle":
-            row["variant"] = "llverify_swizzle"
             row["classification_llverify"] = "shared_memory (llverify's optimal swizzle)"
         elif cvt is not None:
             A, B = layout_of(cvt.operand_types[0]), layout_of(cvt.results[0].type)
@@ -145,8 +147,9 @@ def write_report(rows: list[dict[str, Any]], out_dir: str,
     lines = [f"# {title}", "",
              f"{n} cases; bit-exact {sum(1 for r in rows if r.get('bit_exact'))}/{n}; placement as llverify's "
              f"model of the destination layout {sum(1 for r in rows if r.get('placement_exact'))}/{n}; "
-             f"classification agrees {sum(1 for r in rows if _agree(r))}/{sum(1 for r in rows if not r.get('variant'))} "
-             f"(Triton's own conversions); shared wavefronts predicted from "
+             + (f"classification agrees {sum(1 for r in rows if _agree(r))}/{own} (Triton's own conversions); "
+                if (own := sum(1 for r in rows if not r.get('variant'))) else "")
+             + f"shared wavefronts predicted from "
              f"the real addresses = measured {sum(1 for r in rows if r.get('wavefronts_equal'))}/{n} "
              f"(stores {sum(1 for r in rows if side_equal(r, 'store'))}/{n}, "
              f"loads {sum(1 for r in rows if side_equal(r, 'load'))}/{n}).", "",
@@ -247,4 +250,85 @@ def corpus_conversions(corpus: Path, target: str = "cuda_90") -> list[dict[str, 
                              "line": op.location.line, "shape": list(a.shape), "warps": warps,
                              "src": sides[0], "dst": sides[1]}
     return list(seen.values())
+
+
+def staging_pairs(corpus: Path, target: str = "cuda_80") -> list[dict[str, Any]]:
+    """Every distinct 2-D ``local_alloc`` (register layout A into shared layout S) read back by a ``local_load``
+    (into B) in the corpus for ``target``: the operand staging of real matmuls and attention kernels.  Each
+    carries A's and B's bases, S's offset bases, and llverify's optimal swizzle for A -> B at the element
+    width (seed 000, section 9.2), so the device runs the real pair and the pair through llverify's swizzle.
+
+    >>> pairs = staging_pairs(Path(__file__).resolve().parents[2] / "tests" / "data" / "ttgir")
+    >>> len(pairs) >= 8 and all(p["bits"] == 16 for p in pairs)
+    True
+    """
+    from llverify.codegen.swizzle import optimal_swizzle
+    from llverify.ttgir.layouts import BuiltLayout, layout_of
+    from llverify.ttgir.reader import parse_module
+
+    def bases(L: Any, dims: tuple[str, ...]) -> dict[str, list[list[int]]]:
+        return {d: [list(v) for v in L.bases.get(d, ())] for d in dims}
+
+    seen: dict[tuple, dict[str, Any]] = {}
+    for path in sorted(corpus.glob(f"*{target}*.ttgir")):
+        mod = parse_module(path.read_text(), path.name)
+        allocs = {op.results[0].name: op for _, op, _ in mod.walk()
+                  if op.name == "ttg.local_alloc" and op.operand_types and op.results}
+        for _, op, warps in mod.walk():
+            if op.name != "ttg.local_load" or not op.operands or op.operands[0] not in allocs:
+                continue
+            alloc = allocs[op.operands[0]]
+            a, s_t, b = alloc.operand_types[0], alloc.results[0].type, op.results[0].type
+            if a is None or len(a.shape) != 2 or tuple(s_t.shape) != tuple(a.shape):
+                continue
+            A, S, B = layout_of(a), layout_of(s_t), layout_of(b)
+            if not all(isinstance(x, BuiltLayout) for x in (A, S, B)) or A.bits not in (16, 32):
+                continue
+            try:
+                swz = optimal_swizzle(A.layout, B.layout, A.bits).layout
+            except Exception:  # noqa: BLE001 - a pair without a swizzle plan is run with the real layout only
+                swz = None
+            item = {"name": f"{path.stem.split('-')[0]}_stage{len(seen)}_w{warps}", "module": path.name,
+                    "line": op.location.line, "shape": list(a.shape), "warps": warps, "bits": A.bits,
+                    "src": bases(A.layout, ("register", "lane", "warp")),
+                    "dst": bases(B.layout, ("register", "lane", "warp")),
+                    "smem": bases(S.layout, ("offset",))["offset"],
+                    "swizzle": None if swz is None else bases(swz, ("offset",))["offset"]}
+            key = json.dumps({k: item[k] for k in ("shape", "warps", "bits", "src", "dst", "smem")})
+            seen.setdefault(key, item)
+    return list(seen.values())
+
+
+def staging_report(results_path: str, ncu_path: str, out_dir: str) -> list[dict[str, Any]]:
+    """Analyse a ``triton_cvt_device --staging`` run (bit-exact, placement, wavefronts per variant) and write its
+    report with the time per round trip of the kernel's own shared layout against llverify's swizzle."""
+    import math
+
+    rows = analyse(results_path, ncu_path)
+    for r in rows:
+        r.pop("classification_plan", None)
+        own = r.get("variant") == "kernel_layout"
+        r["classification_llverify"] = f"shared_memory ({'the kernel' if own else 'llverify'}'s layout)"
+    write_report(rows, out_dir, title="Operand staging of real matmul and attention kernels (local_alloc + "
+                 "local_load): the kernel's shared layout against llverify's optimal swizzle")
+    cases = json.loads(Path(results_path).read_text())["cases"]
+    times: dict[str, dict[str, float]] = {}
+    for c in cases:
+        if c.get("round_trip_ns_per_tile"):
+            times.setdefault(c["name"].split("+")[0], {})[c["variant"]] = c["round_trip_ns_per_tile"]
+    lines = ["", "## Time (2,112 tiles per launch, 1 and 129 round trips)", "",
+             "| pair | kernel's layout ns/tile | llverify swizzle ns/tile | speedup |", "|---|---|---|---|"]
+    ratios = []
+    for name, v in times.items():
+        if "kernel_layout" in v and "llverify_swizzle" in v:
+            k, l = v["kernel_layout"], v["llverify_swizzle"]
+            ratios.append(k / l)
+            lines.append(f"| `{name}` | {k:.2f} | {l:.2f} | {k / l:.2f} |")
+    if ratios:
+        g = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
+        lines += ["", f"llverify's optimal swizzle over the kernel's own shared layout: geomean {g:.2f}x, "
+                      f"min {min(ratios):.2f}x, max {max(ratios):.2f}x over {len(ratios)} pairs."]
+    with open(Path(out_dir) / "triton_conversions.md", "a") as fh:
+        fh.write("\n".join(lines) + "\n")
+    return rows
 

@@ -10,6 +10,7 @@ model of DST.  The kernel's TTGIR and LLVM IR (as this Triton lowers them) are k
     python3 -m llverify.gpu.triton_cvt_device OUT.json --no-time   # one launch per case (under ncu)
     python3 -m llverify.gpu.triton_cvt_device OUT.json --throughput  # many tiles, many round trips each
     python3 -m llverify.gpu.triton_cvt_device OUT.json --corpus      # every convert_layout of the sm_90 corpus
+    python3 -m llverify.gpu.triton_cvt_device OUT.json --staging     # real local_alloc/local_load pairs
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Any
 M = N = 64
 SWIZZLES = __file__.rsplit("/", 1)[0] + "/triton_cvt_swizzles.json"
 CORPUS = __file__.rsplit("/", 1)[0] + "/triton_cvt_corpus.json"
+STAGING = __file__.rsplit("/", 1)[0] + "/triton_cvt_staging.json"
 
 
 def _pairs(gl, warps: int) -> list[tuple[str, object, object]]:
@@ -64,6 +66,97 @@ def corpus_cases():
 
     return [(it["name"], it["warps"], layout(it["src"], it["shape"]), layout(it["dst"], it["shape"]), it["shape"])
             for it in items]
+
+
+def _staging_kernels():
+    """A real kernel's operand staging: element ids loaded in SRC, ``local_alloc`` into SMEM, ``local_load``
+    in DST (probe: values and holding threads out; loop: many tiles, there through shared memory and back by
+    Triton's convert_layout, ``reps`` times)."""
+    from triton.experimental import gluon
+    from triton.experimental.gluon import language as gl
+
+    @gluon.jit
+    def stage_probe(x, y, tid, M: gl.constexpr, N: gl.constexpr, SRC: gl.constexpr, SMEM: gl.constexpr,
+                    DST: gl.constexpr):
+        rm = gl.arange(0, M, layout=gl.SliceLayout(1, SRC))
+        rn = gl.arange(0, N, layout=gl.SliceLayout(0, SRC))
+        v = gl.load(x + rm[:, None] * N + rn[None, :])
+        buf = gl.allocate_shared_memory(v.dtype, [M, N], SMEM, v)
+        w = buf.load(DST)
+        t = gl.inline_asm_elementwise("mov.u32 $0, %tid.x;", "=r,r", [w.to(gl.int32)], dtype=gl.int32,
+                                      is_pure=False, pack=1)
+        om = gl.arange(0, M, layout=gl.SliceLayout(1, DST))
+        on = gl.arange(0, N, layout=gl.SliceLayout(0, DST))
+        gl.store(y + om[:, None] * N + on[None, :], w)
+        gl.store(tid + om[:, None] * N + on[None, :], t)
+
+    @gluon.jit
+    def stage_loop(x, y, reps, M: gl.constexpr, N: gl.constexpr, SRC: gl.constexpr, SMEM: gl.constexpr,
+                   DST: gl.constexpr):
+        base = gl.program_id(0) * (M * N)
+        rm = gl.arange(0, M, layout=gl.SliceLayout(1, SRC))
+        rn = gl.arange(0, N, layout=gl.SliceLayout(0, SRC))
+        offs = base + rm[:, None] * N + rn[None, :]
+        v = gl.load(x + offs)
+        buf = gl.allocate_shared_memory(v.dtype, [M, N], SMEM)
+        for _ in range(reps):
+            buf.store(v)
+            w = buf.load(DST)
+            v = gl.convert_layout(w + 1, SRC)
+        gl.store(y + offs, v)
+
+    return stage_probe, stage_loop
+
+
+def run_staging(timing: bool = True, tiles: int = 132 * 16, reps: tuple[int, int] = (1, 129)) -> list[dict]:
+    """Per real staging pair: the kernel's own shared layout and llverify's optimal swizzle (probe: bit-exact,
+    placement, TTGIR/LLVM IR; with ``timing`` the loop's time per round trip per tile)."""
+    import torch
+    import triton
+    from triton.experimental.gluon import language as gl
+
+    probe, loop = _staging_kernels()
+    with open(STAGING) as fh:
+        items = json.load(fh)
+    dtype = {16: torch.int16, 32: torch.int32}
+    out = []
+    for it in items:
+        m, n = it["shape"]
+
+        def dist(side):
+            return gl.DistributedLinearLayout(reg_bases=side["register"], lane_bases=side["lane"],
+                                              warp_bases=side["warp"], block_bases=[], shape=[m, n])
+
+        src, dst = dist(it["src"]), dist(it["dst"])
+        x = torch.arange(m * n, device="cuda").to(dtype[it["bits"]])
+        variants = [("kernel_layout", it["smem"])] + ([("llverify_swizzle", it["swizzle"])] if it["swizzle"] else [])
+        for variant, offs in variants:
+            smem = gl.SharedLinearLayout(offset_bases=offs)
+            rec = _launch_and_time(lambda y, tid: probe[(1,)](x, y, tid, M=m, N=n, SRC=src, SMEM=smem, DST=dst,
+                                                              num_warps=it["warps"]),
+                                   x, {"name": f"{it['name']}+{variant}", "variant": variant, "warps": it["warps"],
+                                       "triton": triton.__version__, "shape": [m, n]}, False)
+            if timing and "error" not in rec:
+                xs = torch.arange(tiles * m * n, device="cuda").to(dtype[it["bits"]])
+                ys = torch.empty_like(xs)
+                per = {}
+                for r in reps:
+                    loop[(tiles,)](xs, ys, r, M=m, N=n, SRC=src, SMEM=smem, DST=dst, num_warps=it["warps"])
+                    torch.cuda.synchronize()
+                    rec[f"loop_exact_reps{r}"] = bool(torch.equal(ys, xs + r))
+                    times = []
+                    for _ in range(5):
+                        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                        s.record()
+                        for _ in range(10):
+                            loop[(tiles,)](xs, ys, r, M=m, N=n, SRC=src, SMEM=smem, DST=dst, num_warps=it["warps"])
+                        e.record()
+                        torch.cuda.synchronize()
+                        times.append(s.elapsed_time(e) * 1000 / 10)
+                    per[r] = sorted(times)[2]
+                rec["round_trip_ns_per_tile"] = (per[reps[1]] - per[reps[0]]) * 1000 / (reps[1] - reps[0]) / tiles
+            out.append(rec)
+    return out
 
 
 def _shaped_kernel():
@@ -303,6 +396,8 @@ def main() -> None:
         return
     if "--corpus" in args:
         res = run_corpus(timing="--no-time" not in args)
+    elif "--staging" in args:
+        res = run_staging(timing="--no-time" not in args)
     else:
         res = run(only, timing="--no-time" not in args)
     with open(out, "w") as fh:

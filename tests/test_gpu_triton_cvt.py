@@ -89,3 +89,14 @@ def test_committed_staging_run_reanalyses() -> None:
     assert all(r["wavefronts_predicted"]["store"] == r["wavefronts_measured"]["store"] for r in rows)
     corpus = Path(__file__).resolve().parent / "data" / "ttgir"
     assert json.loads(STAGING_CASES.read_text()) == staging_pairs(corpus)
+
+
+def test_the_analysis_needs_no_z3() -> None:
+    """The GPU machine has no z3: the analysis of a run (placement, wavefronts from the real addresses) must
+    import and run without it (checked in a child whose z3 import fails)."""
+    code = ("import sys; sys.modules['z3'] = None\n"
+            "from llverify.gpu.triton_cvt import analyse\n"
+            f"rows = analyse({str(RUN / 'cvt.json')!r}, {str(RUN / 'ncu.csv')!r})\n"
+            "assert len(rows) == 24 and all(r['placement_exact'] for r in rows)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-800:]

@@ -150,6 +150,70 @@ def emit(out_dir: str, quick: bool, only: tuple[str, ...], do_compile: bool) -> 
         click.echo(f"compiled {len(kernels)} kernels with nvcc -arch=sm_90")
 
 
+@gpu.command("triton-run")
+@click.option("--set", "which", type=click.Choice(["pairs", "corpus", "staging"]), default="pairs", show_default=True,
+              help="pairs: the hand-written Gluon pairs (+ llverify's swizzle); corpus: every 2-D convert_layout of "
+                   "the sm_90 corpus; staging: the corpus's real local_alloc + local_load pairs.")
+@click.option("--only", default=None, help="One case of the pairs set, by name.")
+@click.option("--no-ncu", is_flag=True, help="Skip the Nsight Compute pass (no measured wavefronts).")
+@click.option("-o", "--out-dir", type=click.Path(file_okay=False), default="reports/gpu/triton_run", show_default=True)
+def triton_run_cmd(which: str, only: str | None, no_ncu: bool, out_dir: str) -> None:
+    """On the GPU machine: run Triton's own kernels of a set, the same once more under `ncu --clock-control
+    none` for the shared-memory counters, and write the analysis (triton_conversions.{json,md}) to OUT_DIR.
+
+    Needs torch and Triton beside the GPU (no z3); the results and ncu CSV are kept in OUT_DIR too.
+    """
+    import shlex
+    import subprocess
+    import sys as _sys
+
+    from llverify.gpu.ncu import ncu_command, ncu_path
+    from llverify.gpu.triton_cvt import analyse, staging_report, write_report
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    flag = {"pairs": [], "corpus": ["--corpus"], "staging": ["--staging"]}[which]
+    extra = ["--case", only] if only and which == "pairs" else []
+    program = [_sys.executable, "-m", "llverify.gpu.triton_cvt_device"]
+    results = out / "cvt.json"
+    done = subprocess.run([*program, str(results), *flag, *extra], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise click.ClickException(f"the device run failed: {done.stderr.strip()[-500:]}")
+    click.echo(done.stdout.strip().splitlines()[-1] if done.stdout.strip() else "ran")
+    ncu_csv = ""
+    exe = None if no_ncu else ncu_path()
+    if exe is not None:
+        ncu_csv = str(out / "ncu.csv")
+        regex = {"pairs": "^cvt_", "corpus": "^cvt_probe", "staging": "^stage_probe"}[which]
+        cmd = ncu_command([*program, str(out / "cvt_ncu_run.json"), *flag, *extra, "--no-time"], ncu_csv,
+                          kernel_regex=regex, ncu=exe)
+        prof = subprocess.run(cmd, capture_output=True, text=True)
+        if prof.returncode != 0:
+            click.echo(f"ncu failed ({shlex.join(cmd[:3])} ...): {prof.stderr.strip()[-300:]}", err=True)
+            ncu_csv = ""
+    device = _device_name()
+    if which == "staging":
+        staging_report(str(results), ncu_csv, out_dir)
+        paths = [out / "triton_conversions.json", out / "triton_conversions.md"]
+    else:
+        title = {"pairs": "Triton's own conversions of the hand-written Gluon pairs",
+                 "corpus": "Every 2-D convert_layout of the sm_90 corpus, lowered by Triton"}[which]
+        paths = write_report(analyse(str(results), ncu_csv), out_dir, title=f"{title} on {device}, against "
+                                                                            "llverify's model")
+    for p in paths:
+        click.echo(str(p))
+
+
+def _device_name() -> str:
+    """The GPU's name (torch), or "the GPU"."""
+    try:
+        import torch
+
+        return torch.cuda.get_device_name(0)
+    except Exception:  # noqa: BLE001 - only a label
+        return "the GPU"
+
+
 @gpu.command("triton")
 @click.argument("results", type=click.Path(dir_okay=False, exists=True))
 @click.argument("ncu_csv", type=click.Path(dir_okay=False, exists=True), required=False)

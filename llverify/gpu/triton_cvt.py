@@ -134,7 +134,7 @@ def analyse(results_path: str, ncu_path: str) -> list[dict[str, Any]]:
 
 
 def write_report(rows: list[dict[str, Any]], out_dir: str,
-                 title: str = "Triton's own conversions on the H200 against llverify's model") -> list[Path]:
+                 title: str = "Triton's own conversions on the GPU against llverify's model") -> list[Path]:
     d = Path(out_dir)
     d.mkdir(parents=True, exist_ok=True)
     j = d / "triton_conversions.json"

@@ -31,9 +31,20 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable, Mapping
 
-import z3
-
 from llverify.lowered.llir import Instr, LlirFunction
+
+
+class _Z3:
+    """Z3, imported on first use: :class:`Concrete` (what the GPU machine's analysis runs, without z3) never
+    touches it; :class:`Symbolic` does."""
+
+    def __getattr__(self, name: str):  # noqa: ANN204 - forwards to the z3 module
+        import z3 as module
+
+        return getattr(module, name)
+
+
+z3 = _Z3()
 
 __all__ = ["Symbolic", "Concrete", "SymValue", "Unmodelled", "element_bytes"]
 

@@ -259,3 +259,15 @@ def test_check_of_a_tree_with_links_runs_every_spec_and_reports_each_broken_link
         (root / p).unlink()
     code, out, err, secs = _run("check", str(root))
     assert code == 0 and "15 checks in 3 specs" in out and err.strip() == "", (out, err)
+
+
+def test_a_shape_given_as_a_triton_type_meets_the_shape_guard(tmp_path) -> None:
+    """One guard per concept: `tensor<65536x65536x...>` (2^32 elements) is refused like `shape: [65536, 65536]`,
+    located at the type, exit 2."""
+    spec = tmp_path / "t.yaml"
+    spec.write_text('layouts:\n  T: {triton: "tensor<65536x65536xf16, #ttg.blocked<{sizePerThread = [1, 1], '
+                    'threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>>"}\nchecks:\n  - duplicates: T\n')
+    done = subprocess.run([sys.executable, "-m", "llverify.cli", "check", str(spec)], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 2
+    assert f"{spec}:2:15: error: shape [65536, 65536] has 2^32 elements, above the size guard of 2^26" in done.stderr

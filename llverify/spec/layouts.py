@@ -108,7 +108,13 @@ def decl_of(path: str, name: str, body: Any, name_pos: Pos, pos: Pos) -> LayoutD
     return LayoutDecl(name=name, source=source, params=params, pos=pos, description=description)
 
 
-def _guard(path: str, pos: Pos, name: str, layout: LinearLayout) -> LinearLayout:
+def _guard(path: str, pos: Pos, name: str, layout: LinearLayout, typed: bool = False) -> LinearLayout:
+    """The size guards of a built layout; ``typed``: its shape came from a Triton type
+    (``tensor<65536x65536xf16, ...>``), which meets the same element guard as a ``shape:`` key."""
+    if typed and layout.total_out_bits > MAX_ELEMENTS_LOG2:
+        shape = [layout.out_dim_size(d) for d in layout.out_dim_names]
+        raise SpecError(path, pos, f"shape {shape} has 2^{layout.total_out_bits} elements, above the size guard "
+                        f"of 2^{MAX_ELEMENTS_LOG2}")
     if layout.total_in_bits > MAX_IN_BITS:
         raise SpecError(path, pos, f"layout '{name}' has 2^{layout.total_in_bits} inputs, above the size guard "
                         f"of 2^{MAX_IN_BITS}")
@@ -240,4 +246,5 @@ def build_layout(path: str, decl: LayoutDecl, body: LMap, decls: Mapping[str, La
     except Exception as exc:  # noqa: BLE001 - a bug below us must still not print a traceback
         raise SpecError(path, body.where(decl.source), f"layout '{decl.name}' could not be built "
                         f"(internal error: {type(exc).__name__}: {exc})") from None
-    return _guard(path, decl.pos, decl.name, layout)
+    typed = decl.source == "triton" and str(body["triton"]).lstrip().startswith(("tensor<", "!ttg.memdesc", "!tt.memdesc"))
+    return _guard(path, body.where(decl.source) if typed else decl.pos, decl.name, layout, typed)

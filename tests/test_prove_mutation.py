@@ -141,3 +141,28 @@ def test_zoo_mutation_score_large() -> None:
     changed, detected, misses = run_mutation(per_kind=8, max_bits=18, methods=("f2", "exhaustive", "smt"))
     print(f"\nmutation score: {detected}/{changed}")
     assert not misses, misses[:5]
+
+
+def test_first_repeat_finds_the_least_repeated_position() -> None:
+    """The sort-free collision search (bounded memory) against a direct reference on random tables, across
+    chunk boundaries."""
+    import numpy as np
+
+    from llverify.prove.exhaustive import _first_repeat
+
+    rng = np.random.default_rng(3)
+    for n_out, size in ((64, 40), (1 << 12, 3000), (1 << 22, 1 << 21)):
+        for _ in range(3):
+            vals = rng.permutation(n_out)[:size].astype(np.uint32)
+            assert _first_repeat(vals, n_out) is None
+            j = int(rng.integers(1, size))
+            i = int(rng.integers(0, j))
+            vals[j] = vals[i]
+            firsts: dict[int, int] = {}
+            want = None
+            for k, v in enumerate(vals.tolist()):
+                if v in firsts:
+                    want = (firsts[v], k)
+                    break
+                firsts[v] = k
+            assert _first_repeat(vals, n_out) == want

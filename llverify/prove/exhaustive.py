@@ -70,17 +70,49 @@ def _missing_output(L: LinearLayout, T: np.ndarray) -> Finding | None:
     return refuted(cx, f"not surjective: {int(seen.sum())} of {n_out} outputs are reached")
 
 
-def _collision(L: LinearLayout, T: np.ndarray, idx: np.ndarray | None = None,
-               allowed: int | None = None) -> Finding | None:
-    vals = T if idx is None else T[idx]
-    order = np.argsort(vals, kind="stable")
-    s = vals[order]
-    eq = np.flatnonzero(s[1:] == s[:-1])
-    if eq.size == 0:
+def _first_repeat(vals: np.ndarray, n_out: int) -> tuple[int, int] | None:
+    """Positions ``(a, b)``, ``a < b``, of the first value of ``vals`` that repeats (``b`` the least such
+    position), or None.  Memory: one byte per output point plus a chunk, never a sort of the whole table
+    (2^26 points take about 64 MiB where ``argsort`` took gigabytes)."""
+    seen = np.zeros(n_out, dtype=bool)
+    seen[vals] = True
+    if int(np.count_nonzero(seen)) == vals.size:
         return None
-    a, b = int(order[eq[0]]), int(order[eq[0] + 1])
-    if idx is not None:
-        a, b = int(idx[a]), int(idx[b])
+    seen[:] = False
+    chunk = 1 << 20
+    for start in range(0, vals.size, chunk):
+        part = vals[start:start + chunk]
+        _, first = np.unique(part, return_index=True)
+        inside = np.ones(part.size, dtype=bool)
+        inside[first] = False                      # repeats within the chunk
+        hits = np.flatnonzero(inside | seen[part])  # or of a value an earlier chunk holds
+        if hits.size:
+            b = start + int(hits[0])
+            a = int(np.flatnonzero(vals[:b] == vals[b])[0])
+            return a, b
+        seen[part] = True
+    return None  # pragma: no cover - the count above said a value repeats
+
+
+def _collision(L: LinearLayout, T: np.ndarray, mask: np.ndarray | None = None,
+               allowed: int | None = None) -> Finding | None:
+    vals = T if mask is None else T[mask]
+    n_out = 1 << L.total_out_bits
+    if n_out <= max_points():
+        pair = _first_repeat(vals, n_out)
+        if pair is None:
+            return None
+        a, b = pair
+    else:
+        order = np.argsort(vals, kind="stable")
+        s = vals[order]
+        eq = np.flatnonzero(s[1:] == s[:-1])
+        if eq.size == 0:
+            return None
+        a, b = int(order[eq[0]]), int(order[eq[0] + 1])
+    if mask is not None:
+        where = np.flatnonzero(mask)
+        a, b = int(where[a]), int(where[b])
     cx = witness.collision(L, unflatten_in(L, a), unflatten_in(L, b), allowed=allowed)
     return refuted(cx, f"not injective: inputs {a} and {b} (flat) have the same output")
 
@@ -199,16 +231,24 @@ def in_bounds(L: LinearLayout, bounds: Mapping[str, int]) -> Finding:
 @_guarded
 def duplicates(L: LinearLayout, masked: int) -> Finding:
     T = _table(L)
-    idx = np.flatnonzero((np.arange(T.size, dtype=np.uint64) & np.uint64(masked)) == 0)
+    dtype = np.uint32 if T.size <= 1 << 32 else np.uint64
+    mask = (np.arange(T.size, dtype=dtype) & dtype(masked)) == 0
     allowed = (T.size - 1) & ~masked
-    col = _collision(L, T, idx, allowed)
+    col = _collision(L, T, mask, allowed)
     if col:
         return col
-    reach = np.isin(T, T[idx])
+    n_out = 1 << L.total_out_bits
+    if n_out <= max_points():
+        held = np.zeros(n_out, dtype=bool)  # the data the unmasked inputs hold: a bitmap, not a sort
+        held[T[mask]] = True
+        reach = held[T]
+    else:
+        reach = np.isin(T, T[mask])
+    n_kept = int(np.count_nonzero(mask))
     if not reach.all():
         x = unflatten_in(L, int(np.flatnonzero(~reach)[0]))
         cx = witness.outside_image(L.apply, x, L, allowed=allowed, label="L(x)",
                                    note="no input with the masked bits zero holds this data")
         return refuted(cx, "some data is held by no input with the masked bits zero")
-    return proved(_points(T.size), f"the {idx.size} inputs with masked bits zero hold each of the "
-                  f"{idx.size} distinct data exactly once")
+    return proved(_points(T.size), f"the {n_kept} inputs with masked bits zero hold each of the "
+                  f"{n_kept} distinct data exactly once")

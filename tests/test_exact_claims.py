@@ -78,3 +78,28 @@ def test_conversion_via() -> None:
     assert conversion_claims(v, BLOCKED, MMA, max_shared_bytes=1 << 20).status == "proved"
     assert conversion_claims(v, BLOCKED, MMA, max_shared_bytes=1024).status == "refuted"
     assert conversion_claims(v, BLOCKED, MMA, via="teleport").status == "error"
+
+
+def test_conversion_round_and_wavefront_bounds_are_refutable_both_ways() -> None:
+    """`max_rounds` (warp shuffles) and `max_wavefronts` (through the optimal swizzle): the real cost proves,
+    one below it is refuted with the recomputed numbers; other classes are not constrained."""
+    from llverify.hw import build
+    from llverify.prove.conversion_claims import conversion_claims
+    from llverify.prove.properties import conversion
+
+    lanes = [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0]]
+    A = build("linear", [32, 4], reg_bases=[[0, 1], [0, 2]], lane_bases=lanes, warp_bases=[], block_bases=[])
+    B = build("linear", [32, 4], reg_bases=[[0, 1], [0, 2]], lane_bases=lanes[::-1], warp_bases=[], block_bases=[])
+    v = conversion(A, B)
+    assert conversion_claims(v, A, B, max_rounds=2).status == "proved"
+    bad = conversion_claims(v, A, B, max_rounds=1)
+    assert bad.status == "refuted" and bad.counterexample.sides["rounds"] == 2
+    row = build("blocked", [64, 64], size_per_thread=[1, 4], threads_per_warp=[8, 4], warps_per_cta=[4, 1],
+                order=[1, 0])
+    col = build("blocked", [64, 64], size_per_thread=[4, 1], threads_per_warp=[4, 8], warps_per_cta=[1, 4],
+                order=[0, 1])
+    w = conversion(row, col)
+    assert conversion_claims(w, row, col, max_wavefronts=2, bits=16).status == "proved"
+    over = conversion_claims(w, row, col, max_wavefronts=1, bits=16)
+    assert over.status == "refuted" and over.counterexample.sides["store"] == 2
+    assert conversion_claims(w, row, col, max_rounds=0).status == "proved"  # not a shuffle: no rounds claimed

@@ -1,10 +1,15 @@
-"""Claims about how a proved conversion moves its data: ``via`` and ``max_shared_bytes``.
+"""Claims about how a proved conversion moves its data: ``via``, ``max_shared_bytes``, ``max_rounds`` and
+``max_wavefronts``.
 
 ``via`` names the classes a reviewer accepts (``noop``, ``register``, ``shuffle``, ``shared``); the
 conversion plan's classification (section 5.4: the first of block, warp, lane, register on which ``cvt`` is
 not the identity decides) must be one of them.  ``max_shared_bytes`` bounds the bytes a conversion through
 shared memory stages (the whole tensor, ``elements * bits / 8``, 16-bit elements assumed when the spec does
-not say).  A refutation names the dimension that moves and one hardware index whose element comes from
+not say).  ``max_rounds`` bounds the shuffle rounds of a warp-shuffle conversion (the plan's rounds,
+:func:`llverify.codegen.shuffle.shuffle_plan`; other classes take none).  ``max_wavefronts`` bounds the
+wavefronts per warp-level instruction of a conversion through shared memory, for the store and for the load,
+through llverify's optimal swizzle (:func:`llverify.codegen.swizzle.optimal_swizzle`, counts exact by lemma
+9.4, checked by the brute-force simulator before a refutation is reported).  A refutation names the dimension that moves and one hardware index whose element comes from
 another slot of that dimension (``cvt`` evaluated at a basis vector), replayed on both layouts.
 
 >>> from llverify.layout import LinearLayout
@@ -31,7 +36,8 @@ VIA_NAMES = {"noop": "noop", "register": "register_permutation", "shuffle": "war
 
 
 def conversion_claims(v: Verdict, A: LinearLayout, B: LinearLayout, *, via: Sequence[str] | str | None = None,
-                      max_shared_bytes: int | None = None, bits: int = 16) -> Verdict:
+                      max_shared_bytes: int | None = None, bits: int = 16, max_rounds: int | None = None,
+                      max_wavefronts: int | None = None) -> Verdict:
     if v.status != "proved":
         return v
     plan = convert(A, B)
@@ -55,6 +61,39 @@ def conversion_claims(v: Verdict, A: LinearLayout, B: LinearLayout, *, via: Sequ
                            Counterexample({}, {"elements": elems, "bits": bits, "bytes": need,
                                                "max_shared_bytes": max_shared_bytes},
                                           "tensor size read from the layouts"),
+                           details={**v.details, "classification": cls})
+    if max_rounds is not None and cls == "warp_shuffle":
+        from llverify.codegen.shuffle import shuffle_plan
+
+        rounds = shuffle_plan(A, B, bits).num_rounds
+        if rounds > max_rounds:
+            return Verdict("refuted", "conversion", v.subject, "f2", v.seconds,
+                           f"the warp-shuffle conversion takes {rounds} rounds > {max_rounds}",
+                           Counterexample({}, {"rounds": rounds, "max_rounds": max_rounds},
+                                          "the shuffle plan's rounds, recomputed from the layouts"),
+                           details={**v.details, "classification": cls})
+    if max_wavefronts is not None and cls == "shared_memory":
+        from llverify.codegen.bank_sim import simulate_wavefronts
+        from llverify.codegen.swizzle import optimal_swizzle
+        from llverify.errors import LlverifyError
+
+        plan_s = optimal_swizzle(A, B, bits)
+        counts = {"store": plan_s.write_wavefronts, "load": plan_s.read_wavefronts}
+        worst = max(counts, key=lambda k: counts[k])
+        if counts[worst] > max_wavefronts:
+            try:  # replay the count with the brute-force simulator before reporting it
+                sim = simulate_wavefronts(A if worst == "store" else B, plan_s.layout, bits)
+                replayed = sim.max_wavefronts == counts[worst]
+            except LlverifyError:
+                replayed = False
+            if not replayed:
+                return Verdict("unknown", "conversion", v.subject, None, v.seconds,
+                               f"the {worst} count {counts[worst]} could not be replayed by the simulator")
+            return Verdict("refuted", "conversion", v.subject, "exhaustive", v.seconds,
+                           f"through llverify's optimal swizzle the {worst} takes {counts[worst]} wavefronts per "
+                           f"instruction > {max_wavefronts}",
+                           Counterexample({"access": worst}, {**counts, "max_wavefronts": max_wavefronts},
+                                          "every instruction of the access simulated on the swizzled layout"),
                            details={**v.details, "classification": cls})
     return v.with_(details={**v.details, "classification": cls})
 

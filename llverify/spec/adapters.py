@@ -155,10 +155,14 @@ def check_conversion(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, m
             v = v.with_(details={**dict(v.details), "plan": plan.to_json(), "classification": triton_lowering(src, dst)})
         except Exception:  # noqa: BLE001 - the plan is extra information only
             pass
-    if v.status == "proved" and ("via" in check.args or "max_shared_bytes" in check.args):
+    claims = ("via", "max_shared_bytes", "max_rounds", "max_wavefronts")
+    if v.status == "proved" and any(k in check.args for k in claims):
         from llverify.prove.conversion_claims import conversion_claims
 
-        v = conversion_claims(v, src, dst, via=check.args.get("via"), max_shared_bytes=check.args.get("max_shared_bytes"))
+        a = check.args
+        v = conversion_claims(v, src, dst, via=a.get("via"), max_shared_bytes=a.get("max_shared_bytes"),
+                              bits=int(a.get("bitwidth", 16)), max_rounds=a.get("max_rounds"),
+                              max_wavefronts=a.get("max_wavefronts"))
     return v
 
 

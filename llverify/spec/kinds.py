@@ -82,13 +82,15 @@ KINDS: Mapping[str, CheckKind] = MappingProxyType({k.name: k for k in [
        "{a} and {b} map every hardware index to the same element",
        "the two layouts are the same function (same in and out dims)"),
     _k("conversion", a.check_conversion, {"from": _L, "to": _L, "cvt": Arg("layout"), "via": Arg("strs"),
-                      "max_shared_bytes": Arg("int")},
+                      "max_shared_bytes": Arg("int"), "max_rounds": Arg("int"), "max_wavefronts": Arg("int"),
+                      "bitwidth": Arg("pow2")},
        ("from", "to"),
        "converting {from} to {to} with cvt = to^-1 o from puts every element where {to} expects it",
        "to(cvt(x)) == from(x) for every hardware index x (section 5.4); `cvt` checks a given "
        "conversion layout instead of the computed one; `via` (noop | register | shuffle | shared, or a "
        "list) claims how the data moves (the plan's classification, section 5.4), `max_shared_bytes` "
-       "bounds the bytes staged through shared memory"),
+       "bounds the bytes staged through shared memory, `max_rounds` the shuffle rounds, `max_wavefronts` the "
+       "store and load wavefronts per instruction through the optimal swizzle (`bitwidth`, default 16)"),
     _k("in_bounds", a.check_in_bounds, {"layout": _L, "size": Arg("int"), "shape": Arg("ints")}, ("layout",),
        "every value {layout} produces lies inside the allocation",
        "each output stays below its bound (`size` for the flattened output, e.g. a shared-memory "

@@ -1,5 +1,6 @@
 """Hostile and broken input through the real command, each case in a child process under a time and memory
-limit: exit 2, a located one-line error, no traceback, no hang (issue 18)."""
+limit: exit 2, a located one-line error, no traceback, no hang, and (issue 18's bound) under 2 s and 256 MiB of
+peak resident memory, measured per child."""
 
 from __future__ import annotations
 
@@ -23,11 +24,31 @@ def _limits() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_CAP, MEMORY_CAP))
 
 
+#: what the issue allows a hostile input: each case ends in under 2 s and 256 MiB of resident memory
+RSS_CAP = 256 << 20
+WALL_CAP_S = 2.0
+_PEAKS: list[int] = []
+
+
+_WRAP = ("import resource, subprocess, sys\n"
+         "p = subprocess.run(sys.argv[1:])\n"
+         "sys.stderr.write('\\n#maxrss %d\\n' % resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+         "sys.exit(p.returncode)\n")
+
+
 def _run(*args: str, cwd: Path | None = None) -> tuple[int, str, str, float]:
+    """Run the real command in a child under the address-space cap; a tiny wrapper reports that child's own
+    peak resident memory (its only child), recorded in ``_PEAKS``."""
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "llverify.cli", *args], capture_output=True, text=True,
-                          timeout=60, preexec_fn=_limits, cwd=cwd)
-    return proc.returncode, proc.stdout, proc.stderr, time.perf_counter() - t0
+    proc = subprocess.run([sys.executable, "-c", _WRAP, sys.executable, "-m", "llverify.cli", *args],
+                          capture_output=True, text=True, timeout=60, preexec_fn=_limits, cwd=cwd)
+    secs = time.perf_counter() - t0
+    err, _, tail = proc.stderr.rpartition("\n#maxrss ")
+    if tail.strip().isdigit():
+        _PEAKS.append(int(tail.strip()) * 1024)
+    else:
+        err = proc.stderr
+    return proc.returncode, proc.stdout, err, secs
 
 
 def _assert_located_refusal(code: int, out: str, err: str, secs: float, path: str) -> None:
@@ -35,6 +56,8 @@ def _assert_located_refusal(code: int, out: str, err: str, secs: float, path: st
     assert "Traceback" not in out + err and "MemoryError" not in err
     assert f"{path}:" in err
     assert secs < TIME_CAP_S
+    assert _PEAKS and _PEAKS[-1] < RSS_CAP, f"peak resident memory {_PEAKS[-1] >> 20} MiB"
+    assert secs < WALL_CAP_S, f"{secs:.2f} s"
 
 
 def _bomb(levels: int = 9) -> str:

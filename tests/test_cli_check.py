@@ -317,3 +317,20 @@ def test_parallel_run_reports_spec_errors_and_checks_the_rest(specs, tmp_path) -
     assert f"{broken}:3:17: error:" in err and "the other files were checked" in err
     one = run(["check", "-j", "1", str(specs["ok"]), str(broken)])
     assert one[0] == 2 and one[1] .count("proved") == out.count("proved")
+
+
+def test_python_dash_m_runs_the_same_command_line(tmp_path: Path) -> None:
+    """``python -m llverify check`` is the console script: same verdicts, same exit codes."""
+    ok, bad = tmp_path / "ok.yaml", tmp_path / "bad.yaml"
+    ok.write_text(OK_SPEC)
+    bad.write_text("layouts: [\n")
+    run = lambda *a: subprocess.run([sys.executable, "-m", "llverify", *a], capture_output=True, text=True,
+                                    timeout=120)
+    good = run("check", "--format", "json", str(ok))
+    assert good.returncode == 0, good.stderr
+    results = json.loads(good.stdout)["results"]
+    assert [r["status"] for r in results] == ["proved", "proved", "refuted", "proved"]
+    assert all(r["ok"] for r in results)
+    broken = run("check", str(bad))
+    assert broken.returncode == 2
+    assert "bad.yaml:" in broken.stderr + broken.stdout and "Traceback" not in broken.stderr

@@ -1,6 +1,6 @@
 """``llverify ttgir``: the CI gate over Triton's TTGIR (see docs/ttgir.md).
 
-``llverify ttgir PATHS... [--format text|json|junit|sarif|markdown] [--output F] [--policy FILE]
+``llverify ttgir PATHS... [--format text|json|junit|sarif|markdown] [--output F] [--report DIR] [--policy FILE]
 [--baseline PATHS]... [-j N] [--cache PATH | --no-cache] [--list-rules]``
 
 PATHS are modules (``*.ttgir``, ``*.mlir``), directories (searched
@@ -133,6 +133,9 @@ def _render(fmt: str, findings: Sequence[Any], errors: Sequence[str], diff_text:
               help="Write the report here instead of standard output.")
 @click.option("--policy", "policy_path", type=click.Path(dir_okay=False), default=None,
               help="A policy file (docs/ttgir.md): thresholds the gate fails on.")
+@click.option("--report", "report_dir", type=click.Path(file_okay=False), default=None,
+              help="Also write report.md and report.html (per kernel, failures with counterexamples, conversions, "
+                   "the baseline diff) into this directory.")
 @click.option("--baseline", "baseline_paths", multiple=True,
               help="Modules or directories of the baseline compiler; repeat for several.")
 @executor_options
@@ -142,7 +145,7 @@ def _render(fmt: str, findings: Sequence[Any], errors: Sequence[str], diff_text:
                    "cache directory), every shared-memory access (docs/lowered.md).")
 @click.option("--list-rules", is_flag=True, help="List the obligations the gate checks and exit.")
 @click.option("-v", "--verbose", is_flag=True, help="Show every obligation, not only the failing ones.")
-def ttgir(paths: tuple[str, ...], fmt: str, output: str | None, policy_path: str | None,
+def ttgir(paths: tuple[str, ...], fmt: str, output: str | None, report_dir: str | None, policy_path: str | None,
           baseline_paths: tuple[str, ...], jobs: int, executor: str, ray_address: str | None,
           cache_path: str | None, no_cache: bool, allow_unknown: bool, lowered: bool, list_rules: bool,
           verbose: bool) -> None:
@@ -194,6 +197,7 @@ def ttgir(paths: tuple[str, ...], fmt: str, output: str | None, policy_path: str
         errors.append(f"{paths[0]}:1:1: no *.ttgir or *.mlir module found")
     extra = []
     diff_text = ""
+    diffs = None
     if baseline_paths:
         from llverify.ttgir.baseline import diff_findings, regressions, render_diff
 
@@ -213,6 +217,14 @@ def ttgir(paths: tuple[str, ...], fmt: str, output: str | None, policy_path: str
     summary = {"modules": modules, "files": len(units), "cached_files": cached, "obligations": len(findings),
                "per_op": op_counts(findings), "seconds": round(time.perf_counter() - t0, 3)}
     text = _render(fmt, everything, errors, diff_text, summary, allow_unknown, verbose)
+    if report_dir:
+        from llverify.ttgir.html_report import GateReportError, write_gate_report
+
+        try:
+            write_gate_report(report_dir, everything, errors, diffs, summary)
+        except GateReportError as exc:
+            click.echo(str(exc), err=True)
+            sys.exit(EXIT_USAGE)
     if errors and (output or fmt != "text"):
         # the report carries them; the terminal must see them too when the report is a file or JSON
         from llverify.ttgir.report import as_error_line

@@ -13,6 +13,7 @@ from llverify.errors import LlverifyError
 from llverify.prove.tmem_access import tmem_lane_quarters
 from llverify.prove.verdict import Verdict
 from llverify.ttgir.layouts import BuiltLayout, LayoutProblem, element_bits
+from llverify.ttgir.model import Op
 from llverify.ttgir.memory_ops import SHARED_ACCESS_OPS, TMEM_ACCESS_OPS, register_and_memory
 from llverify.ttgir.rule_support import (OpContext, memo_equal, bank_count_exact, bank_count_simulated, unknown,
                                          structural, enc_text, op_names, is_tensor, int_array)
@@ -182,6 +183,22 @@ def memdesc_index(ctx: OpContext) -> Iterable[Verdict]:
                       "", t0)
 
 
+_PRINTED_OFFSETS = re.compile(r"memdesc_subslice\s+%[\w.$#-]+\s*\[\s*(-?\d+(?:\s*,\s*-?\d+)*)\s*\]")
+
+
+def printed_offsets(op: Op) -> list[int] | None:
+    """The static offsets of ``ttg.memdesc_subslice`` in Triton 3.9's custom form, printed right after the
+    source operand: ``%1 = ttg.memdesc_subslice %0[0, 32] : ...`` (or ``%0 [0, 32]``) -> ``[0, 32]``.
+
+    >>> from llverify.ttgir.model import Location
+    >>> printed_offsets(Op("ttg.memdesc_subslice", (), ("%0",), (), {}, (), Location("m", 1, 1), None,
+    ...                    "%1 = ttg.memdesc_subslice %0[0, 32] : !ttg.memdesc<...>"))
+    [0, 32]
+    """
+    m = _PRINTED_OFFSETS.search(op.text)
+    return None if m is None else [int(x) for x in m.group(1).split(",")]
+
+
 def subslice(ctx: OpContext) -> Iterable[Verdict]:
     op = ctx.op
     t0 = time.perf_counter()
@@ -189,7 +206,13 @@ def subslice(ctx: OpContext) -> Iterable[Verdict]:
     res = op.results[0].type if op.results else None
     if src is None or res is None:
         return
-    offsets = int_array(op.attributes.get("offsets"))
+    if op.name == "ttng.tmem_subslice":
+        # a column window of tensor memory: `{offset = 64 : i32}` (3.9; `{N = 64 : i32}` upstream after 3.9)
+        # is the first column of the view
+        col = op.attr_int("offset") if "offset" in op.attributes else op.attr_int("N")
+        offsets = None if col is None else [0] * (len(res.shape) - 1) + [col]
+    else:
+        offsets = int_array(op.attributes.get("offsets")) if "offsets" in op.attributes else printed_offsets(op)
     subject = f"{op_names(op)} offsets={offsets}: {list(res.shape)} inside {list(src.shape)}"
     if offsets is None:
         yield unknown("view_in_bounds", subject, "no readable 'offsets' attribute")

@@ -53,8 +53,13 @@ def _item(case):
         text = format_type(spec, shape, dtype, memdesc=True).replace("#ttg.shared_memory", "#ttng.tensor_memory")
         warps, threads = 4, 32
         nb = len(case["params"].get("cga_layout") or [])
+        try:  # the memdesc verifier's rules on top of the layout (llverify.triton.parse)
+            parse_type(text)
+            refused = False
+        except LayoutError:
+            refused = True
         return {"type": text, "shape": shape, "num_warps": warps, "threads": threads, "num_ctas": 1 << nb,
-                "spec": spec, "want": ll}
+                "spec": spec, "want": ll, "refused": refused}
     else:
         text = format_type(spec, shape, "f32")
         warps, threads = 1 << len(ll.bases["warp"]), 1 << len(ll.bases["lane"])
@@ -77,9 +82,14 @@ def _items(per_kind, seed):
 
 def test_triton_parses_our_text_into_the_same_layout():
     items = _items(12, 2024)
-    res = oracle_triton.run_type_cases([{k: v for k, v in it.items() if k not in ("spec", "want")} for it in items])
+    res = oracle_triton.run_type_cases([{k: v for k, v in it.items() if k not in ("spec", "want", "refused")}
+                                        for it in items])
     checked = 0
     for it, r in zip(items, res):
+        if it.get("refused"):  # llverify refuses the type: Triton's verifier must refuse it too
+            assert not r["ok"], it["type"]
+            checked += 1
+            continue
         assert r["ok"], (it["type"], r.get("error"))
         want = {d: [list(b) for b in bs] for d, bs in it["want"].bases.items()}
         assert r["bases"] == want, it["type"]
@@ -88,3 +98,34 @@ def test_triton_parses_our_text_into_the_same_layout():
         assert shape == it["shape"] and ll == it["want"], r["printed"]
         checked += 1
     assert checked >= 12 * len(SAMPLED_KINDS)
+
+
+def test_tensor_memory_types_are_refused_exactly_when_triton_refuses_them():
+    """The memdesc verifier's tensor-memory rules (``bits * colStride <= 32``; at least ``blockM x
+    min(blockN, N)`` per CTA): over random encodings, element types and CGAs, llverify's ``parse_type``
+    refuses a type exactly when Triton 3.9's parser does."""
+    rng = random.Random(77)
+    items = []
+    while len(items) < 160:
+        case = random_case("tensor_memory", rng)
+        spec = {"kind": "tensor_memory", **case["params"]}
+        try:
+            build_spec(spec, case["shape"])
+        except LayoutError:
+            continue
+        dtype = rng.choice(["i8", "f16", "f32"])
+        text = format_type(spec, case["shape"], dtype, memdesc=True).replace("#ttg.shared_memory",
+                                                                              "#ttng.tensor_memory")
+        try:
+            parse_type(text)
+            refused = False
+        except LayoutError:
+            refused = True
+        nb = len(case["params"].get("cga_layout") or [])
+        items.append(({"type": text, "shape": case["shape"], "num_warps": 4, "threads": 32, "num_ctas": 1 << nb},
+                      refused))
+    res = oracle_triton.run_type_cases([it for it, _ in items])
+    disagreements = [(it["type"], refused, r.get("error")) for (it, refused), r in zip(items, res)
+                     if refused == r["ok"]]
+    assert not disagreements, disagreements[:5]
+    assert 10 < sum(refused for _, refused in items) < len(items) - 10  # both outcomes are exercised

@@ -1,8 +1,8 @@
 """The hardware-kind table: :class:`Kind` declarations and building a layout by kind name.
 
 :mod:`llverify.hw.registry` declares every kind once (``Kind("blocked",
-blocked)``, a direct reference to the constructor) and hands the list to
-:func:`declare`; :func:`constructor`, :func:`parameters`, :func:`build` and
+blocked, mnemonic="blocked", fields=..., sample=...)``, direct references to the
+constructor and the sampler) and hands the list to :func:`declare`; :func:`constructor`, :func:`parameters`, :func:`build` and
 :func:`build_spec` look kinds up here.  This module imports no constructor,
 so a constructor whose parameters nest another layout (``slice``'s parent)
 can call :func:`build_spec` without an import cycle.
@@ -15,27 +15,49 @@ raise :class:`~llverify.errors.LayoutError` naming them.
 from __future__ import annotations
 
 import inspect
-from dataclasses import dataclass
+import random
+from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, Callable, Mapping, Sequence
 
 from llverify.errors import LayoutError
 from llverify.layout import LinearLayout
 
-__all__ = ["Kind", "build", "build_spec", "constructor", "declare", "declared", "parameters"]
+__all__ = ["Kind", "build", "build_spec", "constructor", "declare", "declared", "parameters", "attribute_kinds",
+           "sampled_kinds", "sampler"]
 
 
 @dataclass(frozen=True)
 class Kind:
-    """One hardware layout kind: its name, its constructor, other spellings of the name.
+    """One hardware layout kind, declared once; everything else about the kind is derived from this.
 
-    ``tile`` marks an instruction tile (:mod:`llverify.hw.tiles`), whose
-    shape may be ``None`` because the instruction fixes it.
+    * ``name``: how specs, the command line and :func:`build` spell it; ``aliases``: other spellings
+      (Triton's tests and attribute names);
+    * ``fn``: the constructor (Gluon's snake_case parameters, plus ``shape``);
+    * ``mnemonic``, ``dialect`` and ``fields``: its Triton attribute, ``#<dialect>.<mnemonic><{...}>``, and
+      each attribute field's parameter (``sizePerThread`` -> ``size_per_thread``), read by the Triton
+      parser and printer (:mod:`llverify.triton.parse`, :mod:`llverify.triton.format`); no mnemonic:
+      the kind has no Triton attribute;
+    * ``sample``: draws one random valid ``{"kind", "shape", "params"}`` case for the differential tests and
+      benchmarks (:mod:`llverify.hw.sampling`); ``None``: not sampled;
+    * ``tile``: an instruction tile (:mod:`llverify.hw.tiles`), whose shape may be ``None`` because the
+      instruction fixes it.
     """
 
     name: str
     fn: Callable[..., LinearLayout]
     aliases: tuple[str, ...] = ()
     tile: bool = False
+    mnemonic: str | None = None
+    dialect: str = "ttg"
+    fields: Mapping[str, str] = field(default_factory=dict)
+    sample: Callable[[random.Random], dict[str, Any]] | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "fields", MappingProxyType(dict(self.fields)))
+
+    def __hash__(self) -> int:
+        return hash(self.name)
 
 
 _KINDS: dict[str, Kind] = {}
@@ -57,6 +79,24 @@ def declare(*kinds: Kind) -> None:
 def declared() -> tuple[Kind, ...]:
     """Every declared kind, in declaration order."""
     return tuple(_KINDS.values())
+
+
+def attribute_kinds() -> dict[str, Kind]:
+    """Triton attribute mnemonic -> its declared kind (``"dot_op"`` -> the ``dot_operand`` kind)."""
+    return {k.mnemonic: k for k in _KINDS.values() if k.mnemonic}
+
+
+def sampled_kinds() -> tuple[str, ...]:
+    """The kinds with a sampler, in declaration order."""
+    return tuple(k.name for k in _KINDS.values() if k.sample is not None)
+
+
+def sampler(kind: str) -> Callable[[random.Random], dict[str, Any]]:
+    """The sampler of ``kind`` (:class:`LayoutError` when it has none)."""
+    k = _KINDS.get(_ALIASES.get(kind, kind))
+    if k is None or k.sample is None:
+        raise LayoutError(f"no random sampler for layout kind {kind!r}; sampled kinds: {', '.join(sampled_kinds())}")
+    return k.sample
 
 
 def constructor(kind: str) -> Callable[..., LinearLayout]:

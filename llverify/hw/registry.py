@@ -18,7 +18,7 @@ naming them.
 
 from __future__ import annotations
 
-from llverify.hw import tiles
+from llverify.hw import sampling, tiles
 from llverify.hw.amd import amd_mfma, amd_wmma
 from llverify.hw.blocked import blocked
 from llverify.hw.dot_operand import dot_operand
@@ -31,22 +31,42 @@ from llverify.hw.tmem import tensor_memory, tensor_memory_scales
 
 __all__ = ["DECLARATIONS", "KINDS", "TILE_KINDS", "build", "build_spec", "constructor", "parameters"]
 
-#: Every kind: its name (as specs and the command line spell it), its constructor, other spellings
-#: (Triton's tests and attribute names).
+#: Every kind, once: its name (as specs and the command line spell it), its constructor, other spellings
+#: (Triton's tests and attribute names), its Triton attribute (mnemonic and field names) and its sampler.
 DECLARATIONS: tuple[Kind, ...] = (
-    Kind("blocked", blocked),
-    Kind("slice", slice_layout),
-    Kind("nvidia_mma", nvidia_mma, aliases=("mma",)),
-    Kind("dot_operand", dot_operand, aliases=("dot_op",)),
-    Kind("amd_mfma", amd_mfma, aliases=("mfma",)),
-    Kind("amd_wmma", amd_wmma, aliases=("wmma",)),
-    Kind("swizzled_shared", swizzled_shared),
-    Kind("nvmma_shared", nvmma_shared),
-    Kind("amd_rotating_shared", amd_rotating_shared),
-    Kind("shared_linear", shared_linear),
-    Kind("linear", linear, aliases=("distributed_linear",)),
-    Kind("tensor_memory", tensor_memory),
-    Kind("tensor_memory_scales", tensor_memory_scales),
+    Kind("blocked", blocked, mnemonic="blocked", sample=sampling.blocked_case,
+         fields={"sizePerThread": "size_per_thread", "threadsPerWarp": "threads_per_warp",
+                 "warpsPerCTA": "warps_per_cta", "order": "order"}),
+    Kind("slice", slice_layout, mnemonic="slice", sample=sampling.slice_case,
+         fields={"dim": "dim", "parent": "parent"}),
+    Kind("nvidia_mma", nvidia_mma, aliases=("mma",), mnemonic="nvidia_mma", sample=sampling.nvidia_mma_case,
+         fields={"warpsPerCTA": "warps_per_cta", "instrShape": "instr_shape"}),
+    Kind("dot_operand", dot_operand, aliases=("dot_op",), mnemonic="dot_op", sample=sampling.dot_operand_case,
+         fields={"opIdx": "operand_index", "parent": "parent", "kWidth": "k_width"}),
+    Kind("amd_mfma", amd_mfma, aliases=("mfma",), mnemonic="amd_mfma", sample=sampling.amd_mfma_case,
+         fields={"version": "version", "warpsPerCTA": "warps_per_cta", "instrShape": "instr_shape",
+                 "isTransposed": "transposed", "tilesPerWarp": "tiles_per_warp",
+                 "elementBitWidth": "element_bitwidth"}),
+    Kind("amd_wmma", amd_wmma, aliases=("wmma",), mnemonic="amd_wmma", sample=sampling.amd_wmma_case,
+         fields={"version": "version", "isTranspose": "transposed", "isTransposed": "transposed",
+                 "instrShape": "instr_shape", "warpBases": "warp_bases", "regBases": "reg_bases", "rank": "rank"}),
+    Kind("swizzled_shared", swizzled_shared, mnemonic="swizzled_shared", sample=sampling.swizzled_shared_case,
+         fields={"vec": "vec", "perPhase": "per_phase", "maxPhase": "max_phase", "order": "order"}),
+    Kind("nvmma_shared", nvmma_shared, mnemonic="nvmma_shared", sample=sampling.nvmma_shared_case,
+         fields={"swizzlingByteWidth": "swizzle_byte_width", "elementBitWidth": "element_bitwidth",
+                 "transposed": "transposed", "fp4Padded": "fp4_padded", "rank": "rank"}),
+    Kind("amd_rotating_shared", amd_rotating_shared, mnemonic="amd_rotating_shared",
+         fields={"vec": "vec", "perPhase": "per_phase", "maxPhase": "max_phase", "order": "order"}),
+    Kind("shared_linear", shared_linear, mnemonic="shared_linear", sample=sampling.shared_linear_case,
+         fields={"offset": "offset_bases", "block": "block_bases", "alignment": "alignment"}),
+    Kind("linear", linear, aliases=("distributed_linear",), mnemonic="linear", sample=sampling.linear_case,
+         fields={"register": "reg_bases", "lane": "lane_bases", "warp": "warp_bases", "block": "block_bases"}),
+    Kind("tensor_memory", tensor_memory, mnemonic="tensor_memory_encoding", dialect="ttng",
+         sample=sampling.tensor_memory_case,
+         fields={"blockM": "block_m", "blockN": "block_n", "colStride": "col_stride", "CTASplitM": "cta_split_m",
+                 "CTASplitN": "cta_split_n", "twoCTAs": "two_ctas", "fp4Padded": "fp4_padded"}),
+    Kind("tensor_memory_scales", tensor_memory_scales, mnemonic="tensor_memory_scales_encoding", dialect="ttng",
+         sample=sampling.tensor_memory_scales_case, fields={"blockRepOrder": "block_rep_order"}),
     # instruction tiles (seed 000, section 5.3); shape optional, fixed by the instruction
     Kind("ld_shared", tiles.ld_shared, tile=True),
     Kind("st_shared", tiles.st_shared, tile=True),

@@ -1,5 +1,7 @@
 """Random layout parameters for differential tests and benchmarks.
 
+One sampler per kind (``<kind>_case``), named in that kind's declaration
+(``Kind.sample`` in :mod:`llverify.hw.registry`);
 :func:`random_case` draws one ``{"kind", "shape", "params"}`` case for a kind:
 ranks 1-3 where the kind allows, CGAs (as ``cga_layout`` bases or the legacy
 triple), transposed / 64-bit / fp4-padded variants, shapes smaller than the
@@ -12,9 +14,19 @@ same inputs.  Pure function of the ``random.Random`` passed in.
 from __future__ import annotations
 
 import random
-from typing import Any, Callable
+from typing import Any
+
+from llverify.hw.kinds import sampled_kinds, sampler
 
 __all__ = ["random_case", "SAMPLED_KINDS"]
+
+
+def __getattr__(name: str) -> Any:
+    """``SAMPLED_KINDS``: the declared kinds with a sampler (``Kind.sample``, :mod:`llverify.hw.registry`),
+    read from the declarations when asked, so a kind declared later is sampled too."""
+    if name == "SAMPLED_KINDS":
+        return sampled_kinds()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _p2(rng: random.Random, lo: int, hi: int) -> int:
@@ -87,12 +99,12 @@ def _mma_params(rng: random.Random, rank: int, version: int | None = None) -> di
     return p
 
 
-def _blocked(rng: random.Random) -> dict[str, Any]:
+def blocked_case(rng: random.Random) -> dict[str, Any]:
     rank = rng.randint(1, 3)
     return {"kind": "blocked", "shape": _shape(rng, rank, 0, 8 - rank), "params": _blocked_params(rng, rank)}
 
 
-def _slice(rng: random.Random) -> dict[str, Any]:
+def slice_case(rng: random.Random) -> dict[str, Any]:
     prank = rng.randint(2, 3)
     if rng.random() < 0.6:
         parent = {"kind": "blocked", **_blocked_params(rng, prank)}
@@ -102,12 +114,12 @@ def _slice(rng: random.Random) -> dict[str, Any]:
     return {"kind": "slice", "shape": _shape(rng, prank - 1, 0, 8), "params": {"dim": dim, "parent": parent}}
 
 
-def _nvidia_mma(rng: random.Random) -> dict[str, Any]:
+def nvidia_mma_case(rng: random.Random) -> dict[str, Any]:
     rank = rng.randint(2, 3)
     return {"kind": "nvidia_mma", "shape": _shape(rng, rank, 0, 8 - rank + 1), "params": _mma_params(rng, rank)}
 
 
-def _dot_operand(rng: random.Random) -> dict[str, Any]:
+def dot_operand_case(rng: random.Random) -> dict[str, Any]:
     rank = rng.randint(2, 3)
     r = rng.random()
     if r < 0.4:
@@ -117,10 +129,10 @@ def _dot_operand(rng: random.Random) -> dict[str, Any]:
         parent = {"kind": "blocked", **_blocked_params(rng, rank)}
         op = rng.randint(0, 1)
     elif r < 0.8:
-        parent = {"kind": "amd_mfma", **_amd_mfma(rng, rank)["params"]}
+        parent = {"kind": "amd_mfma", **amd_mfma_case(rng, rank)["params"]}
         op = rng.randint(0, 1)
     else:
-        parent = {"kind": "amd_wmma", **_amd_wmma(rng, rank)["params"]}
+        parent = {"kind": "amd_wmma", **amd_wmma_case(rng, rank)["params"]}
         op = rng.randint(0, 1)
     kw = _p2(rng, 0, 3)
     if parent["kind"] == "blocked" and rng.random() < 0.9:
@@ -131,14 +143,14 @@ def _dot_operand(rng: random.Random) -> dict[str, Any]:
             "params": {"operand_index": op, "parent": parent, "k_width": kw}}
 
 
-def _swizzled_shared(rng: random.Random) -> dict[str, Any]:
+def swizzled_shared_case(rng: random.Random) -> dict[str, Any]:
     rank = rng.randint(1, 3)
     p = {"vec": _p2(rng, 0, 3), "per_phase": _p2(rng, 0, 3), "max_phase": _p2(rng, 0, 3), "order": _perm(rng, rank)}
     _cga(rng, rank, p)
     return {"kind": "swizzled_shared", "shape": _shape(rng, rank, 0, 8 - rank), "params": p}
 
 
-def _nvmma_shared(rng: random.Random) -> dict[str, Any]:
+def nvmma_shared_case(rng: random.Random) -> dict[str, Any]:
     rank = rng.randint(2, 3) if rng.random() < 0.9 else 1
     bits = rng.choice([8, 16, 32, 64])
     sw = rng.choice([0, 32, 64, 128])
@@ -150,16 +162,6 @@ def _nvmma_shared(rng: random.Random) -> dict[str, Any]:
     return {"kind": "nvmma_shared", "shape": shape, "params": p}
 
 
-_GEN: dict[str, Callable[[random.Random], dict[str, Any]]] = {
-    "blocked": _blocked,
-    "slice": _slice,
-    "nvidia_mma": _nvidia_mma,
-    "dot_operand": _dot_operand,
-    "swizzled_shared": _swizzled_shared,
-    "nvmma_shared": _nvmma_shared,
-}
-
-SAMPLED_KINDS: tuple[str, ...] = tuple(_GEN)
 
 
 def _break(rng: random.Random, case: dict[str, Any]) -> None:
@@ -189,13 +191,13 @@ def _break(rng: random.Random, case: dict[str, Any]) -> None:
 
 def random_case(kind: str, rng: random.Random, invalid: float = 0.0) -> dict[str, Any]:
     """One random ``{"kind", "shape", "params"}`` case of ``kind`` (see the module docstring)."""
-    case = _GEN[kind](rng)
+    case = sampler(kind)(rng)
     if invalid and rng.random() < invalid:
         _break(rng, case)
     return case
 
 
-def _amd_mfma(rng: random.Random, rank: int | None = None) -> dict[str, Any]:
+def amd_mfma_case(rng: random.Random, rank: int | None = None) -> dict[str, Any]:
     rank = rank or rng.randint(2, 3)
     instr = rng.choice([[32, 32, 8], [16, 16, 16], [4, 64, 4], [64, 4, 4]])
     p: dict[str, Any] = {"version": rng.randint(1, 4), "instr_shape": instr,
@@ -208,7 +210,7 @@ def _amd_mfma(rng: random.Random, rank: int | None = None) -> dict[str, Any]:
     return {"kind": "amd_mfma", "shape": _shape(rng, rank, 2, 8 - rank + 1), "params": p}
 
 
-def _linear(rng: random.Random) -> dict[str, Any]:
+def linear_case(rng: random.Random) -> dict[str, Any]:
     rank = rng.randint(1, 3)
     # a random blocked-like layout written out as bases
     used = [0] * rank
@@ -230,9 +232,6 @@ def _linear(rng: random.Random) -> dict[str, Any]:
     return {"kind": "linear", "shape": _shape(rng, rank, 0, 8 - rank), "params": p}
 
 
-_GEN["amd_mfma"] = _amd_mfma
-_GEN["linear"] = _linear
-SAMPLED_KINDS = tuple(_GEN)
 
 
 _WMMA_INSTR = {1: [[16, 16, 16]], 2: [[16, 16, 16], [16, 16, 32]],
@@ -254,7 +253,7 @@ def _tile_bases(rng: random.Random, rank: int, n: int, used: list[int]) -> list[
     return out
 
 
-def _amd_wmma(rng: random.Random, rank: int | None = None) -> dict[str, Any]:
+def amd_wmma_case(rng: random.Random, rank: int | None = None) -> dict[str, Any]:
     rank = rank or rng.randint(2, 3)
     version = rng.randint(1, 3)
     used = [0] * rank
@@ -270,7 +269,7 @@ def _amd_wmma(rng: random.Random, rank: int | None = None) -> dict[str, Any]:
     return {"kind": "amd_wmma", "shape": _shape(rng, rank, 0, 8 - rank + 1), "params": p}
 
 
-def _tensor_memory(rng: random.Random) -> dict[str, Any]:
+def tensor_memory_case(rng: random.Random) -> dict[str, Any]:
     bm = rng.choice([64, 128])
     bn = _p2(rng, 0, 8)
     p: dict[str, Any] = {"block": [bm, bn], "col_stride": _p2(rng, 0, 2)}
@@ -285,7 +284,7 @@ def _tensor_memory(rng: random.Random) -> dict[str, Any]:
     return {"kind": "tensor_memory", "shape": [_p2(rng, 7, 9), _p2(rng, 0, 9)], "params": p}
 
 
-def _shared_linear(rng: random.Random) -> dict[str, Any]:
+def shared_linear_case(rng: random.Random) -> dict[str, Any]:
     """An explicit shared layout: the unit vectors of a random shape in a random order, some XOR-combined
     with earlier ones (a swizzle), optionally CTA bases."""
     rank = rng.randint(1, 3)
@@ -305,15 +304,10 @@ def _shared_linear(rng: random.Random) -> dict[str, Any]:
     return {"kind": "shared_linear", "shape": shape, "params": {"offset_bases": bases}}
 
 
-def _tensor_memory_scales(rng: random.Random) -> dict[str, Any]:
+def tensor_memory_scales_case(rng: random.Random) -> dict[str, Any]:
     p: dict[str, Any] = {}
     if rng.random() < 0.2:
         p["cga_layout"] = _tile_bases(rng, 2, rng.randint(1, 2), [0, 0])
     return {"kind": "tensor_memory_scales", "shape": [_p2(rng, 5, 9), _p2(rng, 1, 7)], "params": p}
 
 
-_GEN["amd_wmma"] = _amd_wmma
-_GEN["tensor_memory"] = _tensor_memory
-_GEN["shared_linear"] = _shared_linear
-_GEN["tensor_memory_scales"] = _tensor_memory_scales
-SAMPLED_KINDS = tuple(_GEN)

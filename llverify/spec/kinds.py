@@ -23,7 +23,7 @@ from llverify.prove.verdict import Verdict
 from llverify.spec import adapters as a
 from llverify.spec.argtypes import Arg
 
-__all__ = ["CheckKind", "KINDS", "COMMON_KEYS"]
+__all__ = ["CheckKind", "KINDS", "COMMON_KEYS", "declare_check_kind"]
 
 #: keys every check may carry next to its property
 COMMON_KEYS: tuple[str, ...] = ("name", "expect", "timeout", "method", "rlimit", "description")
@@ -62,7 +62,7 @@ def _k(name: str, impl: Callable[..., Verdict], args: dict[str, Arg], positional
 
 _SHAPE_OPS = ("trans", "reshape", "join", "split", "expand_dims", "broadcast")
 
-KINDS: Mapping[str, CheckKind] = MappingProxyType({k.name: k for k in [
+_TABLE: dict[str, CheckKind] = {k.name: k for k in [
     _k("surjective", a.check_surjective, {"layout": _L}, ("layout",),
        "every element of the tensor is held by some hardware index of {layout}",
        "rank of the layout matrix equals the number of out bits (definition 4.5)"),
@@ -162,4 +162,20 @@ KINDS: Mapping[str, CheckKind] = MappingProxyType({k.name: k for k in [
        "the index code computes exactly {layout} (and, with below: n, its value stays in [0, n))",
        "the expression is compared with the layout over all inputs (SMT or exhaustive)",
        ("llverify.prove.code",)),
-]})
+]}
+
+#: Every check kind by property name: a read-only view of the table, so kinds declared later appear too.
+KINDS: Mapping[str, CheckKind] = MappingProxyType(_TABLE)
+
+
+def declare_check_kind(kind: CheckKind) -> None:
+    """Add a check kind: the one declaration from which the spec validator, the JSON Schema
+    (``llverify schema``), the runner, the reports and SARIF's rule table all read it.
+
+    Requires: ``kind.name`` not declared already (the same declaration again is a no-op).
+    """
+    if _TABLE.get(kind.name) == kind:
+        return
+    if kind.name in _TABLE or kind.name in COMMON_KEYS:
+        raise ValueError(f"check kind {kind.name!r} is declared twice")
+    _TABLE[kind.name] = kind

@@ -14,12 +14,18 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from llverify.errors import LayoutError
-from llverify.triton.parse import _FIELDS, ATTR_KINDS
+from llverify.hw.kinds import attribute_kinds
+from llverify.triton.parse import attr_fields, attr_kinds
 
 __all__ = ["format_attr", "format_value", "format_type"]
 
-_MNEMONIC = {v: k for k, v in ATTR_KINDS.items()}
-_DIALECT = {"tensor_memory": "ttng", "tensor_memory_scales": "ttng"}
+
+def _mnemonic(kind: str) -> str | None:
+    return next((m for m, k in attr_kinds().items() if k == kind), None)
+
+
+def _dialect(kind: str) -> str:
+    return next((k.dialect for k in attribute_kinds().values() if k.name == kind), "ttg")
 
 
 def format_value(v: Any, aliases: Mapping[str, Any] | None = None) -> str:
@@ -42,9 +48,10 @@ def format_attr(spec: Mapping[str, Any], aliases: Mapping[str, Any] | None = Non
         if a == spec:
             return f"#{name}"
     kind = spec.get("kind")
-    if kind not in _MNEMONIC:
+    mnemonic = _mnemonic(str(kind))
+    if mnemonic is None:
         raise LayoutError(f"cannot print a layout of kind {kind!r} as a Triton attribute")
-    fields = {**_FIELDS["*"], **_FIELDS.get(kind, {})}
+    fields = attr_fields(kind)
     back: dict[str, str] = {}
     for k, v in fields.items():
         back.setdefault(v, k)
@@ -67,15 +74,15 @@ def format_attr(spec: Mapping[str, Any], aliases: Mapping[str, Any] | None = Non
             parts.append(f"{back[k]} = {v}")  # a bare enum keyword
             continue
         parts.append(f"{back[k]} = {format_value(v, aliases)}")
-    dialect = _DIALECT.get(kind, "ttg")
+    dialect = _dialect(kind)
     if kind == "shared_linear":
         # Triton 3.9 prints (and its parser requires) the alignment after the braces: `<{offset = ...}, alignment = 16>`
         inner = [p for p in parts if not p.startswith("alignment")]
         align = params.get("alignment", 16)
-        return f"#{dialect}.{_MNEMONIC[kind]}<{{" + ", ".join(inner) + f"}}, alignment = {align}>"
+        return f"#{dialect}.{mnemonic}<{{" + ", ".join(inner) + f"}}, alignment = {align}>"
     if kind in ("tensor_memory", "tensor_memory_scales"):
-        return f"#{dialect}.{_MNEMONIC[kind]}<" + ", ".join(parts) + ">"
-    return f"#{dialect}.{_MNEMONIC[kind]}<{{" + ", ".join(parts) + "}>"
+        return f"#{dialect}.{mnemonic}<" + ", ".join(parts) + ">"
+    return f"#{dialect}.{mnemonic}<{{" + ", ".join(parts) + "}>"
 
 
 def _modern_cga(params: dict[str, Any]) -> dict[str, Any]:

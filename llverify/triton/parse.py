@@ -27,10 +27,12 @@ import re
 from typing import Any, Mapping
 
 from llverify.errors import LayoutError
+from llverify.hw import registry as _declarations  # noqa: F401 - the kinds' declarations (mnemonics, fields)
+from llverify.hw.kinds import attribute_kinds
 from llverify.layout import LinearLayout
 
 __all__ = ["AttrParseError", "parse_attr", "parse_aliases", "parse_type", "parse_value", "layout_from_attr",
-           "ATTR_KINDS"]
+           "attr_kinds", "attr_fields"]
 
 
 class AttrParseError(LayoutError):
@@ -42,43 +44,35 @@ class AttrParseError(LayoutError):
         super().__init__(f"column {pos + 1}: expected {expected}, found {got}")
 
 
-# attribute mnemonic -> llverify kind
-ATTR_KINDS = {
-    "blocked": "blocked", "slice": "slice", "nvidia_mma": "nvidia_mma", "dot_op": "dot_operand",
-    "amd_mfma": "amd_mfma", "amd_wmma": "amd_wmma", "swizzled_shared": "swizzled_shared",
-    "nvmma_shared": "nvmma_shared", "amd_rotating_shared": "amd_rotating_shared",
-    "shared_linear": "shared_linear", "linear": "linear", "tensor_memory_encoding": "tensor_memory",
-    "padded_shared": "padded_shared",
-    "tensor_memory_scales_encoding": "tensor_memory_scales",
-}
+#: fields every distributed or shared attribute may carry (its CGA), attribute field -> Gluon parameter
+_CGA_FIELDS = {"CTAsPerCGA": "ctas_per_cga", "CTASplitNum": "cta_split_num", "CTAOrder": "cta_order",
+               "CGALayout": "cga_layout", "cgaLayout": "cga_layout"}
+
+#: ``#ttg.padded_shared`` is read here but is not a hardware kind (not F2-linear: :mod:`llverify.hw.padded`)
+_PADDED_FIELDS = {"interval_padding_pairs": "interval_padding_pairs", "order": "order", "shape": "shape",
+                  "offset": "offset_bases", "block": "block_bases"}
 
 #: mnemonics of older Triton read as today's (never printed): Triton 2.x's `#triton_gpu.mma` is `#ttg.nvidia_mma`
 _LEGACY_MNEMONICS = {"mma": "nvidia_mma"}
 
-# attribute field name -> Gluon parameter, per kind ('*' = every kind)
-_FIELDS: dict[str, dict[str, str]] = {
-    "*": {"CTAsPerCGA": "ctas_per_cga", "CTASplitNum": "cta_split_num", "CTAOrder": "cta_order",
-          "CGALayout": "cga_layout", "cgaLayout": "cga_layout"},
-    "blocked": {"sizePerThread": "size_per_thread", "threadsPerWarp": "threads_per_warp",
-                "warpsPerCTA": "warps_per_cta", "order": "order"},
-    "slice": {"dim": "dim", "parent": "parent"},
-    "nvidia_mma": {"warpsPerCTA": "warps_per_cta", "instrShape": "instr_shape"},
-    "dot_operand": {"opIdx": "operand_index", "parent": "parent", "kWidth": "k_width"},
-    "amd_mfma": {"version": "version", "warpsPerCTA": "warps_per_cta", "instrShape": "instr_shape",
-                 "isTransposed": "transposed", "tilesPerWarp": "tiles_per_warp", "elementBitWidth": "element_bitwidth"},
-    "amd_wmma": {"version": "version", "isTranspose": "transposed", "isTransposed": "transposed",
-                 "instrShape": "instr_shape", "warpBases": "warp_bases", "regBases": "reg_bases", "rank": "rank"},
-    "swizzled_shared": {"vec": "vec", "perPhase": "per_phase", "maxPhase": "max_phase", "order": "order"},
-    "amd_rotating_shared": {"vec": "vec", "perPhase": "per_phase", "maxPhase": "max_phase", "order": "order"},
-    "nvmma_shared": {"swizzlingByteWidth": "swizzle_byte_width", "elementBitWidth": "element_bitwidth",
-                     "transposed": "transposed", "fp4Padded": "fp4_padded", "rank": "rank"},
-    "shared_linear": {"offset": "offset_bases", "block": "block_bases", "alignment": "alignment"},
-    "padded_shared": {"interval_padding_pairs": "interval_padding_pairs", "order": "order", "shape": "shape", "offset": "offset_bases", "block": "block_bases"},
-    "linear": {"register": "reg_bases", "lane": "lane_bases", "warp": "warp_bases", "block": "block_bases"},
-    "tensor_memory": {"blockM": "block_m", "blockN": "block_n", "colStride": "col_stride", "CTASplitM": "cta_split_m",
-                      "CTASplitN": "cta_split_n", "twoCTAs": "two_ctas", "fp4Padded": "fp4_padded"},
-    "tensor_memory_scales": {"blockRepOrder": "block_rep_order"},
-}
+
+def attr_kinds() -> dict[str, str]:
+    """Attribute mnemonic -> llverify kind, from the hardware kinds' declarations
+    (:data:`llverify.hw.registry.DECLARATIONS`) plus ``padded_shared``.
+
+    >>> attr_kinds()["dot_op"], attr_kinds()["tensor_memory_encoding"]
+    ('dot_operand', 'tensor_memory')
+    """
+    return {**{m: k.name for m, k in attribute_kinds().items()}, "padded_shared": "padded_shared"}
+
+
+def attr_fields(kind: str) -> dict[str, str]:
+    """Attribute field -> Gluon parameter for ``kind`` (its declared fields and the CGA fields)."""
+    if kind == "padded_shared":
+        return {**_CGA_FIELDS, **_PADDED_FIELDS}
+    k = next((d for d in attribute_kinds().values() if d.name == kind), None)
+    return {**_CGA_FIELDS, **(dict(k.fields) if k is not None else {})}
+
 
 #: bare enum keywords a field value may be (``blockRepOrder = kThenMn``); any other bare name is an error
 _ENUM_WORDS = frozenset({"mnThenK", "kThenMn"})
@@ -236,11 +230,12 @@ class _P:
             return {"kind": "__opaque__", "name": ".".join(parts)}
         if mnemonic == "shared":
             return _legacy_shared(body, self.s, start)
-        kind = ATTR_KINDS.get(mnemonic) or _LEGACY_MNEMONICS.get(mnemonic)
+        kinds = attr_kinds()
+        kind = kinds.get(mnemonic) or _LEGACY_MNEMONICS.get(mnemonic)
         if pairs is not None:
             body["interval_padding_pairs"] = pairs
         if kind is None:
-            raise AttrParseError(self.s, start, f"a layout attribute ({', '.join(ATTR_KINDS)})",
+            raise AttrParseError(self.s, start, f"a layout attribute ({', '.join(kinds)})",
                                  found=repr(".".join(parts)))
         return _to_spec(kind, body, self.s, start)
 
@@ -261,7 +256,7 @@ def _legacy_shared(body: dict[str, Any], text: str, pos: int) -> dict[str, Any]:
 
 
 def _to_spec(kind: str, body: dict[str, Any], text: str, pos: int) -> dict[str, Any]:
-    names = {**_FIELDS["*"], **_FIELDS.get(kind, {})}
+    names = attr_fields(kind)
     spec: dict[str, Any] = {"kind": kind}
     for k, v in body.items():
         if kind == "nvidia_mma" and k in ("versionMajor", "versionMinor"):
@@ -374,11 +369,38 @@ def parse_type(text: str, aliases: Mapping[str, Any] | None = None
     if spec.get("kind") == "nvmma_shared" and "element_bitwidth" not in spec:
         spec = {**spec, "element_bitwidth": dtype_bits(dtype)}
     try:
-        return build_spec(spec, alloc or shape), shape, dtype
+        layout = build_spec(spec, alloc or shape)
+        if spec.get("kind") == "tensor_memory":
+            _tensor_memory_type_rules(spec, alloc or shape, shape, dtype, layout)
+        return layout, shape, dtype
     except AttrParseError:
         raise
     except LayoutError as exc:
         raise LayoutError(f"{text.strip()}: {exc}") from None
+
+
+def _tensor_memory_type_rules(spec: Mapping[str, Any], alloc: list[int], shape: list[int], dtype: str,
+                              layout: LinearLayout) -> None:
+    """Triton 3.9's memdesc verifier on a tensor-memory type, beyond what building the layout checks:
+    ``bits(dtype) * colStride <= 32``, and the allocation holds at least ``blockM`` rows and
+    ``min(blockN, N)`` columns per CTA along each split (``blockM * splitM x min(blockN, N) * splitN``).
+    ``layout`` is the per-CTA layout built on ``alloc``, so ``split = alloc / layout's out dim sizes``.
+
+    Example: ``!ttg.memdesc<256x32xi8, #ttng.tensor_memory_encoding<blockM = 128, blockN = 256, colStride = 4,
+    CGALayout = [[0, 1], [0, 2]]>, ...>`` splits N over 4 CTAs, 8 columns each, fewer than min(256, 32): refused.
+    """
+    bits = dtype_bits(dtype)
+    stride = int(spec.get("col_stride", 1))
+    if bits * stride > 32:
+        raise LayoutError(f"tensor_memory: {bits}-bit elements with col_stride = {stride} take more than one 32-bit "
+                          f"column (Triton's memdesc verifier needs bits x col_stride <= 32)")
+    block = list(spec.get("block") or [0, 0])
+    m, n = alloc[-2], alloc[-1]
+    split_m, split_n = m // layout.out_dim_size("dim0"), n // layout.out_dim_size("dim1")
+    need_m, need_n = block[0] * split_m, min(block[1], shape[-1]) * split_n
+    if m < need_m or n < need_n:
+        raise LayoutError(f"tensor_memory: the allocation {m}x{n} is smaller than {need_m}x{need_n} (block {block} "
+                          f"per CTA, {split_m}x{split_n} CTAs; Triton's memdesc verifier)")
 
 
 def parse_type_spec(text: str, aliases: Mapping[str, Any] | None = None

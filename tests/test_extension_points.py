@@ -1,0 +1,114 @@
+"""Issue 14's extension test: a new check kind and a new hardware kind are each one declaration.
+
+A toy check kind, declared with :func:`llverify.spec.kinds.declare_check_kind` alone, is validated in
+specs, listed in the JSON Schema and SARIF's rule table, and decided by ``llverify check``.  A toy
+hardware kind, declared with :func:`llverify.hw.kinds.declare` alone (constructor, Triton mnemonic and
+fields, sampler), is built by name, read and printed as a Triton attribute, sampled, and usable from a spec.
+Both are removed again after each test.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any, Sequence
+
+import pytest
+from click.testing import CliRunner
+
+from llverify.cli import cli
+from llverify.hw import blocked, build, kinds as hw_kinds, sampling
+from llverify.hw.kinds import Kind, declare
+from llverify.layout import LinearLayout
+from llverify.spec import adapters, kinds as check_kinds
+from llverify.spec.argtypes import Arg
+from llverify.spec.kinds import CheckKind, declare_check_kind
+from llverify.triton import format_attr, parse_attr
+
+
+def toy_rows(shape: Sequence[int], rows_per_thread: int) -> LinearLayout:
+    """Each thread of one 32-lane warp holds ``rows_per_thread`` consecutive rows of one column."""
+    return blocked(size_per_thread=[rows_per_thread, 1], threads_per_warp=[1, 32], warps_per_cta=[1, 1],
+                   order=[0, 1], shape=shape)
+
+
+def toy_rows_case(rng: random.Random) -> dict[str, Any]:
+    r = 1 << rng.randint(0, 3)
+    return {"kind": "toy_rows", "shape": [r << rng.randint(0, 2), 32], "params": {"rows_per_thread": r}}
+
+
+@pytest.fixture
+def toy_hw_kind():
+    declare(Kind("toy_rows", toy_rows, mnemonic="toy_rows", fields={"rowsPerThread": "rows_per_thread"},
+                 sample=toy_rows_case))
+    yield
+    del hw_kinds._KINDS["toy_rows"]
+
+
+@pytest.fixture
+def toy_check_kind():
+    declare_check_kind(CheckKind("toy_covers", {"layout": Arg("layout", required=True)}, ("layout",),
+                                 "{layout} covers its tensor (a toy kind)", adapters.check_surjective,
+                                 "the toy: surjectivity under another name"))
+    yield
+    del check_kinds._TABLE["toy_covers"]
+
+
+SPEC = """\
+layouts:
+  rows:
+    kind: toy_rows
+    shape: [8, 32]
+    rows_per_thread: 2
+  half:
+    bases:
+      register: [[0, 1], [0, 0]]
+      lane: [[0, 4], [0, 8], [1, 0], [2, 0], [4, 0]]
+    out: {dim0: 8, dim1: 16}
+checks:
+  - toy_covers: rows
+  - toy_covers: half
+    expect: refuted
+  - bijective: rows
+"""
+
+
+def test_a_toy_hardware_kind_is_one_declaration(toy_hw_kind) -> None:
+    layout = build("toy_rows", [8, 32], rows_per_thread=2)
+    assert [list(b) for b in layout.bases["register"]] == [[1, 0], [2, 0], [4, 0]]
+    spec = parse_attr("#ttg.toy_rows<{rowsPerThread = 2}>")
+    assert spec == {"kind": "toy_rows", "rows_per_thread": 2}
+    assert format_attr(spec) == "#ttg.toy_rows<{rowsPerThread = 2}>"
+    assert "toy_rows" in sampling.SAMPLED_KINDS
+    case = sampling.random_case("toy_rows", random.Random(3))
+    assert build(case["kind"], case["shape"], **case["params"]).out_dim_size("dim1") == 32
+
+
+def test_a_toy_check_kind_is_one_declaration(toy_check_kind, toy_hw_kind, tmp_path) -> None:
+    path = tmp_path / "toy.yaml"
+    path.write_text(SPEC)
+    run = CliRunner().invoke(cli, ["check", "--format", "json", str(path)])
+    assert run.exit_code == 0, run.output
+    results = json.loads(run.output)["results"]
+    assert [(r["property"], r["status"], r["ok"]) for r in results] == [
+        ("toy_covers", "proved", True), ("toy_covers", "refuted", True), ("bijective", "proved", True)]
+    refuted = results[1]
+    assert refuted["counterexample"]["inputs"]  # the toy inherits surjectivity's replayed witness
+    schema = json.loads(CliRunner().invoke(cli, ["schema"]).output)
+    assert "check_toy_covers" in json.dumps(schema)
+    sarif = CliRunner().invoke(cli, ["check", "--format", "sarif", str(path)])
+    assert "toy_covers" in sarif.output
+
+
+def test_the_toys_are_gone_after_their_tests() -> None:
+    assert "toy_covers" not in check_kinds.KINDS
+    assert "toy_rows" not in sampling.SAMPLED_KINDS
+    with pytest.raises(Exception, match="unknown layout kind"):
+        build("toy_rows", [8, 32], rows_per_thread=2)
+
+
+def test_a_kind_declared_twice_differently_is_refused(toy_check_kind) -> None:
+    with pytest.raises(ValueError, match="declared twice"):
+        declare_check_kind(CheckKind("toy_covers", {}, (), "other", adapters.check_injective))
+    with pytest.raises(ValueError, match="declared twice"):
+        declare(Kind("blocked", toy_rows))

@@ -153,6 +153,10 @@ def _attr(b: Any, g: Any, kind: str, p: dict[str, Any]) -> Any:
         return b.get_distributed_linear_layout(p.get("reg_bases", []), p.get("lane_bases", []),
                                                p.get("warp_bases", []), p.get("block_bases", []),
                                                p.get("layout_shape") or _extent(p))
+    if kind == "partitioned_shared":
+        inner = dict(p["partition_layout"])
+        return b.get_partitioned_shared_layout(p["num_partitions"], p["num_groups"], p["partition_dim"],
+                                               _attr(b, g, inner.pop("kind"), inner))
     if kind == "shared_linear":
         return b.get_shared_linear_layout(p["offset_bases"], p.get("block_bases", []), p.get("alignment", 16))
     if kind == "tensor_memory":

@@ -40,8 +40,9 @@ def _item(case):
         return None
     kind = case["kind"]
     shape = case["shape"]
-    if kind in ("swizzled_shared", "nvmma_shared", "shared_linear", "amd_rotating_shared"):
-        bits = case["params"].get("element_bitwidth", 16)
+    if kind in ("swizzled_shared", "nvmma_shared", "shared_linear", "amd_rotating_shared", "partitioned_shared"):
+        inner = case["params"].get("partition_layout") or {}
+        bits = case["params"].get("element_bitwidth") or inner.get("element_bitwidth") or 16
         text = format_type(spec, shape, _DTYPE[bits], memdesc=True)
         warps, threads = 4, 32
     elif kind in ("tensor_memory", "tensor_memory_scales"):

@@ -105,10 +105,10 @@ def test_values_do_not_leak_between_functions_and_partitions_type_their_argument
     assert _op(m, "tt.splat").operand_types[0].text == "!tt.ptr<i32>"
     assert "2" in _op(m, "ttg.warp_specialize").attributes["partitionNumWarps"]
     fs = check_module(m)
-    assert not _status(fs, "refuted") and _status(fs, "proved", "warps")
+    assert not _status(fs, "refuted") and _status(fs, "proved", "thread_counts")
     # a layout for the module's 4 warps inside the 2-warp partition is still refuted
     w4 = w2.replace("warpsPerCTA = [2]", "warpsPerCTA = [4]")
-    bad = _status(_findings(w4 + text), "refuted", "warps")
+    bad = _status(_findings(w4 + text), "refuted", "thread_counts")
     assert bad and bad[0].op == "tt.splat"
 
 

@@ -23,8 +23,9 @@ from llverify.hw.amd import amd_mfma, amd_wmma
 from llverify.hw.blocked import blocked
 from llverify.hw.dot_operand import dot_operand
 from llverify.hw.kinds import Kind, build, build_spec, constructor, declare, parameters
-from llverify.hw.linear import linear
+from llverify.hw.linear import generic_linear, linear
 from llverify.hw.nvidia_mma import nvidia_mma
+from llverify.hw.partitioned import partitioned_shared
 from llverify.hw.shared import amd_rotating_shared, nvmma_shared, shared_linear, swizzled_shared
 from llverify.hw.slice import slice_layout
 from llverify.hw.tmem import tensor_memory, tensor_memory_scales
@@ -61,6 +62,11 @@ DECLARATIONS: tuple[Kind, ...] = (
          fields={"offset": "offset_bases", "block": "block_bases", "alignment": "alignment"}),
     Kind("linear", linear, aliases=("distributed_linear",), mnemonic="linear", sample=sampling.linear_case,
          fields={"register": "reg_bases", "lane": "lane_bases", "warp": "warp_bases", "block": "block_bases"}),
+    Kind("generic_linear", generic_linear, mnemonic="generic_linear",
+         fields={"register": "reg_bases", "lane": "lane_bases", "warp": "warp_bases", "block": "block_bases"}),
+    Kind("partitioned_shared", partitioned_shared, mnemonic="partitioned_shared", sample=sampling.partitioned_shared_case,
+         fields={"numPartitions": "num_partitions", "numGroups": "num_groups", "partitionDim": "partition_dim",
+                 "partitionLayout": "partition_layout"}),
     Kind("tensor_memory", tensor_memory, mnemonic="tensor_memory_encoding", dialect="ttng",
          sample=sampling.tensor_memory_case,
          fields={"blockM": "block_m", "blockN": "block_n", "colStride": "col_stride", "CTASplitM": "cta_split_m",

@@ -311,3 +311,17 @@ def tensor_memory_scales_case(rng: random.Random) -> dict[str, Any]:
     return {"kind": "tensor_memory_scales", "shape": [_p2(rng, 5, 9), _p2(rng, 1, 7)], "params": p}
 
 
+
+
+def partitioned_shared_case(rng: random.Random) -> dict[str, Any]:
+    """A shared layout cut into P x G pieces along one dim: the piece's layout is a random swizzled,
+    NVMMA or explicit shared layout, and the tensor is that piece's shape times the pieces."""
+    inner = rng.choice([swizzled_shared_case, nvmma_shared_case, shared_linear_case])(rng)
+    piece = list(inner["shape"])
+    parts, groups = _p2(rng, 1, 3), _p2(rng, 0, 2)
+    dim = rng.randrange(len(piece))
+    shape = list(piece)
+    shape[dim] *= parts * groups
+    p = {"num_partitions": parts, "num_groups": groups, "partition_dim": dim,
+         "partition_layout": {"kind": inner["kind"], **inner["params"]}}
+    return {"kind": "partitioned_shared", "shape": shape, "params": p}

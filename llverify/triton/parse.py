@@ -29,6 +29,7 @@ from typing import Any, Mapping
 from llverify.errors import LayoutError
 from llverify.hw import registry as _declarations  # noqa: F401 - the kinds' declarations (mnemonics, fields)
 from llverify.hw.kinds import attribute_kinds
+from llverify.hw.linear import permutation_problem
 from llverify.layout import LinearLayout
 
 __all__ = ["AttrParseError", "parse_attr", "parse_aliases", "parse_type", "parse_value", "layout_from_attr",
@@ -291,6 +292,12 @@ def _to_spec(kind: str, body: dict[str, Any], text: str, pos: int) -> dict[str, 
         spec["block"] = [spec.pop("block_m", 128), spec.pop("block_n", 128)]
         spec.setdefault("col_stride", 1)
         spec.pop("cta_split_m", None), spec.pop("cta_split_n", None)
+    if kind == "linear":
+        problem = permutation_problem({d: spec.get(d) or [] for d in ("reg_bases", "lane_bases", "warp_bases",
+                                                                      "block_bases")})
+        if problem is not None:
+            raise AttrParseError(text, pos, "bases that are a permutation matrix once the broadcast (zero) bases "
+                                            "are removed (Triton's #ttg.linear verifier)", found=problem)
     return spec
 
 

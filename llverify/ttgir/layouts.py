@@ -83,6 +83,8 @@ def encoding_rank(spec: Mapping[str, Any]) -> int | None:
         return len(bases[0]) if bases and isinstance(bases[0], list) else None
     if kind in ("nvidia_mma", "amd_mfma", "amd_wmma") and isinstance(spec.get("warps_per_cta"), list):
         return len(spec["warps_per_cta"])
+    if kind == "partitioned_shared" and isinstance(spec.get("partition_layout"), dict):
+        return encoding_rank(spec["partition_layout"])
     if kind == "slice" and isinstance(spec.get("parent"), dict):
         parent = encoding_rank(spec["parent"])
         return None if parent is None else parent - 1
@@ -147,6 +149,12 @@ def layout_of(t: TypeRef) -> BuiltLayout | LayoutProblem:
             shape = full[len(full) - rank:]
     view = tuple(t.shape[len(t.shape) - len(shape):]) if len(t.shape) >= len(shape) else tuple(t.shape)
     built = _build(_freeze(spec), shape)
+    if spec.get("kind") == "partitioned_shared" and not isinstance(built, str):
+        # Triton's layout of it is buffer 0's (llverify.hw.partitioned); the tensor spans
+        # num_partitions separate buffers, which no claim of the gate models yet
+        return LayoutProblem(f"#ttg.partitioned_shared spreads the tensor over {spec.get('num_partitions')} separate "
+                             "buffers (the layout built is buffer 0's): claims about the whole tensor are not "
+                             "modelled")
     if isinstance(built, str):
         return LayoutProblem(built)
     if isinstance(built, tuple):

@@ -7,6 +7,7 @@ import re
 import time
 from typing import Iterable
 
+from llverify.layout import LinearLayout
 from llverify.prove.properties import surjective
 from llverify.prove.verdict import Verdict
 from llverify.ttgir.layouts import LayoutProblem
@@ -37,12 +38,7 @@ def layout_types(ctx: OpContext) -> Iterable[Verdict]:
             v = memo_distributed(L).with_(subject=subject)
             free = {d: m for d, m in L.free_variable_masks().items() if m}
             yield v.with_(details={**v.details, "duplicated": free, "shape": list(built.shape)})
-            if "warp" in L.in_dim_names and ctx.nvidia or "warp" in L.in_dim_names:
-                t0 = time.perf_counter()
-                lw = L.in_dim_size("warp")
-                yield structural("warps", subject, lw == ctx.warps, {"warp": min(lw, ctx.warps)},
-                                  {"warps in force": ctx.warps, "warps of the layout": lw},
-                                  "the layout is for a different number of warps than the module runs", t0)
+            yield _hardware_counts(ctx, L, subject)
         elif "offset" in L.in_dim_names:
             v = memo_memory(L).with_(subject=subject)
             yield v.with_(details={**v.details, "buffers": built.buffers, "buffer_shape": list(built.shape)})
@@ -52,6 +48,29 @@ def layout_types(ctx: OpContext) -> Iterable[Verdict]:
             v = surjective(L, subject=subject)
             yield v.with_(details={**v.details, "buffers": built.buffers, "buffer_shape": list(built.shape),
                                    "memory": "tensor memory (row, col)"})
+
+
+def _hardware_counts(ctx: OpContext, L: LinearLayout, subject: str) -> Verdict:
+    """A distributed layout is built for the warps in force (the module's, or a ``warp_specialize``
+    partition's), the module's threads per warp (lanes) and CTAs (blocks), as Triton's verifier requires;
+    lanes and CTAs are compared where the module states them (``ttg.threads-per-warp``, ``ttg.num-ctas``).
+    Refuted with every count that differs."""
+    t0 = time.perf_counter()
+    stated = {k.rsplit(".", 1)[-1] for k in ctx.module.attributes}
+    rows = [("warp", "warps", ctx.warps, True),
+            ("lane", "threads per warp", ctx.module.threads_per_warp, "threads-per-warp" in stated),
+            ("block", "CTAs", ctx.module.num_ctas, "num-ctas" in stated)]
+    inputs, sides, wrong = {}, {}, []
+    for dim, what, want, compared in rows:
+        if not compared or dim not in L.in_dim_names:
+            continue
+        have = L.in_dim_size(dim)
+        sides[f"{what} in force"], sides[f"{what} of the layout"] = want, have
+        if have != want:
+            inputs[dim] = min(have, want)
+            wrong.append(f"{have} {what}, the module runs {want}")
+    return structural("thread_counts", subject, not wrong, inputs, sides,
+                      "the layout is for " + "; ".join(wrong), t0)
 
 
 def has_layout_result(op: Op) -> bool:

@@ -84,7 +84,8 @@ from llverify.errors import LayoutError, SizeGuardError
 if TYPE_CHECKING:
     from llverify.layout import LinearLayout
 
-__all__ = ["distributed_view", "shared_view", "MAX_VIEW_ELEMENTS", "DISTRIBUTED_IN_DIMS", "SHARED_IN_DIMS"]
+__all__ = ["distributed_view", "shared_view", "triton_view", "MAX_VIEW_ELEMENTS", "DISTRIBUTED_IN_DIMS",
+           "SHARED_IN_DIMS"]
 
 #: The default cap on both the tensor's element count and the number of hardware positions a view
 #: walks (65536: a 256x256 tensor).  Pass ``max_elements=`` to print larger layouts.
@@ -312,3 +313,23 @@ def shared_view(layout: "LinearLayout", hw: bool = False, *, max_elements: int =
     cells = ["(" + ":".join(p) + ")" for p in padded]
     cells += [""] * (total - len(cells))
     return _nested(cells, shape, ",")
+
+
+def triton_view(layout: "LinearLayout", hw: bool = False, *, max_elements: int = MAX_VIEW_ELEMENTS) -> str:
+    """The view Triton prints for ``layout``: :func:`shared_view` if it has an ``offset`` in dim, else
+    :func:`distributed_view` (what ``triton-tensor-layout`` picks by the encoding's family).
+
+        >>> from llverify.layout import LinearLayout
+        >>> triton_view(LinearLayout({"offset": [[1]], "block": []}, {"dim0": 2}))
+        '[(0),(1)]\\n'
+
+    A layout that is neither (tensor memory's ``row, col``) raises
+    :class:`~llverify.errors.LayoutError`.
+    """
+    ins = list(layout.in_dims)
+    if "offset" in ins:
+        return shared_view(layout, hw, max_elements=max_elements)
+    if any(d in ins for d in DISTRIBUTED_IN_DIMS[:3]):
+        return distributed_view(layout, hw, max_elements=max_elements)
+    raise LayoutError(f"Triton prints no view of a layout with in dims {ins}: a distributed view needs "
+                      f"{list(DISTRIBUTED_IN_DIMS)}, a shared one {list(SHARED_IN_DIMS)}")

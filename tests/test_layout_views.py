@@ -390,3 +390,51 @@ def test_size_cap():
     assert distributed_view(wide, max_elements=1 << 17).count("|") == (1 << 17) - 1
     with pytest.raises(SizeGuardError):
         shared_view(LinearLayout({"offset": [[1]], "block": []}, {"dim0": 2}), max_elements=1)
+
+
+# -- llverify show --format triton-view / triton-hw-view ----------------------------------------------
+SHOW_TYPES = [
+    "tensor<8x16xf16, #ttg.blocked<{sizePerThread = [1, 2], threadsPerWarp = [4, 8], warpsPerCTA = [2, 1], "
+    "order = [1, 0]}>>",
+    "tensor<4x8xf32, #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [2, 16], warpsPerCTA = [1, 1], "
+    "order = [0, 1]}>>",  # smaller than the tile: broadcast
+    "!ttg.memdesc<8x16xf16, #ttg.swizzled_shared<{vec = 2, perPhase = 1, maxPhase = 4, order = [1, 0]}>, "
+    "#ttg.shared_memory>",
+]
+
+
+@needs_triton
+def test_show_prints_the_view_triton_prints_for_the_type():
+    from click.testing import CliRunner
+
+    from llverify.cli import cli
+
+    got = oracle_triton.run_type_cases([{"type": t, "shape": [int(x) for x in t.split("<")[1].split("x")[:2]]}
+                                        for t in SHOW_TYPES])
+    theirs = []
+    for t, res in zip(SHOW_TYPES, got):
+        assert res["ok"], res
+        shape = [int(x) for x in t.split("<")[1].split("x")[:2]]
+        theirs.append(LinearLayout(res["bases"], {f"dim{i}": s for i, s in enumerate(shape)},
+                                   require_surjective=False))
+    runner = CliRunner()
+    for t, (tv, hv) in zip(SHOW_TYPES, wheel_views(theirs)):
+        for fmt, want in (("triton-view", tv), ("triton-hw-view", hv)):
+            r = runner.invoke(cli, ["show", t, "--format", fmt])
+            assert r.exit_code == 0, r.output
+            assert r.output == want, f"{fmt} of {t}:\n{r.output}\nwheel:\n{want}"
+
+
+def test_show_view_errors_exit_2():
+    from click.testing import CliRunner
+
+    from llverify.cli import cli
+
+    runner = CliRunner()
+    r = runner.invoke(cli, ["show", "{kind: tensor_memory, block: [128, 32], col_stride: 1}", "--shape", "128x32",
+                            "--format", "triton-view"])
+    assert r.exit_code == 2 and "no view" in r.output and "['row', 'col']" in r.output, r.output
+    r = runner.invoke(cli, ["show", "{kind: blocked, size_per_thread: [1, 4], threads_per_warp: [8, 4], "
+                                    "warps_per_cta: [4, 1], order: [1, 0]}", "--shape", "512x256",
+                            "--format", "triton-hw-view"])
+    assert r.exit_code == 2 and "exceeds the cap" in r.output and "Traceback" not in r.output, r.output

@@ -91,7 +91,8 @@ def compare(layouts_: list[LinearLayout]) -> list[tuple[LinearLayout, str, str, 
 
 
 def report(bad) -> str:
-    return "\n".join(f"{name} view differs for {L!r}:\nmine:\n{m[:600]}\nwheel:\n{t[:600]}" for L, name, m, t in bad[:3])
+    return "\n".join(f"{name} view differs for {L!r}:\nmine:\n{m[:600]}\nwheel:\n{t[:600]}"
+                     for L, name, m, t in bad[:3])
 
 
 # -- random raw layouts ------------------------------------------------------------------------------
@@ -200,7 +201,8 @@ def test_views_match_the_wheel():
     cov = _coverage(ls)
     assert len(ls) >= 300 and cov.pop("ranks") == 4 and min(cov.values()) >= 5, cov
     bad = compare(ls)
-    print(f"\n{len(ls)} layouts x 2 views against triton {oracle_triton.triton_version()}: {len(bad)} mismatches; {cov}")
+    print(f"\n{len(ls)} layouts x 2 views against triton {oracle_triton.triton_version()}: "
+          f"{len(bad)} mismatches; {cov}")
     assert not bad, report(bad)
 
 

@@ -141,7 +141,8 @@ def cell_table(layout: LinearLayout, shape: list[int]) -> str:
 @click.argument("layout")
 @click.option("--shape", "shape_text", help="tensor shape, e.g. 64x64 (taken from a tensor type if omitted)")
 @click.option("--dtype", help="element type (f16, f32, ...); sets element_bitwidth of nvmma_shared")
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "table", "string", "triton-view", "triton-hw-view"]),
+@click.option("--format", "fmt",
+              type=click.Choice(["text", "json", "table", "string", "triton-view", "triton-hw-view"]),
               default="text", show_default=True,
               help="text = toString + table; json = bases and dims; triton-view / triton-hw-view = Triton's "
                    "tensor / hardware view (triton-tensor-layout's text)")

@@ -886,3 +886,16 @@ class LinearLayout:
 
         bases, outs = parse_layout_text(text)
         return cls(bases, outs, require_surjective=False)
+
+    # -- Triton's views (triton-tensor-layout's text) -------------------------
+    def distributed_view(self, hw: bool = False) -> str:
+        """Triton's ``get_distributed_view(hw)`` text; see :func:`llverify.layout_views.distributed_view`."""
+        from llverify.layout_views import distributed_view  # lazy, like from_string
+
+        return distributed_view(self, hw)
+
+    def shared_view(self, hw: bool = False) -> str:
+        """Triton's ``get_shared_view(hw)`` text; see :func:`llverify.layout_views.shared_view`."""
+        from llverify.layout_views import shared_view
+
+        return shared_view(self, hw)

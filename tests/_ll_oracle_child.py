@@ -35,6 +35,10 @@ def run(case):
         return str(a.pseudoinvert())
     if op == "invert":
         return str(a.invert())
+    if op == "distributed_view":
+        return a.get_distributed_view(bool(case["hw"]))
+    if op == "shared_view":
+        return a.get_shared_view(bool(case["hw"]))
     b = build(case["b"])
     if op == "product":
         return str(a * b)

@@ -1,4 +1,4 @@
-"""``llverify show``: print a layout as Triton's toString, as a cell table, or as JSON.
+"""``llverify show``: print a layout as Triton's toString, as a cell table, as JSON, or as Triton's views.
 
 The layout is a Triton attribute (``#ttg.blocked<{...}>``), a tensor/memdesc
 type (``tensor<64x64xf16, #ttg.blocked<{...}>>``, which carries its shape), or
@@ -10,6 +10,14 @@ element is held by several threads (broadcast), as Gluon's tutorial draws
 them; for a shared layout, each element's offset (``B<block>:`` prefixed when
 there are several CTAs).  Rank 1 is one row; rank 3+ prints one table per
 leading index.
+
+``--format triton-view`` / ``triton-hw-view`` print Triton 3.9's own view
+text, character for character: what ``triton-tensor-layout`` prints under its
+``Print layout attribute:`` line (the hardware view with ``-use-hw-view``).
+A layout with ``register/lane/warp/block`` in dims gets the distributed view,
+one with ``offset/block`` the shared view; tensor memory has none (exit 2).
+See :mod:`llverify.layout_views`; views are capped at
+:data:`~llverify.layout_views.MAX_VIEW_ELEMENTS` elements.
 """
 
 from __future__ import annotations
@@ -133,12 +141,20 @@ def cell_table(layout: LinearLayout, shape: list[int]) -> str:
 @click.argument("layout")
 @click.option("--shape", "shape_text", help="tensor shape, e.g. 64x64 (taken from a tensor type if omitted)")
 @click.option("--dtype", help="element type (f16, f32, ...); sets element_bitwidth of nvmma_shared")
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "table", "string"]), default="text",
-              show_default=True, help="text = toString + table; json = bases and dims")
+@click.option("--format", "fmt",
+              type=click.Choice(["text", "json", "table", "string", "triton-view", "triton-hw-view"]),
+              default="text", show_default=True,
+              help="text = toString + table; json = bases and dims; triton-view / triton-hw-view = Triton's "
+                   "tensor / hardware view (triton-tensor-layout's text)")
 def show(layout: str, shape_text: str | None, dtype: str | None, fmt: str) -> None:
     """Print LAYOUT (a #ttg attribute, a tensor type or a YAML kind mapping) on a shape."""
     try:
         ll, shape, spec = resolve_layout(layout, _shape(shape_text), dtype)
+        if fmt in ("triton-view", "triton-hw-view"):
+            from llverify.layout_views import triton_view
+
+            click.echo(triton_view(ll, hw=fmt == "triton-hw-view"), nl=False)
+            return
         if fmt == "json":
             out = {"spec": spec, "shape": shape,
                    "in_dims": dict(ll.in_dims), "out_dims": dict(ll.out_dims),

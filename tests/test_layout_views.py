@@ -256,8 +256,15 @@ ZOO = [
                                                           "block_bases": [[0, 0]]}},
     {"kind": "tensor_memory", "shape": [128, 32], "params": {"block": [128, 32], "col_stride": 1}},
     {"kind": "tensor_memory_scales", "shape": [128, 4], "params": {}},
+    {"kind": "partitioned_shared", "shape": [16, 8], "params": {
+        "num_partitions": 2, "num_groups": 2, "partition_dim": 0, "partition_layout": {
+            "kind": "swizzled_shared", "vec": 2, "per_phase": 1, "max_phase": 4, "order": [1, 0]}}},
+    {"kind": "generic_linear", "shape": [4, 4], "params": {"reg_bases": [[0, 1]], "lane_bases": [[0, 2], [1, 0]],
+                                                           "warp_bases": [[2, 1]]}},
 ]
-NO_PYTHON_PATH = {"amd_rotating_shared"}  # the wheel cannot build it (see test_lowered.py)
+# the wheel cannot build these from Python: amd_rotating_shared (see test_lowered.py); generic_linear (its
+# Python path aborts on swizzled warps: the text form is checked against Triton's parser in test_hw_39_kinds.py)
+NO_PYTHON_PATH = {"amd_rotating_shared", "generic_linear"}
 TENSOR_MEMORY = {"tensor_memory", "tensor_memory_scales"}
 
 

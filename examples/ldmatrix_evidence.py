@@ -71,6 +71,12 @@ def case_layouts(name: str, warps: int):
         "blocked1_to_mma": (blocked([1, 1], [1, 32], w, [1, 0]), m2),
         "mma_to_blockedT": (m2, blocked([8, 1], [8, 4], [1, warps], [0, 1])),
         "mma_to_blocked1": (m2, blocked([1, 1], [1, 32], w, [1, 0])),
+        "blocked2_to_blocked8": (blocked([1, 2], [8, 4], w, [1, 0]), blocked([1, 8], [4, 8], w, [1, 0])),
+        "blocked16_to_dotA4": (blocked([1, 16], [8, 4], w, [1, 0]), dot(0, m2, 4)),
+        "blocked16_to_dotB4": (blocked([1, 16], [8, 4], w, [1, 0]), dot(1, m2, 4)),
+        "mma41_to_blocked8": (mma2([warps, 1]), blocked([1, 8], [4, 8], w, [1, 0])),
+        "blocked8_to_mma41": (blocked([1, 8], [4, 8], [1, warps], [1, 0]), mma2([warps, 1])),
+        "mma41_to_dotB": (mma2([warps, 1]), dot(1, mma2([warps, 1]), 2)),
     }
     return table[name]
 
@@ -78,7 +84,7 @@ def case_layouts(name: str, warps: int):
 NAMES = ["mma_to_blocked8", "mma_to_blocked4", "blocked8_to_mma", "blocked8_to_dotA", "blocked8_to_dotB",
          "blocked8T_to_dotA", "blocked8T_to_dotB", "blocked1_to_dotA", "blocked4_to_dotB", "mma_to_dotA",
          "mma_to_dotB", "rowmajor_to_colmajor", "warp_swap", "blocked1_to_mma", "mma_to_blockedT",
-         "mma_to_blocked1"]
+         "mma_to_blocked1", "blocked2_to_blocked8", "mma41_to_blocked8", "blocked8_to_mma41", "mma41_to_dotB"]
 DTYPES = {"fp16": 16, "bf16": 16, "fp32": 32, "fp8e4nv": 8}
 
 
@@ -149,6 +155,10 @@ def jobs() -> list[dict]:
         out.append({"pair": name, "dtype": "fp32", "shape": [64, 64], "warps": 4})
     for name in ("mma_to_blocked8", "blocked8T_to_dotA"):
         out.append({"pair": name, "dtype": "bf16", "shape": [32, 64], "warps": 4})
+    for name in ("mma_to_blocked8", "blocked16_to_dotA4", "blocked16_to_dotB4", "blocked8_to_mma"):
+        out.append({"pair": name, "dtype": "fp8e4nv", "shape": [64, 64], "warps": 4})
+    for name in ("blocked2_to_blocked8", "mma41_to_dotB", "blocked8_to_dotB"):
+        out.append({"pair": name, "dtype": "fp16", "shape": [64, 128], "warps": 2})
     return out
 
 

@@ -97,9 +97,10 @@ class MatrixTile:
 
 
 def matrix_tile(access: LinearLayout, shared: LinearLayout, bitwidth: int, instruction: str,
-                matrices: int | None = None) -> MatrixTile:
+                matrices: int | None = None, row_register: int = 0) -> MatrixTile:
     """The tile decomposition of ``instruction`` for ``access`` on ``shared``, or ``LayoutError`` saying why
-    the instruction does not fit (``matrices`` forces ``.x1/.x2/.x4``; default the widest that fits)."""
+    the instruction does not fit (``matrices`` forces ``.x1/.x2/.x4``; default the widest that fits;
+    ``row_register`` is the register basis (broadcast registers removed) that is the ``.trans`` row bit)."""
     check_bitwidth(bitwidth)
     if instruction not in MATRIX_INSTRUCTIONS:
         raise LayoutError(f"unknown matrix instruction {instruction!r} (expected one of {', '.join(MATRIX_INSTRUCTIONS)})")
@@ -117,11 +118,12 @@ def matrix_tile(access: LinearLayout, shared: LinearLayout, bitwidth: int, instr
                               f"{lanes[2:5]}")
         if any(b & 7 for b in regs + lanes[:2] + others):
             raise LayoutError(f"{instruction}: a register, lane 0/1, warp or block basis moves inside a 16-byte row")
-        if not regs:
-            raise LayoutError(f"{instruction}: needs at least two registers per lane (the row bit)")
-        order = tuple(range(len(regs)))
+        if not 0 <= row_register < len(regs):
+            raise LayoutError(f"{instruction}: needs at least two registers per lane (the row bit), register basis "
+                              f"{row_register} does not exist")
+        order = (row_register,) + tuple(i for i in range(len(regs)) if i != row_register)
         tile_bits = 1
-        rows = (regs[0], lanes[0], lanes[1])
+        rows = (regs[row_register], lanes[0], lanes[1])
     else:
         if bitwidth > 32:
             raise LayoutError(f"{instruction}: elements wider than 32 bits do not fit a b16 matrix register")
@@ -145,8 +147,6 @@ def matrix_tile(access: LinearLayout, shared: LinearLayout, bitwidth: int, instr
         rows = (lanes[2], lanes[3], lanes[4])
     free = len(regs) - tile_bits
     widest = min(2, free)
-    if widest < 0:
-        raise LayoutError(f"{instruction}: a lane holds fewer registers than one matrix needs")
     if matrices is None:
         mbits = widest
     else:
@@ -196,7 +196,7 @@ class MatrixReport:
 
 
 def matrix_wavefronts(access: LinearLayout, shared: LinearLayout, bitwidth: int, instruction: str,
-                      model: BankModel = NVIDIA, matrices: int | None = None) -> MatrixReport:
+                      model: BankModel = NVIDIA, matrices: int | None = None, row_register: int = 0) -> MatrixReport:
     """Wavefronts per warp-level ``instruction`` of ``access`` on ``shared`` (closed form, module docstring)."""
     if model.lanes != 32:
         raise LayoutError(f"{instruction} is an NVIDIA 32-lane instruction; the {model.name} model has "
@@ -208,7 +208,7 @@ def matrix_wavefronts(access: LinearLayout, shared: LinearLayout, bitwidth: int,
     if groups != 8:
         raise LayoutError(f"the closed form assumes one matrix (8 rows) per wavefront; the {model.name} model serves "
                           f"{groups} rows (use bank_sim.simulate_matrix_wavefronts)")
-    tile = matrix_tile(access, shared, bitwidth, instruction, matrices)
+    tile = matrix_tile(access, shared, bitwidth, instruction, matrices, row_register)
     chunks = tuple((o * bitwidth // 8) >> 4 for o in tile.row_offsets)
     k = span_dim_intersection_with_high_bits(list(chunks), log2(groups))
     per_matrix = 1 << k

@@ -144,23 +144,21 @@ def simulate_row_addresses(row_addr: np.ndarray, model: BankModel = NVIDIA) -> n
     ``row_addr[i, a]`` is the byte address given by address lane ``a`` (lane ``8 j + r`` gives row ``r`` of
     matrix ``j``).  Consecutive address lanes are served ``banks * bank_bytes / 16`` at a time (one
     wavefront's worth of rows); inside such a phase a bank serves as many wavefronts as distinct
-    ``bank_bytes`` words it must deliver."""
+    ``bank_bytes`` words it must deliver; the phases of one instruction add up."""
+    row_addr = np.asarray(row_addr, dtype=np.int64)
     n_instr, n_lanes = row_addr.shape
     words_per_row = 16 // model.bank_bytes
     per_phase = max(1, model.banks * model.bank_bytes // 16)
     n_phase = -(-n_lanes // per_phase)
-    out = np.zeros(n_instr, dtype=np.int64)
-    for i in range(n_instr):
-        total = 0
-        for p in range(n_phase):
-            served: dict[int, set[int]] = {}
-            for a in range(p * per_phase, min(n_lanes, (p + 1) * per_phase)):
-                first = int(row_addr[i, a]) // model.bank_bytes
-                for w in range(first, first + words_per_row):
-                    served.setdefault(w % model.banks, set()).add(w)
-            total += max(len(s) for s in served.values())
-        out[i] = total
-    return out
+    words = (row_addr // model.bank_bytes)[:, :, None] + np.arange(words_per_row, dtype=np.int64)[None, None, :]
+    instr = np.broadcast_to(np.arange(n_instr, dtype=np.int64)[:, None, None], words.shape)
+    phase = np.broadcast_to((np.arange(n_lanes, dtype=np.int64) // per_phase)[None, :, None], words.shape)
+    group = ((instr * n_phase + phase) * model.banks + words % model.banks).ravel()
+    wd = words.ravel()
+    lo = int(wd.min())
+    pairs = np.unique(np.stack([group, wd - lo], axis=1), axis=0)       # distinct (bank of a phase, word)
+    per_bank = np.bincount(pairs[:, 0], minlength=n_instr * n_phase * model.banks)
+    return per_bank.reshape(n_instr, n_phase, model.banks).max(axis=2).sum(axis=1)
 
 
 def simulate_matrix_wavefronts(access: LinearLayout, shared: LinearLayout, bitwidth: int, instruction: str,

@@ -266,6 +266,8 @@ class SharedInstructionPlan:
     target: str
     source: str                      # "triton-3.9-rule" or "fallback-optimal-swizzle"
     candidates: tuple[PairChoice, ...] = field(default=())
+    store_tile: object = None        # the MatrixTile of a matrix side (for replay by the simulator)
+    load_tile: object = None
 
     def to_json(self) -> dict:
         return {"store": self.store, "load": self.load, "store_wavefronts": self.store_wavefronts,
@@ -279,20 +281,22 @@ class SharedInstructionPlan:
 
 
 def _side_cost(access: LinearLayout, shared: LinearLayout, bits: int, instruction: str, regs_per_tile: int,
-               reps: tuple[int, ...] = ()) -> tuple[int, int, int, int]:
-    """(wavefronts per instruction, conflict-free minimum, matrices per instruction, instructions per warp)."""
+               reps: tuple[int, ...] = ()) -> tuple[int, int, int, int, object]:
+    """(wavefronts per instruction, conflict-free minimum, matrices per instruction, instructions per warp,
+    the matrix tile or None)."""
     from llverify.codegen.banks import bank_wavefronts
-    from llverify.codegen.ldmatrix import matrix_wavefronts
+    from llverify.codegen.ldmatrix import matrix_tile, matrix_wavefronts
 
     regs = 1 << len(_side(access).regs)
     if instruction == "vector":
         rep = bank_wavefronts(access, shared, bits)
-        return rep.wavefronts, rep.phases, 0, regs // rep.vector.elems
+        return rep.wavefronts, rep.phases, 0, regs // rep.vector.elems, None
     n = max(1, min(4, regs_per_tile * bits // 32))
     # .trans: the row bit is the first register of one repetition (Triton lowers tile by tile)
     row = next((i for i, r in enumerate(_side(access).regs) if r not in reps), 0)
     rep = matrix_wavefronts(access, shared, bits, instruction, matrices=n, row_register=row)
-    return rep.wavefronts, rep.min_wavefronts, rep.matrices, regs * bits // 32 // rep.matrices
+    tile = matrix_tile(access, shared, bits, instruction, n, row)
+    return rep.wavefronts, rep.min_wavefronts, rep.matrices, regs * bits // 32 // rep.matrices, tile
 
 
 def plan_shared_conversion(src: LinearLayout, dst: LinearLayout, bitwidth: int, target: str = "cuda:90"
@@ -318,7 +322,7 @@ def plan_shared_conversion(src: LinearLayout, dst: LinearLayout, bitwidth: int, 
         raise LayoutError("internal error: the selected swizzle is not a memory layout")
     regs_src = 1 << (len(_side(A).regs) - len(best.reps))     # registers per lane in one repetition
     regs_dst = 1 << (len(_side(B).regs) - len(best.reps))
-    sw_, smin, sm, si = _side_cost(A, S, bitwidth, best.store, regs_src, best.reps)
-    lw, lmin, lm, li = _side_cost(B, S, bitwidth, best.load, regs_dst, best.reps)
+    sw_, smin, sm, si, st = _side_cost(A, S, bitwidth, best.store, regs_src, best.reps)
+    lw, lmin, lm, li, lt = _side_cost(B, S, bitwidth, best.load, regs_dst, best.reps)
     return SharedInstructionPlan(best.store, best.load, sw_, lw, smin, lmin, sm, lm, si, li, S, 1 << len(best.reps),
-                                 bitwidth, target, "triton-3.9-rule", tuple(pairs))
+                                 bitwidth, target, "triton-3.9-rule", tuple(pairs), st, lt)

@@ -88,7 +88,68 @@ NAMES = ["mma_to_blocked8", "mma_to_blocked4", "blocked8_to_mma", "blocked8_to_d
 DTYPES = {"fp16": 16, "bf16": 16, "fp32": 32, "fp8e4nv": 8}
 
 
+def shared_layout(name: str):
+    from triton.experimental.gluon import language as gl
+
+    return {
+        "swz8": gl.SwizzledSharedLayout(8, 1, 8, [1, 0]),
+        "swz8T": gl.SwizzledSharedLayout(8, 1, 8, [0, 1]),
+        "plain": gl.SwizzledSharedLayout(1, 1, 1, [1, 0]),
+        "plainT": gl.SwizzledSharedLayout(1, 1, 1, [0, 1]),
+        "nvmma128": gl.NVMMASharedLayout(128, 16, 2),
+    }[name]
+
+
+LOCAL = [  # (name, SRC pair member used for the store, shared layout, DST for the load)
+    ("mma_swz8_dotA", "mma_to_dotA", "swz8"),
+    ("mma_plain_dotA", "mma_to_dotA", "plain"),
+    ("blocked8_swz8_dotB", "blocked8_to_dotB", "swz8"),
+    ("blocked8_swz8_dotA", "blocked8_to_dotA", "swz8"),
+    ("blocked8T_swz8T_dotA", "blocked8T_to_dotA", "swz8T"),
+    ("blocked8T_swz8T_dotB", "blocked8T_to_dotB", "swz8T"),
+    ("mma_swz8T_blockedT", "mma_to_blockedT", "swz8T"),
+    ("mma_plainT_dotB", "mma_to_dotB", "plainT"),
+    ("blocked8_nvmma128_dotA", "blocked8_to_dotA", "nvmma128"),
+    ("mma_swz8_blocked1", "mma_to_blocked1", "swz8"),
+]
+
+
+def compile_local(job: dict) -> dict:
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.experimental import gluon
+    from triton.experimental.gluon import language as gl
+    from triton.experimental.gluon._runtime import GluonASTSource
+
+    @gluon.jit
+    def through_smem(x, y, M: gl.constexpr, N: gl.constexpr, SRC: gl.constexpr, SH: gl.constexpr,
+                     DST: gl.constexpr):
+        rm = gl.arange(0, M, layout=gl.SliceLayout(1, SRC))
+        rn = gl.arange(0, N, layout=gl.SliceLayout(0, SRC))
+        v = gl.load(x + rm[:, None] * N + rn[None, :])
+        smem = gl.allocate_shared_memory(x.dtype.element_ty, [M, N], SH, v)
+        w = smem.load(DST)
+        om = gl.arange(0, M, layout=gl.SliceLayout(1, DST))
+        on = gl.arange(0, N, layout=gl.SliceLayout(0, DST))
+        gl.store(y + om[:, None] * N + on[None, :], w)
+
+    name, pair, sh = next(c for c in LOCAL if c[0] == job["local"])
+    src, dst = case_layouts(pair, job["warps"])
+    M, N = job["shape"]
+    ty = "*" + job["dtype"]
+    sig = {"x": ty, "y": ty, "M": "constexpr", "N": "constexpr", "SRC": "constexpr", "SH": "constexpr",
+           "DST": "constexpr"}
+    s = GluonASTSource(fn=through_smem, signature=sig,
+                       constexprs={"M": M, "N": N, "SRC": src, "SH": shared_layout(sh), "DST": dst})
+    k = triton.compile(s, target=GPUTarget("cuda", 90, 32), options={"num_warps": job["warps"]})
+    ttgir, ptx = k.asm["ttgir"], k.asm["ptx"]
+    lines = [ln for ln in ttgir.splitlines() if "ttg.local_alloc" in ln or "ttg.local_load" in ln]
+    return {"ok": True, "ttgir": ttgir, "ptx_facts": ptx_facts(ptx), "convert_lines": lines}
+
+
 def compile_case(job: dict) -> dict:
+    if "local" in job:
+        return compile_local(job)
     import triton
     from triton.backends.compiler import GPUTarget
     from triton.experimental import gluon
@@ -159,6 +220,8 @@ def jobs() -> list[dict]:
         out.append({"pair": name, "dtype": "fp8e4nv", "shape": [64, 64], "warps": 4})
     for name in ("blocked2_to_blocked8", "mma41_to_dotB", "blocked8_to_dotB"):
         out.append({"pair": name, "dtype": "fp16", "shape": [64, 128], "warps": 2})
+    for name, _, _ in LOCAL:
+        out.append({"pair": name, "local": name, "dtype": "fp16", "shape": [64, 64], "warps": 4})
     return out
 
 
@@ -167,6 +230,7 @@ def main() -> None:
     ap.add_argument("--out", default=str(OUT))
     ap.add_argument("-j", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--only", default=None)
+    ap.add_argument("--merge", action="store_true", help="keep the records of --out that were not recompiled")
     opts = ap.parse_args()
     todo = [j for j in jobs() if not opts.only or opts.only in j["pair"]]
     with ThreadPoolExecutor(max_workers=opts.j) as pool:
@@ -174,6 +238,10 @@ def main() -> None:
     import triton
 
     recs = []
+    if opts.merge and Path(opts.out).exists():
+        keyf = lambda r: (r["pair"], r["dtype"], tuple(r["shape"]), r["warps"])  # noqa: E731
+        done = {keyf(j) for j in todo}
+        recs = [r for r in json.loads(Path(opts.out).read_text())["cases"] if keyf(r) not in done]
     for job, res in zip(todo, results):
         rec = {**job, "bits": DTYPES[job["dtype"]]}
         if not res.get("ok"):

@@ -44,7 +44,7 @@ def _shape_of(instr: str, n: int) -> str:
 def agreement(plan_fn=plan_shared_conversion) -> tuple[int, int, list[str]]:
     agree, total, bad = 0, 0, []
     for rec in EVIDENCE["cases"]:
-        if "ptx" not in rec:
+        if "ptx" not in rec or "local" in rec:
             continue
         total += 1
         src, dst = layouts(rec)
@@ -64,8 +64,8 @@ def agreement(plan_fn=plan_shared_conversion) -> tuple[int, int, list[str]]:
 
 def test_evidence_is_triton_3_9_on_cuda_90_and_varied():
     assert EVIDENCE["triton"] == "3.9.0" and EVIDENCE["target"] == "cuda:90"
-    recs = [r for r in EVIDENCE["cases"] if "ptx" in r]
-    assert len(recs) >= 26
+    recs = [r for r in EVIDENCE["cases"] if "ptx" in r and "local" not in r]
+    assert len(recs) >= 37
     kinds = {triton_choice(r["ptx"])[:2] for r in recs}
     # every instruction kind occurs on some side, and dot-operand destinations with 16-bit elements are included
     assert {k[0] for k in kinds} >= {"vector", "stmatrix", "stmatrix_trans"}
@@ -115,6 +115,38 @@ def test_candidates_follow_the_target():
     assert plan_shared_conversion(*layouts(rec), 16, target="cuda:80").store == "vector"
     best, pairs = select_conversion_instructions(*layouts(rec), 16)
     assert best.store == "stmatrix" and [(p.store, p.load) for p in pairs] == [("stmatrix", "vector")]
+
+
+def local_layouts(rec: dict):
+    al = parse_aliases("\n".join(rec["aliases"]))
+    alloc, load = rec["convert_lines"]
+    m = re.search(r"\(tensor<([0-9x]+)x\w+, (.*)>\) -> !ttg.memdesc<[0-9x]+x\w+, (#\w+)", alloc)
+    shape = [int(x) for x in m.group(1).split("x")]
+    dst = re.search(r"-> tensor<[0-9x]+x\w+, (.*)> loc", load).group(1)
+    return tuple(layout_from_attr(t, shape, al) for t in (m.group(2), m.group(3), dst))
+
+
+def test_local_alloc_and_local_load_instructions_agree_with_triton_3_9():
+    from llverify.codegen.ldst_select import plan_local_access
+
+    recs = [r for r in EVIDENCE["cases"] if "local" in r]
+    assert len(recs) >= 10
+    seen = set()
+    for rec in recs:
+        src, shared, dst = local_layouts(rec)
+        store, load, shapes = triton_choice(rec["ptx"])
+        ps, pl = plan_local_access(src, shared, rec["bits"], "store"), plan_local_access(dst, shared, rec["bits"], "load")
+        assert (ps.instruction, pl.instruction) == (store, load), rec["pair"]
+        for p, name in ((ps, store), (pl, load)):
+            if name != "vector":
+                assert _shape_of(name, p.matrices) in shapes
+        seen |= {store, load}
+    assert seen == {"vector", "stmatrix", "stmatrix_trans", "ldmatrix", "ldmatrix_trans"}
+    # unswizzled tiles keep the matrix instruction and pay 8 wavefronts per matrix
+    rec = next(r for r in recs if r["pair"] == "mma_plain_dotA")
+    src, shared, dst = local_layouts(rec)
+    assert plan_local_access(dst, shared, 16, "load").wavefronts == 32
+    assert plan_local_access(src, shared, 16, "store", target="cuda:80").instruction == "vector"
 
 
 @pytest.mark.slow

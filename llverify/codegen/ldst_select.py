@@ -50,7 +50,8 @@ from llverify.errors import LayoutError
 from llverify.layout import LinearLayout
 
 __all__ = ["LaneTile", "PairChoice", "SharedInstructionPlan", "candidate_tiles", "select_conversion_instructions",
-           "plan_shared_conversion", "STORE_NAMES", "LOAD_NAMES"]
+           "plan_shared_conversion", "STORE_NAMES", "LOAD_NAMES", "LocalAccessPlan", "local_access_instruction",
+           "plan_local_access"]
 
 
 @dataclass(frozen=True)
@@ -326,3 +327,64 @@ def plan_shared_conversion(src: LinearLayout, dst: LinearLayout, bitwidth: int, 
     lw, lmin, lm, li, lt = _side_cost(B, S, bitwidth, best.load, regs_dst, best.reps)
     return SharedInstructionPlan(best.store, best.load, sw_, lw, smin, lmin, sm, lm, si, li, S, 1 << len(best.reps),
                                  bitwidth, target, "triton-3.9-rule", tuple(pairs), st, lt)
+
+
+@dataclass(frozen=True)
+class LocalAccessPlan:
+    """The instruction of a ``local_load`` / ``local_store`` / ``local_alloc`` with a register source, and its
+    exact wavefronts per warp-level instruction."""
+
+    instruction: str                 # vector | ldmatrix | ldmatrix_trans | stmatrix | stmatrix_trans
+    wavefronts: int
+    min_wavefronts: int
+    matrices: int                    # .xN (0 for vector)
+    reason: str                      # why a matrix instruction was not used (empty when it was)
+
+    def to_json(self) -> dict:
+        return {"instruction": self.instruction, "wavefronts": self.wavefronts, "min_wavefronts": self.min_wavefronts,
+                "matrices": self.matrices, "reason": self.reason}
+
+
+def local_access_instruction(access: LinearLayout, shared: LinearLayout, bitwidth: int, direction: str,
+                             target: str = "cuda:90", padded: bool = False) -> tuple[str, str]:
+    """(instruction, reason) for moving ``access`` to (``direction="store"``) or from (``"load"``) ``shared``.
+
+    The rule (Triton 3.9's NVIDIA lowering of local_load / local_store / local_alloc, re-derived): on a target
+    with the instruction, an unpadded layout and no cross-CTA part, the plain matrix instruction when its tile
+    divides ``S^-1 L`` (:func:`llverify.codegen.ldmatrix.matrix_tile`), else ``.trans`` when that divides, else
+    vector ld/st.shared."""
+    from llverify.codegen.ldmatrix import matrix_tile
+
+    if direction not in ("load", "store"):
+        raise LayoutError(f"direction must be 'load' or 'store', not {direction!r}")
+    base = "ldmatrix" if direction == "load" else "stmatrix"
+    if not supports(base, target):
+        return "vector", f"{target} has no {base}"
+    if padded:
+        return "vector", "padded shared layouts use ld/st.shared"
+    reasons = []
+    for name in (base, base + "_trans"):
+        try:
+            matrix_tile(access, shared, bitwidth, name)
+            return name, ""
+        except LayoutError as e:
+            reasons.append(str(e))
+    return "vector", "; ".join(reasons)
+
+
+def plan_local_access(access: LinearLayout, shared: LinearLayout, bitwidth: int, direction: str,
+                      target: str = "cuda:90", padded: bool = False) -> LocalAccessPlan:
+    """:func:`local_access_instruction` and the exact count of that instruction (vector: lemma 9.4; matrix: the
+    model of :mod:`llverify.codegen.ldmatrix`).  A padded layout is not counted here (use
+    :func:`llverify.codegen.target_banks.target_wavefronts`)."""
+    from llverify.codegen.banks import bank_wavefronts
+    from llverify.codegen.ldmatrix import matrix_wavefronts
+
+    instr, reason = local_access_instruction(access, shared, bitwidth, direction, target, padded)
+    if instr == "vector":
+        if padded:
+            raise LayoutError("plan_local_access does not count padded layouts")
+        rep = bank_wavefronts(access, shared, bitwidth)
+        return LocalAccessPlan("vector", rep.wavefronts, rep.phases, 0, reason)
+    rep = matrix_wavefronts(access, shared, bitwidth, instr)
+    return LocalAccessPlan(instr, rep.wavefronts, rep.min_wavefronts, rep.matrices, "")

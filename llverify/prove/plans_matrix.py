@@ -45,7 +45,8 @@ def prove_matrix_bank_count(access: LinearLayout, shared: LinearLayout, bitwidth
         tile = matrix_tile(access, shared, bitwidth, instruction, matrices)
     except LayoutError as e:
         return Verdict("error", "bank_conflicts", subject, None, time.perf_counter() - t0, str(e))
-    details = {**rep.to_json(), "phases": rep.min_wavefronts, "vector_bits": 128, "lanes_per_phase": 8}
+    details = {**rep.to_json(), "phases": rep.min_wavefronts, "vector_bits": 128, "lanes_per_phase": 8,
+               "row_groups": model.banks * model.bank_bytes // 16, "banks_per_group": 16 // model.bank_bytes}
     try:
         sim = simulate_matrix_wavefronts(access, shared, bitwidth, instruction, model, tile=tile)
     except SizeGuardError as e:
@@ -92,13 +93,14 @@ def matrix_bank_claims(v: Verdict, *, max_wavefronts: int | None = None, wavefro
         if d["colliding_rows"]:
             r = int(d["colliding_rows"][0])
             a, b = rows[0], rows[r]
-            # replay: different addresses, one 16-byte bank group (128-byte wavefront)
-            if a == b or (a // 16) % 8 != (b // 16) % 8:
+            g, per = int(d["row_groups"]), int(d["banks_per_group"])
+            # replay: different addresses, one 16-byte bank group (one wavefront serves g rows)
+            if a == b or (a // 16) % g != (b // 16) % g:
                 return Verdict("error", "bank_conflicts", v.subject, None, v.seconds,
                                f"soundness alarm: rows 0 and {r} do not collide on the simulated addresses")
             cx = Counterexample({"lane_a": 0, "lane_b": r},
-                                {"row address(lane_a)": a, "row address(lane_b)": b, "bank group": (a // 16) % 8,
-                                 "banks": [4 * ((a // 16) % 8) + k for k in range(4)]},
+                                {"row address(lane_a)": a, "row address(lane_b)": b, "bank group": (a // 16) % g,
+                                 "banks": [per * ((a // 16) % g) + k for k in range(per)]},
                                 "two lanes of matrix 0 supply 16-byte rows at different addresses in one bank group "
                                 "(instruction 0, addresses from the layouts)")
         else:

@@ -79,7 +79,11 @@ def conversion_claims(v: Verdict, A: LinearLayout, B: LinearLayout, *, via: Sequ
         from llverify.codegen.ldst_select import plan_shared_conversion
         from llverify.errors import LlverifyError
 
-        plan = plan_shared_conversion(A, B, bits, target)
+        try:
+            plan = plan_shared_conversion(A, B, bits, target)
+        except LlverifyError as e:
+            return Verdict("unknown", "conversion", v.subject, None, v.seconds,
+                           f"no shared-memory instruction plan for {target}: {e}")
         counts = {"store": plan.store_wavefronts, "load": plan.load_wavefronts}
         instr = {"store": plan.store, "load": plan.load}
         worst = max(counts, key=lambda k: counts[k])

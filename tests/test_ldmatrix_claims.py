@@ -112,3 +112,30 @@ def test_conversion_max_wavefronts_uses_the_planned_instruction():
 def test_matrices_argument(instruction):
     v = prove_matrix_bank_count(DOT_A, PLAIN, 16, instruction, matrices=2)
     assert v.status == "proved" and v.details["matrices"] == 2 and v.details["wavefronts"] == 16
+
+
+def test_html_report_does_not_draw_a_vector_bank_chart_for_a_matrix_instruction(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    spec = tmp_path / "m.yaml"
+    spec.write_text("""layouts:
+  dot_a:
+    kind: dot_operand
+    shape: [64, 64]
+    operand_index: 0
+    k_width: 2
+    parent: {kind: nvidia_mma, version: [2, 0], warps_per_cta: [2, 2], instr_shape: [16, 8]}
+  plain: {kind: swizzled_shared, shape: [64, 64], vec: 1, per_phase: 1, max_phase: 1, order: [1, 0]}
+checks:
+  - bank_conflicts: {access: dot_a, shared: plain, bitwidth: 16, instruction: ldmatrix, conflict_free: true}
+    expect: refuted
+""")
+    out = tmp_path / "rep"
+    p = subprocess.run([sys.executable, "-m", "llverify", "check", str(spec), "--report", str(out)], cwd=root,
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stdout + p.stderr
+    page = (out / "report.html").read_text()
+    assert "ldmatrix: 8x8 matrices of 16-byte rows, 8 wavefront(s) per matrix" in page

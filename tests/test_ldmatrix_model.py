@@ -163,3 +163,40 @@ def test_simulator_rejects_a_misplaced_fragment():
                          tile.row_offsets)
     with pytest.raises(LayoutError, match="fragment"):
         simulate_matrix_wavefronts(access, PLAIN, 16, "ldmatrix", tile=bad)
+
+
+# -- hardware: Nsight Compute on an H100 ----------------------------------------------------------------------
+
+def test_model_equals_h100_measurements():
+    """tests/data/ldmatrix_ncu_h100.json: 9 .x4 instructions (ldmatrix, .trans, stmatrix, .trans; conflict-free,
+    8-way, 2-way, 4-way and broadcast rows) run by one warp on an H100 under ncu.  The simulator on the same row
+    addresses gives the measured count for every one; the six named cases are the row addresses of real layouts
+    (recomputed here), the others come from random layouts of the hypothesis test."""
+    import json
+    from pathlib import Path
+
+    import numpy as np
+
+    data = json.loads((Path(__file__).parent / "data" / "ldmatrix_ncu_h100.json").read_text())
+    assert "H100" in data["device"] and len(data["cases"]) == 9
+    counts = {c["measured_wavefronts"] for c in data["cases"]}
+    assert counts == {4, 8, 16, 32}
+    for c in data["cases"]:
+        rows = np.array([[16 * r for r in c["row_chunks"]]])
+        assert simulate_row_addresses(rows, NVIDIA).tolist() == [c["measured_wavefronts"]], c["case"]
+        assert c["model_wavefronts"] == c["measured_wavefronts"]
+    named = {"dotA_swz": (dot(0), SWIZZLED, "ldmatrix"), "dotA_plain": (dot(0), PLAIN, "ldmatrix"),
+             "dotB_swz_T": (dot(1), SWIZZLED, "ldmatrix_trans"), "dotB_plain_T": (dot(1), PLAIN, "ldmatrix_trans"),
+             "mma_swz_st": (layout_from_attr(MMA, [64, 64]), SWIZZLED, "stmatrix"),
+             "mma_plain_st": (layout_from_attr(MMA, [64, 64]), PLAIN, "stmatrix")}
+    assert sum(c["case"] in named for c in data["cases"]) == 6
+    for c in data["cases"]:
+        if c["case"] in named:
+            acc, sh, instr = named[c["case"]]
+            sim = simulate_matrix_wavefronts(acc, sh, 16, instr)
+            assert [a // 16 for a in sim.lane_rows] == c["row_chunks"]
+            assert matrix_wavefronts(acc, sh, 16, instr).wavefronts == c["measured_wavefronts"]
+    # a mutant model that serves 16-byte rows 4 at a time (64-byte wavefronts) disagrees with the hardware
+    narrow = BankModel("narrow", 16, 4, 32, "mutant")
+    assert any(simulate_row_addresses(np.array([[16 * r for r in c["row_chunks"]]]), narrow).tolist()
+               != [c["measured_wavefronts"]] for c in data["cases"])

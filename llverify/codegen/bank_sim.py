@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from llverify.codegen.bank_model import NVIDIA, BankModel
 from llverify.codegen.banks import NUM_BANKS, WARP_LANES, access_to_offsets
 from llverify.codegen.common import check_bitwidth
 from llverify.codegen.vectorize import VectorPlan, largest_vectorisation, permuted
@@ -27,7 +28,8 @@ from llverify.evaluate import evaluate
 from llverify.hw.padded import Padding
 from llverify.layout import LinearLayout
 
-__all__ = ["SimResult", "simulate_wavefronts", "simulate_addresses"]
+__all__ = ["SimResult", "simulate_wavefronts", "simulate_addresses", "MatrixSimResult", "simulate_row_addresses",
+           "simulate_matrix_wavefronts"]
 
 
 @dataclass(frozen=True)
@@ -116,3 +118,95 @@ def simulate_wavefronts(access: LinearLayout, shared: LinearLayout, bitwidth: in
     per_instr = np.transpose(start, (0, 2, 1)).reshape(-1, n_lane)   # [instructions, lane]
     counts = simulate_addresses(per_instr, vec_bytes)
     return SimResult(int(counts[0]), int(counts.max()), int(counts.min()), int(counts.size), vector)
+
+
+# -- ldmatrix / stmatrix -------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class MatrixSimResult:
+    """Per-instruction wavefronts of a matrix instruction counted on concrete row addresses."""
+
+    wavefronts: int
+    max_wavefronts: int
+    min_wavefronts: int
+    instructions: int
+    matrices: int
+    lane_rows: tuple[int, ...]   # byte address supplied by each address lane (8 N of them) in instruction 0
+
+    def to_json(self) -> dict:
+        return {"wavefronts": self.wavefronts, "max": self.max_wavefronts, "min": self.min_wavefronts,
+                "instructions": self.instructions, "matrices": self.matrices, "lane_rows": list(self.lane_rows)}
+
+
+def simulate_row_addresses(row_addr: np.ndarray, model: BankModel = NVIDIA) -> np.ndarray:
+    """Wavefronts of each instruction from the 16-byte row addresses its lanes supply.
+
+    ``row_addr[i, a]`` is the byte address given by address lane ``a`` (lane ``8 j + r`` gives row ``r`` of
+    matrix ``j``).  Consecutive address lanes are served ``banks * bank_bytes / 16`` at a time (one
+    wavefront's worth of rows); inside such a phase a bank serves as many wavefronts as distinct
+    ``bank_bytes`` words it must deliver; the phases of one instruction add up."""
+    row_addr = np.asarray(row_addr, dtype=np.int64)
+    n_instr, n_lanes = row_addr.shape
+    words_per_row = 16 // model.bank_bytes
+    per_phase = max(1, model.banks * model.bank_bytes // 16)
+    n_phase = -(-n_lanes // per_phase)
+    words = (row_addr // model.bank_bytes)[:, :, None] + np.arange(words_per_row, dtype=np.int64)[None, None, :]
+    instr = np.broadcast_to(np.arange(n_instr, dtype=np.int64)[:, None, None], words.shape)
+    phase = np.broadcast_to((np.arange(n_lanes, dtype=np.int64) // per_phase)[None, :, None], words.shape)
+    group = ((instr * n_phase + phase) * model.banks + words % model.banks).ravel()
+    wd = words.ravel()
+    lo = int(wd.min())
+    pairs = np.unique(np.stack([group, wd - lo], axis=1), axis=0)       # distinct (bank of a phase, word)
+    per_bank = np.bincount(pairs[:, 0], minlength=n_instr * n_phase * model.banks)
+    return per_bank.reshape(n_instr, n_phase, model.banks).max(axis=2).sum(axis=1)
+
+
+def simulate_matrix_wavefronts(access: LinearLayout, shared: LinearLayout, bitwidth: int, instruction: str,
+                               model: BankModel = NVIDIA, tile=None, limit: int | None = None) -> MatrixSimResult:
+    """Enumerate every ``instruction`` (ldmatrix/stmatrix, plain or ``.trans``) of ``access`` on ``shared``.
+
+    The register split (which registers form a lane's share of a matrix, which select the matrix) comes
+    from ``tile`` (default :func:`llverify.codegen.ldmatrix.matrix_tile`); everything else is concrete: every
+    element's byte address is evaluated, each matrix's 8 row addresses are read off the lanes that PTX says
+    hold the start of each row, and *every* element of *every* lane is checked to sit where the PTX
+    fragment puts it (``LayoutError`` otherwise).  Lane ``8 j + r`` then supplies row ``r`` of matrix ``j``
+    and :func:`simulate_row_addresses` counts the wavefronts."""
+    from llverify.codegen.ldmatrix import matrix_tile
+
+    check_bitwidth(bitwidth)
+    if tile is None:
+        tile = matrix_tile(access, shared, bitwidth, instruction)
+    cvt = access_to_offsets(access, shared)
+    cvt = permuted(cvt, VectorPlan(1, bitwidth, tile.register_order))
+    sizes = cvt.in_dims
+    n_reg, n_lane = sizes["register"], sizes["lane"]
+    if n_lane != 32:
+        raise LayoutError(f"{instruction} needs 32 lanes, the access has {n_lane}")
+    offsets = evaluate(cvt, limit)["offset"].astype(np.int64)
+    rest = offsets.size // (n_reg * n_lane)
+    nb = bitwidth // 8
+    addr = offsets.reshape(rest, n_lane, n_reg) * nb          # [rest, lane, reg]
+    t, m = 1 << tile.tile_bits, tile.matrices
+    n_instr_regs = n_reg // (t * m)
+    a = addr.reshape(rest, n_lane, n_instr_regs, m, t)       # reg = t_idx + T * (j + M * i)
+    lanes = np.arange(n_lane)
+    rows = np.empty((rest, n_instr_regs, m, 8), dtype=np.int64)
+    if not tile.transposed:
+        rows[...] = np.transpose(a[:, 0:32:4, :, :, 0], (0, 2, 3, 1))          # row r starts at lane 4 r
+        expect = (np.transpose(rows, (0, 3, 1, 2))[:, lanes // 4] + (4 * (lanes % 4))[None, :, None, None])
+        for k in range(t):
+            if not np.array_equal(a[..., k], expect + k * nb):
+                raise LayoutError(f"{instruction}: element {k} of some lane is not where the PTX fragment puts it")
+    else:
+        for r in range(8):                                                      # row r: lane r >> 1, bit r & 1
+            rows[..., r] = a[:, r >> 1, :, :, r & 1]
+        for k in range(t):
+            want = np.transpose(rows, (0, 3, 1, 2))[:, 2 * (lanes % 4) + k] + (nb * (lanes // 4))[None, :, None, None]
+            if not np.array_equal(a[..., k], want):
+                raise LayoutError(f"{instruction}: element {k} of some lane is not where the PTX fragment puts it")
+    if np.any(rows % 16):
+        raise LayoutError(f"{instruction}: a row address is not 16-byte aligned")
+    per_instr = rows.reshape(rest * n_instr_regs, m * 8)                       # address lane 8 j + r
+    counts = simulate_row_addresses(per_instr, model)
+    return MatrixSimResult(int(counts[0]), int(counts.max()), int(counts.min()), int(counts.size), m,
+                           tuple(int(x) for x in per_instr[0]))

@@ -8,8 +8,10 @@ shared memory stages (the whole tensor, ``elements * bits / 8``, 16-bit elements
 not say).  ``max_rounds`` bounds the shuffle rounds of a warp-shuffle conversion (the plan's rounds,
 :func:`llverify.codegen.shuffle.shuffle_plan`; other classes take none).  ``max_wavefronts`` bounds the
 wavefronts per warp-level instruction of a conversion through shared memory, for the store and for the load,
-through llverify's optimal swizzle (:func:`llverify.codegen.swizzle.optimal_swizzle`, counts exact by lemma
-9.4, checked by the brute-force simulator before a refutation is reported).  A refutation names the dimension that moves and one hardware index whose element comes from
+of the instructions planned for ``target`` (:func:`llverify.codegen.ldst_select.plan_shared_conversion`:
+st.shared or stmatrix, ld.shared or ldmatrix, plain or ``.trans``, Triton 3.9's choice; its swizzle, or
+llverify's optimal swizzle when only vector instructions fit), counts exact (lemma 9.4 / the matrix model),
+replayed by the brute-force simulators before a refutation is reported.  A refutation names the dimension that moves and one hardware index whose element comes from
 another slot of that dimension (``cvt`` evaluated at a basis vector), replayed on both layouts.
 
 >>> from llverify.layout import LinearLayout
@@ -37,7 +39,7 @@ VIA_NAMES = {"noop": "noop", "register": "register_permutation", "shuffle": "war
 
 def conversion_claims(v: Verdict, A: LinearLayout, B: LinearLayout, *, via: Sequence[str] | str | None = None,
                       max_shared_bytes: int | None = None, bits: int = 16, max_rounds: int | None = None,
-                      max_wavefronts: int | None = None) -> Verdict:
+                      max_wavefronts: int | None = None, target: str = "cuda:90") -> Verdict:
     if v.status != "proved":
         return v
     plan = convert(A, B)
@@ -73,28 +75,42 @@ def conversion_claims(v: Verdict, A: LinearLayout, B: LinearLayout, *, via: Sequ
                                           "the shuffle plan's rounds, recomputed from the layouts"),
                            details={**v.details, "classification": cls})
     if max_wavefronts is not None and cls == "shared_memory":
-        from llverify.codegen.bank_sim import simulate_wavefronts
-        from llverify.codegen.swizzle import optimal_swizzle
+        from llverify.codegen.bank_sim import simulate_matrix_wavefronts, simulate_wavefronts
+        from llverify.codegen.ldst_select import plan_shared_conversion
         from llverify.errors import LlverifyError
 
-        plan_s = optimal_swizzle(A, B, bits)
-        counts = {"store": plan_s.write_wavefronts, "load": plan_s.read_wavefronts}
+        try:
+            plan = plan_shared_conversion(A, B, bits, target)
+        except LlverifyError as e:
+            return Verdict("unknown", "conversion", v.subject, None, v.seconds,
+                           f"no shared-memory instruction plan for {target}: {e}")
+        counts = {"store": plan.store_wavefronts, "load": plan.load_wavefronts}
+        instr = {"store": plan.store, "load": plan.load}
         worst = max(counts, key=lambda k: counts[k])
+        details = {**v.details, "classification": cls, "shared_plan": plan.to_json()}
         if counts[worst] > max_wavefronts:
-            try:  # replay the count with the brute-force simulator before reporting it
-                sim = simulate_wavefronts(A if worst == "store" else B, plan_s.layout, bits)
+            access = A if worst == "store" else B
+            try:  # replay the count with the brute-force simulators before reporting it
+                if instr[worst] == "vector":
+                    sim = simulate_wavefronts(access, plan.shared, bits)
+                else:
+                    sim = simulate_matrix_wavefronts(access, plan.shared, bits, instr[worst],
+                                                     tile=plan.store_tile if worst == "store" else plan.load_tile)
                 replayed = sim.max_wavefronts == counts[worst]
             except LlverifyError:
                 replayed = False
             if not replayed:
                 return Verdict("unknown", "conversion", v.subject, None, v.seconds,
                                f"the {worst} count {counts[worst]} could not be replayed by the simulator")
+            name = {"vector": "st.shared" if worst == "store" else "ld.shared"}.get(instr[worst], instr[worst])
             return Verdict("refuted", "conversion", v.subject, "exhaustive", v.seconds,
-                           f"through llverify's optimal swizzle the {worst} takes {counts[worst]} wavefronts per "
-                           f"instruction > {max_wavefronts}",
-                           Counterexample({"access": worst}, {**counts, "max_wavefronts": max_wavefronts},
-                                          "every instruction of the access simulated on the swizzled layout"),
-                           details={**v.details, "classification": cls})
+                           f"as planned for {target} ({plan.store} store, {plan.load} load) the {worst} ({name}) takes "
+                           f"{counts[worst]} wavefronts per instruction > {max_wavefronts}",
+                           Counterexample({"access": worst, "instruction": instr[worst]},
+                                          {**counts, "max_wavefronts": max_wavefronts},
+                                          "every instruction of the access simulated on the planned swizzle"),
+                           details=details)
+        return v.with_(details=details)
     return v.with_(details={**v.details, "classification": cls})
 
 

@@ -11,6 +11,7 @@ the check kind (see :mod:`llverify.report.pictures`).
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from dataclasses import dataclass, field
@@ -149,6 +150,12 @@ def _pictures(result: CheckResult, layouts: Mapping[str, LinearLayout]) -> list[
         if c.property in ("conversion", "shuffle_plan", "optimal_swizzle"):
             src, dst = layouts[a["from"]], layouts[a["to"]]
             pics += pictures.conversion_pair(src, dst, a["from"], a["to"], highlight=hl.get(a["from"], []))
+        elif c.property == "bank_conflicts" and a.get("instruction", "vector") != "vector":
+            d = result.verdict.details or {}
+            pics.append(f'<p class="note">{html.escape(str(a["instruction"]))}: 8x8 matrices of 16-byte rows, '
+                        f'{html.escape(str(d.get("wavefronts_per_matrix", "?")))} wavefront(s) per matrix, '
+                        f'{html.escape(str(d.get("matrices", "?")))} matrices per instruction (the bank chart '
+                        'pictures ld/st.shared accesses and is not drawn for matrix instructions)</p>')
         elif c.property in ("bank_conflicts", "vectorization"):
             acc = layouts[a.get("access", a.get("layout"))]
             sh = layouts[a["shared"]]

@@ -152,7 +152,14 @@ def check_conversion(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, m
             from llverify.codegen.shuffle import triton_lowering
 
             plan = convert(src, dst)
-            v = v.with_(details={**dict(v.details), "plan": plan.to_json(), "classification": triton_lowering(src, dst)})
+            cls = triton_lowering(src, dst)
+            extra = {"plan": plan.to_json(), "classification": cls}
+            if cls == "shared_memory":
+                from llverify.codegen.ldst_select import plan_shared_conversion
+
+                extra["shared_plan"] = plan_shared_conversion(src, dst, int(check.args.get("bitwidth", 16)),
+                                                              check.args.get("target", "cuda:90")).to_json()
+            v = v.with_(details={**dict(v.details), **extra})
         except Exception:  # noqa: BLE001 - the plan is extra information only
             pass
     claims = ("via", "max_shared_bytes", "max_rounds", "max_wavefronts")
@@ -162,7 +169,7 @@ def check_conversion(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, m
         a = check.args
         v = conversion_claims(v, src, dst, via=a.get("via"), max_shared_bytes=a.get("max_shared_bytes"),
                               bits=int(a.get("bitwidth", 16)), max_rounds=a.get("max_rounds"),
-                              max_wavefronts=a.get("max_wavefronts"))
+                              max_wavefronts=a.get("max_wavefronts"), target=a.get("target", "cuda:90"))
     return v
 
 
@@ -195,6 +202,18 @@ def check_bank_conflicts(check: CheckDecl, layouts: Mapping[str, LinearLayout], 
 
     a = check.args
     access, shared = layouts[a["access"]], layouts[a["shared"]]
+    instruction = a.get("instruction", "vector")
+    if instruction != "vector":
+        from llverify.prove.plans_matrix import matrix_bank_claims, prove_matrix_bank_count
+
+        if "max_vector" in a:
+            raise ValueError("max_vector applies to vector accesses only (instruction: vector)")
+        v = prove_matrix_bank_count(access, shared, a["bitwidth"], instruction, matrices=a.get("matrices"),
+                                    subject=check.subject)
+        return _named(matrix_bank_claims(v, max_wavefronts=a.get("max_wavefronts"), wavefronts=a.get("wavefronts"),
+                                         conflict_free=a.get("conflict_free")), check)
+    if "matrices" in a:
+        raise ValueError("matrices (.x1/.x2/.x4) applies to ldmatrix/stmatrix instructions only")
     v = prove_bank_count(access, shared, a["bitwidth"], max_vector_elems=a.get("max_vector"),
                                    rlimit=rlimit, timeout=timeout)
     return _named(bank_claims(v, access, shared, a["bitwidth"], max_wavefronts=a.get("max_wavefronts"),

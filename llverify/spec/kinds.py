@@ -83,14 +83,16 @@ _TABLE: dict[str, CheckKind] = {k.name: k for k in [
        "the two layouts are the same function (same in and out dims)"),
     _k("conversion", a.check_conversion, {"from": _L, "to": _L, "cvt": Arg("layout"), "via": Arg("strs"),
                       "max_shared_bytes": Arg("int"), "max_rounds": Arg("int"), "max_wavefronts": Arg("int"),
-                      "bitwidth": Arg("pow2")},
+                      "bitwidth": Arg("pow2"), "target": Arg("str")},
        ("from", "to"),
        "converting {from} to {to} with cvt = to^-1 o from puts every element where {to} expects it",
        "to(cvt(x)) == from(x) for every hardware index x (section 5.4); `cvt` checks a given "
        "conversion layout instead of the computed one; `via` (noop | register | shuffle | shared, or a "
        "list) claims how the data moves (the plan's classification, section 5.4), `max_shared_bytes` "
        "bounds the bytes staged through shared memory, `max_rounds` the shuffle rounds, `max_wavefronts` the "
-       "store and load wavefronts per instruction through the optimal swizzle (`bitwidth`, default 16)"),
+       "store and load wavefronts per instruction of the planned instructions (st.shared or stmatrix, ld.shared "
+       "or ldmatrix, plain or .trans, chosen by Triton 3.9's rule for `target`, default cuda:90) on the planned "
+       "swizzle (`bitwidth`, default 16)"),
     _k("in_bounds", a.check_in_bounds, {"layout": _L, "size": Arg("int"), "shape": Arg("ints")}, ("layout",),
        "every value {layout} produces lies inside the allocation",
        "each output stays below its bound (`size` for the flattened output, e.g. a shared-memory "
@@ -102,14 +104,22 @@ _TABLE: dict[str, CheckKind] = {k.name: k for k in [
        "the masks per in dim, `max` bounds the copies"),
     _k("bank_conflicts", a.check_bank_conflicts, {"access": _L, "shared": _L, "bitwidth": Arg("pow2", required=True),
                           "max_wavefronts": Arg("int"), "wavefronts": Arg("int"), "conflict_free": Arg("bool"),
-                          "max_vector": Arg("pow2")},
+                          "max_vector": Arg("pow2"),
+                          "instruction": Arg("str", choices=("vector", "ldmatrix", "ldmatrix_trans", "stmatrix",
+                                                             "stmatrix_trans")),
+                          "matrices": Arg("pow2")},
        ("access", "shared"),
        "accessing {shared} from {access} with {bitwidth}-bit elements takes the predicted number of wavefronts "
        "per instruction[, at most {max_wavefronts}][, exactly {wavefronts}][, conflict-free] (lemma 9.4)",
        "lemma 9.4: wavefronts = n * |span(S_vec u S_idx) n span(L_thr)|, proved exact with Z3; "
        "`max_wavefronts` bounds it, `wavefronts` claims the exact count, `conflict_free: true` claims the "
        "minimum for the vector width (one wavefront per 128-byte phase); each refutation carries a witness "
-       "replayed by the brute-force simulator", ("llverify.prove.plans", "llverify.codegen")),
+       "replayed by the brute-force simulator.  `instruction` (default `vector`: ld/st.shared) may name "
+       "ldmatrix, ldmatrix_trans, stmatrix or stmatrix_trans (`matrices`: 1, 2 or 4 for .x1/.x2/.x4, default "
+       "the widest that fits): each 8x8 matrix is 8 rows of 16 bytes addressed by 8 lanes, one wavefront per "
+       "matrix when its rows fall into distinct 16-byte bank groups; proved by enumerating every instruction; "
+       "a refutation names the two lanes whose rows collide (docs/codegen.md)",
+       ("llverify.prove.plans", "llverify.codegen")),
     _k("optimal_swizzle", a.check_optimal_swizzle, {"from": _L, "to": _L, "bitwidth": Arg("pow2", required=True)},
        ("from", "to"),
        "the swizzled shared layout built for {from} -> {to} ({bitwidth}-bit) is a memory layout, maximally "

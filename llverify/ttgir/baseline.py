@@ -139,7 +139,8 @@ def regressions(diffs: Sequence[KernelDiff]) -> list[Finding]:
 def render_diff(diffs: Sequence[KernelDiff], markdown: bool = False) -> str:
     """The diff as text (or a Markdown table)."""
     if not diffs:
-        return "baseline: no change in data movement\n"
+        return ("## Baseline diff\n\nNo change in data movement.\n" if markdown
+                else "baseline: no change in data movement\n")
     lines = []
     if markdown:
         lines += ["## Baseline diff", "", "| kernel | target | change | op | before | after | regression |",

@@ -11,6 +11,7 @@ from llverify.codegen.broadcast import broadcast_predicate
 from llverify.codegen.conversion import convert
 from llverify.codegen.shuffle import triton_lowering
 from llverify.codegen.shape_ops import infer_shape_op
+from llverify.codegen.ldst_select import plan_shared_conversion
 from llverify.codegen.swizzle import optimal_swizzle
 from llverify.errors import LlverifyError
 from llverify.hw.registry import build_spec
@@ -51,11 +52,7 @@ def convert_layout(ctx: OpContext) -> Iterable[Verdict]:
                 elems *= d
             cost["tensor_bytes"] = elems * bits // 8
             try:
-                swz = optimal_swizzle(A, B, bits)
-                cost["store_wavefronts"] = swz.write_wavefronts
-                cost["load_wavefronts"] = swz.read_wavefronts
-                cost["vector_elems"] = 1 << len(swz.vector)
-                cost["model"] = "llverify's optimal swizzle (seed 000 section 5.4, lemmas 9.4-9.6)"
+                cost.update(_shared_cost(A, B, bits, ctx.module.target))
             except LlverifyError as exc:
                 cost["swizzle"] = f"not planned: {exc}"
         elif details["classification"] == "warp_shuffle":
@@ -65,6 +62,24 @@ def convert_layout(ctx: OpContext) -> Iterable[Verdict]:
     except LlverifyError as exc:
         details["classification"] = f"unclassified: {exc}"
     yield v.with_(details={**v.details, **details})
+
+
+def _shared_cost(A: LinearLayout, B: LinearLayout, bits: int, target: str) -> dict[str, Any]:
+    """Store and load wavefronts per instruction of a conversion through shared memory.
+
+    On NVIDIA targets, the instructions Triton 3.9 picks (``stmatrix``/``ldmatrix``, plain or ``.trans``, or
+    vector ``st/ld.shared``) on the swizzle it builds, counted exactly
+    (:func:`llverify.codegen.ldst_select.plan_shared_conversion`); elsewhere vector accesses through
+    llverify's optimal swizzle (seed 000 section 5.4, lemmas 9.4-9.6)."""
+    if target.startswith("cuda:"):
+        plan = plan_shared_conversion(A, B, bits, target)
+        return {"store_wavefronts": plan.store_wavefronts, "load_wavefronts": plan.load_wavefronts,
+                "store_instruction": plan.store, "load_instruction": plan.load,
+                "model": "Triton 3.9's instruction choice and swizzle (llverify.codegen.ldst_select), exact counts"}
+    swz = optimal_swizzle(A, B, bits)
+    return {"store_wavefronts": swz.write_wavefronts, "load_wavefronts": swz.read_wavefronts,
+            "vector_elems": 1 << len(swz.vector),
+            "model": "llverify's optimal swizzle (seed 000 section 5.4, lemmas 9.4-9.6)"}
 
 
 SHAPE_OPS = {"tt.trans", "tt.reshape", "tt.expand_dims", "tt.broadcast", "tt.join", "tt.split",

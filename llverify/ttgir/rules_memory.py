@@ -9,7 +9,9 @@ from dataclasses import replace
 from typing import Iterable
 
 from llverify.codegen.bank_model import NVIDIA, bank_model_for_target
+from llverify.codegen.ldst_select import local_access_instruction
 from llverify.errors import LlverifyError
+from llverify.prove.plans_matrix import prove_matrix_bank_count
 from llverify.prove.tmem_access import tmem_lane_quarters
 from llverify.prove.verdict import Verdict
 from llverify.ttgir.layouts import BuiltLayout, LayoutProblem, element_bits
@@ -136,10 +138,17 @@ def shared_access(ctx: OpContext) -> Iterable[Verdict]:
         yield unknown("bank_conflicts", subject, f"the access has {R.layout.in_dim_size('lane')} lanes, the "
                                                   f"{model.name} bank model {model.lanes}")
         return
+    instruction, why = "vector", ""
     if M.padding is not None or model != NVIDIA:
         v = bank_count_simulated(R.layout, M.layout, bits, M.padding)
     else:
-        v = bank_count_exact(R.layout, M.layout, bits)
+        # Triton 3.9's NVIDIA lowering uses ldmatrix/stmatrix (plain or .trans) where the tile divides
+        instruction, why = local_access_instruction(R.layout, M.layout, bits, direction, ctx.module.target)
+        if instruction == "vector":
+            v = bank_count_exact(R.layout, M.layout, bits)
+        else:
+            v = prove_matrix_bank_count(R.layout, M.layout, bits, instruction, subject=subject)
+    v = v.with_(details={**v.details, "instruction": instruction, **({"vector_because": why} if why else {})})
     yield v.with_(subject=subject, details={**v.details, "direction": direction, "bank_model": model.name})
 
 

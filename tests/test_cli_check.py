@@ -334,3 +334,33 @@ def test_python_dash_m_runs_the_same_command_line(tmp_path: Path) -> None:
     broken = run("check", str(bad))
     assert broken.returncode == 2
     assert "bad.yaml:" in broken.stderr + broken.stdout and "Traceback" not in broken.stderr
+
+
+def test_text_table_shows_conversion_class_and_bracketed_names_verbatim(tmp_path: Path) -> None:
+    """The class of a conversion is printed next to its property, and brackets in a check's name survive
+    (rich used to read "[shared_memory]" as console markup and drop it)."""
+    spec = tmp_path / "cvt.yaml"
+    spec.write_text("""\
+layouts:
+  blocked:
+    kind: blocked
+    shape: [64, 64]
+    size_per_thread: [1, 4]
+    threads_per_warp: [8, 4]
+    warps_per_cta: [4, 1]
+    order: [1, 0]
+  mma:
+    kind: nvidia_mma
+    shape: [64, 64]
+    version: [2, 0]
+    warps_per_cta: [4, 1]
+    instr_shape: [16, 8]
+checks:
+  - conversion: [blocked, mma]
+    name: "[bold]cvt[/bold]"
+""")
+    code, out, _ = run(["check", "--format", "json", str(spec)])
+    cls = json.loads(out)["results"][0]["details"]["classification"]
+    code, out, _ = run(["check", str(spec)])
+    assert code == 0
+    assert f"conversion [{cls}]" in out and "[bold]cvt[/bold]" in out

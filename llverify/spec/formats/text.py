@@ -53,7 +53,8 @@ def render(results: Sequence[CheckResult], quiet: bool = False, verbose: bool = 
             prop = r.check.property
             if isinstance(v.details.get("classification"), str):
                 prop += f" [{v.details['classification']}]"  # how a conversion moves its data
-            table.add_row(f"{r.check.spec}:{r.check.pos.line}", r.check.name, prop, status,
+            # Text, not str: rich would read "[shared_memory]" (or a check name's brackets) as console markup
+            table.add_row(Text(f"{r.check.spec}:{r.check.pos.line}"), Text(r.check.name), Text(prop), status,
                           v.method or "-", _fmt_time(v.seconds))
         console.print(table)
         if verbose:

@@ -360,7 +360,10 @@ checks:
     name: "[bold]cvt[/bold]"
 """)
     code, out, _ = run(["check", "--format", "json", str(spec)])
-    cls = json.loads(out)["results"][0]["details"]["classification"]
+    details = json.loads(out)["results"][0]["details"]
+    plan = details["shared_plan"]
     code, out, _ = run(["check", str(spec)])
-    assert code == 0
-    assert f"conversion [{cls}]" in out and "[bold]cvt[/bold]" in out
+    assert code == 0 and details["classification"] == "shared_memory"
+    assert f"conversion [shared_memory: " in out and "[bold]cvt[/bold]" in out
+    store = "st.shared" if plan["store"] == "vector" else plan["store"]
+    assert f"{store} {plan['store_wavefronts']} wf" in out  # the cost, as the plan computed it

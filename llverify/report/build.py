@@ -27,7 +27,7 @@ from llverify.prove.verdict import to_jsonable
 from llverify.report import pictures
 from llverify.spec.kinds import KINDS
 from llverify.spec.model import CheckResult, Spec
-from llverify.spec.summary import counts, cx_table, failure_message, summary_line
+from llverify.spec.summary import conversion_text, counts, cx_table, failure_message, summary_line
 
 __all__ = ["write_report", "render_markdown", "render_html", "claim_text", "ReportCheck"]
 
@@ -208,7 +208,8 @@ def _build(results: Sequence[CheckResult], specs: Sequence[Spec], out_dir: Path 
                 spec=path, line=r.check.pos.line, name=r.check.name, property=r.check.property,
                 claim=claim_text(r), status=v.status, expected=r.check.expect, ok=r.ok, outcome=r.outcome(),
                 method=v.method or "-", seconds=v.seconds, solver=solver_text(v.method),
-                message=failure_message(r) if not r.ok else v.message,
+                message=(failure_message(r) if not r.ok else v.message)
+                + (f" [moves data by {conversion_text(v.details)}]" if conversion_text(v.details) else ""),
                 cx_header=header, cx_rows=rows, cx_note=v.counterexample.note if v.counterexample else "",
                 details=details if len(details) < 1500 else details[:1500] + " ...", smt_file=smt_file,
                 pictures=_pictures(r, layouts) if pictures_on else [],

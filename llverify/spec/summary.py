@@ -69,6 +69,27 @@ def _cell(v: Any) -> str:
     return str(v)
 
 
+def conversion_text(details: Mapping[str, Any]) -> str:
+    """How a conversion moves its data, for the tables: its class and, through shared memory, the store and
+    load instructions with their wavefronts per instruction; "" for a verdict that is not a conversion's.
+
+    >>> conversion_text({"classification": "shared_memory", "shared_plan": {"store": "stmatrix",
+    ...     "store_wavefronts": 4, "load": "vector", "load_wavefronts": 2}})
+    'shared_memory: stmatrix 4 wf, ld.shared 2 wf'
+    >>> conversion_text({"classification": "register_permutation"})
+    'register_permutation'
+    """
+    cls = details.get("classification")
+    if not isinstance(cls, str):
+        return ""
+    plan = details.get("shared_plan")
+    if cls != "shared_memory" or not isinstance(plan, Mapping):
+        return cls
+    store = "st.shared" if plan.get("store") == "vector" else str(plan.get("store"))
+    load = "ld.shared" if plan.get("load") == "vector" else str(plan.get("load"))
+    return f"{cls}: {store} {plan.get('store_wavefronts')} wf, {load} {plan.get('load_wavefronts')} wf"
+
+
 def cx_table(cx: Counterexample) -> tuple[list[str], list[list[str]]]:
     """A counterexample as a small table: one column per hardware index, then one per side."""
     ins = [str(k) for k in cx.inputs]

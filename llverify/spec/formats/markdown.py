@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from llverify.spec.model import CheckResult
-from llverify.spec.summary import cx_table, failure_message, summary_line
+from llverify.spec.summary import conversion_text, cx_table, failure_message, summary_line
 
 __all__ = ["render", "md_escape", "STATUS_MARK"]
 
@@ -26,7 +26,7 @@ def render(results: Sequence[CheckResult], **_: Any) -> str:
         v = r.verdict
         lines.append(f"| {STATUS_MARK[r.outcome()]} | `{md_escape(r.check.spec)}:{r.check.pos.line}` | "
                      f"{md_escape(r.check.name)} | {r.check.property}"
-                     f"{' (' + str(v.details['classification']) + ')' if 'classification' in v.details else ''} | "
+                     f"{' (' + conversion_text(v.details) + ')' if conversion_text(v.details) else ''} | "
                      f"**{v.status}** | {r.check.expect} | "
                      f"{v.method or '-'} | {v.seconds * 1000:.1f} ms |")
     bad = [r for r in results if not r.ok]

@@ -19,7 +19,7 @@ from rich.text import Text
 
 from llverify.prove.verdict import to_jsonable
 from llverify.spec.model import CheckResult
-from llverify.spec.summary import cx_table, failure_message, summary_line
+from llverify.spec.summary import conversion_text, cx_table, failure_message, summary_line
 
 __all__ = ["render", "STATUS_STYLE"]
 
@@ -51,8 +51,9 @@ def render(results: Sequence[CheckResult], quiet: bool = False, verbose: bool = 
             if not r.ok:
                 status.append("  ✗", style="bold red")
             prop = r.check.property
-            if isinstance(v.details.get("classification"), str):
-                prop += f" [{v.details['classification']}]"  # how a conversion moves its data
+            how = conversion_text(v.details)
+            if how:
+                prop += f" [{how}]"  # how a conversion moves its data
             # Text, not str: rich would read "[shared_memory]" (or a check name's brackets) as console markup
             table.add_row(Text(f"{r.check.spec}:{r.check.pos.line}"), Text(r.check.name), Text(prop), status,
                           v.method or "-", _fmt_time(v.seconds))

@@ -33,7 +33,7 @@ from llverify.index.expr import count_ops, to_code, to_native
 from llverify.index.simplify import simplify
 from llverify.layout import LinearLayout
 from llverify.prove.code import code_equals_code, code_equals_layout
-from llverify.prove.code_parse import Binary, Const, Var, parse_code
+from llverify.indexcode.parse import Binary, Const, Var, parse_code
 
 
 def swizzled(rows: int, cols: int, vec: int, pp: int, mp: int) -> LinearLayout:

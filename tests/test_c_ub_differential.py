@@ -23,8 +23,8 @@ from dataclasses import dataclass
 
 import pytest
 
-from llverify.prove.code_eval import evaluate_point
-from llverify.prove.code_parse import parse_code
+from llverify.indexcode.evaluate import evaluate_point
+from llverify.indexcode.parse import parse_code
 
 GCC = shutil.which("gcc")
 pytestmark = pytest.mark.skipif(GCC is None, reason="gcc is not installed")

@@ -3,7 +3,7 @@
 import pytest
 
 from llverify.errors import LlverifyError
-from llverify.prove.code_parse import Binary, Compare, Const, IndexCodeError, parse_code
+from llverify.indexcode.parse import Binary, Compare, Const, IndexCodeError, parse_code
 
 
 @pytest.mark.parametrize("code, lang, construct, col", [

@@ -8,8 +8,8 @@ from llverify.layout import LinearLayout
 from llverify.prove.code import (
     IndexCodeError, bijective, code_equals_code, code_equals_layout, in_range, injective,
 )
-from llverify.prove.code_eval import evaluate_point
-from llverify.prove.code_parse import parse_code
+from llverify.indexcode.evaluate import evaluate_point
+from llverify.indexcode.parse import parse_code
 
 
 def swizzled_from_bases(rows, cols, vec, per_phase, max_phase):

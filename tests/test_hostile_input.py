@@ -183,7 +183,7 @@ def test_hostile_ttgir(tmp_path, text) -> None:
 def test_index_code_api_contract(code, lang) -> None:
     """Malformed or hostile index code raises IndexCodeError (never RecursionError, MemoryError, ValueError)."""
     from llverify.prove.code import code_equals_code
-    from llverify.prove.code_parse import IndexCodeError
+    from llverify.indexcode.parse import IndexCodeError
 
     t0 = time.perf_counter()
     with pytest.raises(IndexCodeError):

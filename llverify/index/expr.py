@@ -9,7 +9,7 @@ side conditions it proves.
 * :func:`to_code` prints an expression as Python (``//``) or C (``/``) with
   the parentheses precedence needs (and around arithmetic inside bitwise
   operators, for readability);
-* :func:`from_code` turns parsed index code (:mod:`llverify.prove.code_parse`)
+* :func:`from_code` turns parsed index code (:mod:`llverify.indexcode.parse`)
   into SymPy;
 * :func:`count_ops` counts operators (LEGO's cost model, seed 004 section 4.1):
   ``count_ops(FloorDiv(x, 8) * 8 + Modulo(x, 8)) == 4``.
@@ -21,7 +21,7 @@ from typing import Mapping
 
 import sympy as sp
 
-from llverify.prove.code_parse import (
+from llverify.indexcode.parse import (
     Binary, Cast, Compare, Const, IndexCodeError, Logical, MinMax, Node, ParsedCode, Ternary, Unary, Var,
     parse_code,
 )

@@ -1,7 +1,7 @@
 """Proofs about index code: equal to a layout, equal to other code, in range, injective, bijective.
 
 Every function parses its code (never executes it), gives it the semantics
-of :mod:`llverify.prove.code_z3` and decides the claim over the declared
+of :mod:`llverify.indexcode.bitvector` and decides the claim over the declared
 input ranges by a complete method:
 
 * ``exhaustive``: evaluate every point of the domain (numpy); chosen by
@@ -44,10 +44,10 @@ from llverify.layout import LinearLayout
 from llverify.prove.bv import canonical_smt2
 from llverify.prove.solver_budget import z3_version
 from llverify.prove.bv import solver as z3_solver
-from llverify.prove.code_parse import C_TYPES, IndexCodeError, ParsedCode, parse_code
-from llverify.prove.code_eval import evaluate_arrays, evaluate_point
-from llverify.prove.code_types import resolve_types
-from llverify.prove.code_z3 import encode, python_width
+from llverify.indexcode.parse import C_TYPES, IndexCodeError, ParsedCode, parse_code
+from llverify.indexcode.evaluate import evaluate_arrays, evaluate_point
+from llverify.indexcode.c_types import resolve_types
+from llverify.indexcode.bitvector import encode, python_width
 from llverify.prove.verdict import Counterexample, Verdict
 
 __all__ = [

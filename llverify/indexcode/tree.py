@@ -1,11 +1,11 @@
-"""The expression tree both index-code parsers produce (:mod:`llverify.prove.code_parse`).
+"""The expression tree both index-code parsers produce (:mod:`llverify.indexcode.parse`).
 
 Frozen dataclasses, one per construct, each with the 1-based column it starts
 at; :class:`ParsedCode` is a tree with its language and text.  Also the error
 both parsers raise (:class:`IndexCodeError`) and the C integer types
 (:data:`C_TYPES`).  This module imports no parser, so the Python and C parsers
-and the dispatcher :func:`~llverify.prove.code_parse.parse_code` can all
-build on it.  Everything here is re-exported by :mod:`llverify.prove.code_parse`,
+and the dispatcher :func:`~llverify.indexcode.parse.parse_code` can all
+build on it.  Everything here is re-exported by :mod:`llverify.indexcode.parse`,
 the public home of these names.
 
 >>> variables(Binary("+", Var("row", 1), Binary("*", Var("col", 7), Var("row", 13), 11), 5))
@@ -29,7 +29,7 @@ class IndexCodeError(LlverifyError, ValueError):
     """Index code that cannot be parsed, or a claim about it that is malformed."""
 
 
-IndexCodeError.__module__ = "llverify.prove.code_parse"  # its public home (as tracebacks and pickles name it)
+IndexCodeError.__module__ = "llverify.indexcode.parse"  # its public home (as tracebacks and pickles name it)
 
 
 # C type name -> (bits, signed).  ``long`` is 64 bits (LP64, as on every CUDA host).

@@ -1,7 +1,7 @@
 """Parsers for index code: a Python expression subset and a C expression subset.
 
 Index code is *parsed*, never executed.  Both parsers produce the same small
-expression tree (frozen dataclasses, :mod:`llverify.prove.code_tree`); :mod:`llverify.prove.code_z3`
+expression tree (frozen dataclasses, :mod:`llverify.indexcode.tree`); :mod:`llverify.indexcode.bitvector`
 gives it a meaning (Z3 terms, concrete evaluation) per language.
 
 Accepted, in both languages: variable names, integer literals, parentheses,
@@ -19,7 +19,7 @@ with an :class:`IndexCodeError` naming the construct and its 1-based column:
 >>> parse_code("row * 64 + foo(col)", "python")
 Traceback (most recent call last):
 ...
-llverify.prove.code_parse.IndexCodeError: col 12: calls are not allowed (foo(...))
+llverify.indexcode.parse.IndexCodeError: col 12: calls are not allowed (foo(...))
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from llverify.prove.code_parse_c import parse_c
-from llverify.prove.code_tree import (
+from llverify.indexcode.parse_c import parse_c
+from llverify.indexcode.tree import (
     C_TYPES, Binary, Cast, Compare, Const, IndexCodeError, Logical, MinMax, Node, ParsedCode, Ternary, Unary, Var,
     count_operations, variables,
 )

@@ -7,7 +7,7 @@ Accepts C expressions over integer variables: literals with C's suffixes
 precedence.  Everything else (calls, member access, subscripts, floats,
 assignments, increments, the comma operator) is rejected with an
 :class:`IndexCodeError` naming the construct and its column.  The result is
-the shared expression tree of :mod:`llverify.prove.code_tree`.
+the shared expression tree of :mod:`llverify.indexcode.tree`.
 
 Example: ``parse_c("(row % 8 ^ col / 8) * 8 + col % 8")`` parses; ``parse_c("f(x)")``
 raises ``IndexCodeError("col 1: calls are not allowed ...")``.
@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from llverify.prove.code_tree import (
+from llverify.indexcode.tree import (
     C_TYPES, Binary, Cast, Compare, Const, IndexCodeError, Logical, MinMax, Node, Ternary, Unary, Var,
 )
 

@@ -1,7 +1,7 @@
 """The C integer types of index code and C's usual arithmetic conversions.
 
-Shared by the Z3 encoder (:mod:`llverify.prove.code_z3`) and the concrete
-evaluator (:mod:`llverify.prove.code_eval`): a type is ``(bits, signed)``
+Shared by the Z3 encoder (:mod:`llverify.indexcode.bitvector`) and the concrete
+evaluator (:mod:`llverify.indexcode.evaluate`): a type is ``(bits, signed)``
 among ``int32``, ``uint32``, ``int64``, ``uint64``.  Example:
 ``common_type((32, True), (32, False)) == (32, False)`` (at equal width,
 unsigned wins), ``common_type((64, True), (32, False)) == (64, True)``.
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from llverify.prove.code_parse import C_TYPES, IndexCodeError, ParsedCode
+from llverify.indexcode.parse import C_TYPES, IndexCodeError, ParsedCode
 
 __all__ = ["CType", "DEFAULT_C_TYPE", "INT32", "MAX_PYTHON_WIDTH", "common_type", "resolve_types", "type_name"]
 

@@ -1,6 +1,6 @@
-"""Concrete evaluation of index code with numpy (the replay side of :mod:`llverify.prove.code_z3`).
+"""Concrete evaluation of index code with numpy (the replay side of :mod:`llverify.indexcode.bitvector`).
 
-Implements the semantics stated in :mod:`llverify.prove.code_z3` (C's typed
+Implements the semantics stated in :mod:`llverify.indexcode.bitvector` (C's typed
 wraparound and truncating division, Python's unbounded floor division) on
 whole arrays of inputs, independently of the Z3 encoder: exhaustive proofs
 enumerate with it, and every SMT counterexample is replayed with it.
@@ -17,10 +17,10 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from llverify.prove.code_parse import (
+from llverify.indexcode.parse import (
     C_TYPES, Binary, Cast, Compare, Const, IndexCodeError, Logical, MinMax, Node, ParsedCode, Ternary, Unary, Var,
 )
-from llverify.prove.code_types import INT32, CType, common_type, resolve_types, type_name
+from llverify.indexcode.c_types import INT32, CType, common_type, resolve_types, type_name
 
 __all__ = ["evaluate_arrays", "evaluate_point"]
 @dataclass

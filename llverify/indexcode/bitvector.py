@@ -1,7 +1,7 @@
 """The meaning of index code, and its Z3 bit-vector encoding.
 
 The semantics stated here has two independent implementations: this Z3
-encoder and the concrete numpy evaluator of :mod:`llverify.prove.code_eval`,
+encoder and the concrete numpy evaluator of :mod:`llverify.indexcode.evaluate`,
 so that a Z3 counterexample is *replayed* by code that shares nothing with
 the encoder.
 
@@ -42,10 +42,10 @@ from typing import Any, Mapping
 
 import z3
 
-from llverify.prove.code_types import (
+from llverify.indexcode.c_types import (
     DEFAULT_C_TYPE, INT32, MAX_PYTHON_WIDTH, CType, common_type, resolve_types, type_name,
 )
-from llverify.prove.code_parse import (
+from llverify.indexcode.parse import (
     C_TYPES, Binary, Cast, Compare, Const, IndexCodeError, Logical, MinMax, Node, ParsedCode, Ternary,
     Unary, Var,
 )

@@ -33,6 +33,7 @@ from llverify.codegen.bank_model import bank_model_for_target
 from llverify.codegen.bank_sim import simulate_addresses
 from llverify.codegen.target_banks import target_wavefronts
 from llverify.errors import LlverifyError
+from llverify.lowered.convert import convert_elements
 from llverify.lowered.elements import right_elements
 from llverify.lowered.llir import Access, LlirFunction, LlirModule
 from llverify.lowered.semantics import Concrete, Symbolic
@@ -113,7 +114,10 @@ def validate(module: Module, llir: LlirModule, shared_bytes: int) -> list[Lowere
                 groups.setdefault(id(op), (op, []))[1].append(acc)
         for op, accs in groups.values():
             subject = f"{op.name} at {module.path}:{op.location.line}: {len(accs)} access(es) in {llir.path}"
-            v = right_elements(op, fn, sym, accs, threads, module.threads_per_warp, subject, per_thread)
+            if op.name == "ttg.convert_layout":
+                v = convert_elements(op, fn, sym, accs, threads, module.threads_per_warp, subject, per_thread)
+            else:
+                v = right_elements(op, fn, sym, accs, threads, module.threads_per_warp, subject, per_thread)
             if v is not None:
                 out.append(LoweredFinding(Finding(v, v.property, op.name, op.location, op.source, fn.name,
                                                   module.target, index=len(out)),

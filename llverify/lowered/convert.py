@@ -1,0 +1,517 @@
+"""The right elements of a ``ttg.convert_layout`` lowered through shared memory (issue 15).
+
+A conversion's lowered code stores the source registers into Triton's scratch buffer, synchronises, and
+loads the destination registers, possibly in several rounds separated by barriers, possibly with
+``ldmatrix`` / ``stmatrix``.  The scratch layout is Triton's choice and appears nowhere in the TTGIR, so the
+claim is end to end and needs none of it:
+
+    for every destination thread ``t`` and every element the conversion's loads give it, the value is the
+    one a source thread ``t'`` stored, and the source register it came from holds, under the source layout
+    ``L_src``, the same tensor element that the destination register holds under ``L_dst`` at ``t``.
+
+**Data flow, exhaustively.**  Every thread's address of every access instruction is evaluated by the concrete
+LLVM interpreter (:class:`~llverify.lowered.semantics.Concrete`; the thread id is the only input, a free
+variable makes the obligation ``unknown``).  The accesses are replayed in program order over all threads as
+a byte-addressed memory, the function's straight-line code cut into *intervals* by full barriers
+(``llvm.nvvm.barrier.cta.sync.aligned.all``, ``llvm.nvvm.barrier0``, ``llvm.amdgcn.s.barrier``): a load sees
+the last store of an earlier interval, or its own thread's earlier store of the same interval; a byte that
+another thread writes in the load's interval is a **race** (refuted, e.g. a dropped barrier), a byte nobody
+wrote is **unwritten** (refuted).  ``ldmatrix`` / ``stmatrix`` move another lane's row (PTX semantics, shared
+with :mod:`llverify.lowered.elements`).  Each element read is thus one *(store slot, source thread)*: a
+store slot is one element position of one store instruction's value (vector element ``k``, or matrix ``m``
+byte ``j`` of ``stmatrix``).
+
+**Registers.**  Triton 3.9's LLVM IR keeps no trace of the register structs: MLIR folds the
+``extractvalue`` / ``insertvalue`` of ``unpackLLElements`` / ``packLLElements`` before the IR is printed, even
+with LLVM's optimiser off.  Which register a store slot or a load slot carries is therefore not written in
+the IR; as in :mod:`llverify.lowered.elements`, straight-line SIMT code gives it one *fixed* register in every
+thread.  The claim proved is: there are maps ``sigma`` (store slot -> source register) and ``tau`` (load slot
+-> destination register) such that every observed element satisfies
+``L_dst(tau(d), t) == L_src(sigma(s), t')`` and ``tau`` covers every destination register.  Registers are
+taken up to the layouts' register kernels (two registers with the same element in every thread are one).
+The maps are found by propagation: fixing ``tau(d)`` forces ``sigma`` of every slot ``d`` reads from (a thread
+holds each element in at most one register class), so each load slot's candidates are filtered by internal
+consistency, then by agreement with the other slots; a found assignment is re-checked on every observation
+(the proof).  A slot with no candidate, or forced slots that disagree, is a refutation (propagation only
+removes impossible values).  The provenance of every stored and loaded element is traced through the value
+packing Triton emits (``insertelement``, ``extractelement``, ``shufflevector``, ``bitcast``, ``zext``,
+``trunc``, ``shl``/``lshr``/``or`` by whole bytes): a data ``select``, shuffle or ``phi`` there (a register
+chosen per thread) makes the fixed-register premise false, so the obligation is ``unknown`` with the reason.
+
+Not claimed: which of two load slots carries which register when they are a consistent relabeling (a swap
+of two whole load instructions, or of two stores' values, is invisible without the folded structs; the
+producer and consumer ops define it); conversions lowered through warp shuffles (no shared access: no
+obligation); sub-byte elements; multi-CTA layouts.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Sequence
+
+import numpy as np
+
+from llverify.errors import LlverifyError
+from llverify.lowered.elements import _element_slots as _element_parts, _NotModelled
+from llverify.lowered.llir import Access, LlirFunction, type_bytes
+from llverify.lowered.semantics import Concrete, Symbolic, _split_args
+from llverify.prove.verdict import Counterexample, Verdict
+from llverify.ttgir.layouts import BuiltLayout, element_bits, layout_of
+from llverify.ttgir.model import Op
+
+__all__ = ["convert_elements", "FULL_BARRIERS"]
+
+PROP = "right_elements"
+FULL_BARRIERS = ("@llvm.nvvm.barrier.cta.sync.aligned.all(", "@llvm.nvvm.barrier0(", "@llvm.amdgcn.s.barrier(")
+_CONTROL = ("br", "switch", "ret", "indirectbr", "unreachable", "phi", "callbr")
+
+
+class _Unknown(Exception):
+    pass
+
+
+# ---------------------------------------------------------------------------------------------- provenance
+
+def _users(fn: LlirFunction) -> dict[str, list]:
+    users: dict[str, list] = {}
+    for ins in fn.instrs:
+        for name in set(re.findall(r"%[\w$.\-]+", ins.body)):
+            users.setdefault(name, []).append(ins)
+    return users
+
+
+_PACKING = ("insertelement", "extractelement", "shufflevector", "bitcast", "zext", "trunc", "shl", "lshr",
+            "or", "and")
+
+
+def _check_stored(fn: LlirFunction, value: str, seen: set[str], dbg: str | None) -> None:
+    """Raise :class:`_Unknown` when a stored value is not a fixed register's value in every thread: its
+    packing (``insertelement`` ..., whole-byte shifts) bottoms out in a ``select`` / ``phi`` / shuffle whose
+    choice may depend on the thread."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if not v.startswith("%") or v in seen:
+            continue
+        seen.add(v)
+        ins = fn.defs.get(v)
+        if ins is None or ins.dbg != dbg:
+            continue  # a value of another op (the producer): one register's value
+        op = ins.opcode
+        if op == "select" or op == "phi":
+            raise _Unknown(f"a stored element passes through '{op}' at line {ins.line}: its register may depend "
+                           "on the thread (not modelled)")
+        if op == "call" and "shfl" in ins.body:
+            raise _Unknown(f"a stored element comes from a warp shuffle at line {ins.line} (not modelled)")
+        if op in _PACKING:
+            stack.extend(re.findall(r"%[\w$.\-]+", ins.body))
+
+
+def _check_loaded(fn: LlirFunction, users: dict[str, list], value: str, dbg: str | None) -> None:
+    """Raise :class:`_Unknown` when a loaded element is post-processed by the conversion with a per-thread
+    choice (a ``select`` / shuffle with the conversion's location) before it becomes a register."""
+    stack, seen = [value], set()
+    while stack:
+        v = stack.pop()
+        if v in seen:
+            continue
+        seen.add(v)
+        for ins in users.get(v, ()):
+            if ins.dbg != dbg:
+                continue
+            if ins.opcode in ("select", "phi") or (ins.opcode == "call" and "shfl" in ins.body):
+                raise _Unknown(f"a loaded element passes through '{ins.opcode}' at line {ins.line} before it "
+                               "becomes a register: the register may depend on the thread (not modelled)")
+            if ins.opcode in _PACKING and ins.result:
+                stack.append(ins.result)
+
+
+def _stored_value(a: Access) -> list[str]:
+    """The value operands of a store / stmatrix."""
+    body = a.instr.body
+    if a.kind == "store":
+        m = re.match(r"^store\s+(?:volatile\s+)?(<[^>]+>|\S+)\s+([^,]+),", body)
+        return [m.group(2).strip()] if m else []
+    m = re.search(r"\((.*)\)\s*$", body)
+    return [x.split()[-1] for x in _split_args(m.group(1)) if "addrspace(3)" not in x] if m else []
+
+
+# ---------------------------------------------------------------------------------------------- the check
+
+def _elements(L, threads: int) -> np.ndarray:
+    """``E[r, t]``: the linear element index register ``r`` of thread ``t`` holds (row-major)."""
+    from llverify.evaluate import evaluate
+
+    ev = evaluate(L)
+    outs = list(L.out_dim_names)
+    idx = np.zeros_like(ev[outs[0]], dtype=np.int64)
+    for d in outs:
+        idx = idx * L.out_dim_size(d) + ev[d].astype(np.int64)
+    n_reg = L.in_dim_size("register")
+    return idx.reshape(-1, n_reg)[:threads].T.copy()  # [reg, thread]
+
+
+def _classes(E: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Register classes (registers with the same element in every thread): ``rep`` (a representative per
+    class) and ``cls[r]`` (register -> class)."""
+    _, first, inv = np.unique(E, axis=0, return_index=True, return_inverse=True)
+    return first, inv.reshape(-1)
+
+
+def convert_elements(op: Op, fn: LlirFunction, sym: Symbolic, accesses: Sequence[Access], threads: int,
+                     lanes: int, subject: str, per_thread: Sequence[Concrete] | None = None) -> Verdict | None:
+    """Decide the claim of the module docstring for a ``ttg.convert_layout`` and its attributed accesses."""
+    t0 = time.perf_counter()
+    if op.name != "ttg.convert_layout" or not accesses or not op.operand_types or not op.results:
+        return None
+
+    def unknown(msg: str) -> Verdict:
+        return Verdict("unknown", PROP, subject, None, time.perf_counter() - t0, msg)
+
+    src_t, dst_t = op.operand_types[0], op.results[0].type
+    if src_t is None or dst_t is None or src_t.kind != "tensor" or dst_t.kind != "tensor":
+        return None
+    try:
+        return _decide(op, fn, sym, list(accesses), threads, lanes, subject, per_thread, src_t, dst_t, t0)
+    except _Unknown as exc:
+        return unknown(str(exc))
+
+
+def _decide(op, fn, sym, accesses, threads, lanes, subject, per_thread, src_t, dst_t, t0) -> Verdict:
+    Ls, Ld = layout_of(src_t), layout_of(dst_t)
+    for B in (Ls, Ld):
+        if not isinstance(B, BuiltLayout):
+            raise _Unknown(B.reason)
+    if tuple(src_t.shape) != tuple(dst_t.shape):
+        raise _Unknown("source and destination shapes differ")
+    bits = element_bits(src_t.element)
+    if bits < 8 or bits % 8:
+        raise _Unknown(f"{bits}-bit elements: not modelled")
+    b = bits // 8
+    for L in (Ls.layout, Ld.layout):
+        if "block" in L.in_dim_names and L.in_dim_size("block") > 1:
+            raise _Unknown("a layout over several CTAs: not modelled")
+        if L.in_dim_size("lane") * (L.in_dim_size("warp") if "warp" in L.in_dim_names else 1) != threads:
+            raise _Unknown("the layout's threads are not the module's (a warp_specialize partition?)")
+    kinds = {a.kind for a in accesses}
+    if not kinds <= {"load", "store", "ldmatrix", "stmatrix"}:
+        raise _Unknown(f"accesses of kind {', '.join(sorted(kinds))}: only ld/st.shared and ldmatrix/stmatrix "
+                       "are modelled")
+    accesses = sorted(accesses, key=lambda a: a.instr.line)
+    # program order: the straight-line code between the first and the last access, cut by barriers
+    lo, hi = accesses[0].instr.line, accesses[-1].instr.line
+    mine = {id(a.instr) for a in accesses}
+    others = {id(a.instr): a for a in fn.accesses}
+    interval_of_line: dict[int, int] = {}
+    interval = 0
+    for ins in fn.instrs:
+        if ins.line < lo or ins.line > hi:
+            continue
+        if ins.opcode in _CONTROL:
+            raise _Unknown(f"control flow ('{ins.opcode}' at line {ins.line}) inside the conversion: not modelled")
+        if ins.opcode == "call" and ("barrier" in ins.body or "bar.sync" in ins.body):
+            if any(name in ins.body for name in FULL_BARRIERS):
+                interval += 1
+                continue
+            raise _Unknown(f"a barrier of a form not modelled at line {ins.line}")
+        if ins.opcode == "fence" or (ins.opcode == "call" and "fence" in ins.body):
+            continue
+        if id(ins) in others and id(ins) not in mine and others[id(ins)].kind != "load":
+            raise _Unknown(f"another op's shared-memory {others[id(ins)].kind} at line {ins.line} lies inside "
+                           "the conversion")
+        interval_of_line[ins.line] = interval
+    # provenance guards: every stored / loaded element is a fixed register's value in every thread
+    users = _users(fn)
+    seen: set[str] = set()
+    for a in accesses:
+        if a.kind in ("store", "stmatrix"):
+            vals = _stored_value(a)
+            if not vals:
+                raise _Unknown(f"the stored value at line {a.instr.line} was not read")
+            for v in vals:
+                _check_stored(fn, v, seen, a.instr.dbg)
+        elif a.instr.result:
+            _check_loaded(fn, users, a.instr.result, a.instr.dbg)
+    # every thread's address of every access
+    frees = sorted(set().union(*(sym.value(a.pointer, 32).free for a in accesses)))
+    if any(not f.rsplit(":", 1)[0].endswith(".choice") for f in frees) or len(frees) > 6:
+        raise _Unknown(f"the conversion's addresses depend on free variables ({', '.join(frees)}): not modelled")
+    addr = None
+    combos = [dict(zip(frees, bits_)) for bits_ in _combos([int(f.rsplit(":", 1)[1]) for f in frees])]
+    for combo in combos:  # a join phi's choice: every combination, and the addresses must not depend on it
+        conc = (list(per_thread) if per_thread is not None and not frees
+                else [Concrete(fn, t, combo) for t in range(threads)])
+        at = np.zeros((len(accesses), threads), dtype=np.int64)
+        for i, a in enumerate(accesses):
+            for t in range(threads):
+                v = conc[t].value(a.pointer, 32)
+                if v is None:
+                    raise _Unknown(f"the address at line {a.instr.line} is poison or unmodelled at thread {t}")
+                at[i, t] = v
+        if addr is not None and not np.array_equal(addr, at):
+            raise _Unknown(f"the conversion's addresses depend on which predecessor of a join phi ran "
+                           f"({', '.join(frees)}): not modelled")
+        addr = at
+    try:
+        parts = _element_parts(accesses, addr, b, threads, lanes)
+    except _NotModelled as exc:
+        raise _Unknown(str(exc)) from None
+    # slots: (access index, label) -> id; per slot, arrays over threads of the element's byte address
+    store_slots: list[tuple[int, str]] = []
+    load_slots: list[tuple[int, str]] = []
+    events = []  # (line, is_store, slot id, byte addresses over threads, source lane over threads)
+    for i, what, src, extra in parts:
+        a = accesses[i]
+        at = addr[i][src] + extra
+        if a.kind in ("store", "stmatrix"):
+            store_slots.append((i, what))
+            events.append((a.instr.line, True, len(store_slots) - 1, at, src))
+        else:
+            load_slots.append((i, what))
+            events.append((a.instr.line, False, len(load_slots) - 1, at, src))
+    if not store_slots or not load_slots:
+        raise _Unknown("the conversion's accesses are only stores or only loads")
+    events.sort(key=lambda e: (e[0], not e[1]))
+    # replay the memory: byte -> (store slot, thread, byte in element, interval); writers per interval
+    mem: dict[int, tuple[int, int, int, int]] = {}
+    writers: dict[tuple[int, int], set[int]] = {}  # (interval, byte) -> threads writing it
+    reads = []  # (load slot, thread, [(store slot, src thread, byte pos)] per byte, address)
+    tids = np.arange(threads)
+    for line, is_store, slot, at, src in events:
+        iv = interval_of_line[line]
+        if is_store:
+            for t in range(threads):
+                base = int(at[t])
+                for j in range(b):
+                    mem[base + j] = (slot, t, j, iv)
+                    writers.setdefault((iv, base + j), set()).add(t)
+        else:
+            for t in range(threads):
+                base = int(at[t])
+                got = []
+                for j in range(b):
+                    cell = mem.get(base + j)
+                    got.append(cell)
+                reads.append((slot, t, got, base, iv, int(src[t])))
+    del tids
+    # races and unwritten bytes
+    obs_d, obs_t, obs_s, obs_tp = [], [], [], []
+    for slot, t, got, base, iv, lane_src in reads:
+        for j, cell in enumerate(got):
+            others_w = writers.get((iv, base + j), set()) - {t}
+            if others_w:
+                t2 = min(others_w)
+                return _refute_race(subject, t0, fn, accesses, load_slots[slot], t, base + j, t2, iv,
+                                    store_slots, events, interval_of_line)
+            if cell is None:
+                return _refuted(subject, t0, "unwritten",
+                                f"{_label(accesses, load_slots[slot])} at thread {t} reads byte {base + j}, "
+                                "which no store of the conversion wrote",
+                                {"tid": t}, {"load": _label(accesses, load_slots[slot]), "byte": base + j},
+                                _replay_load(fn, accesses, load_slots[slot], lane_src, base, b))
+        s0, tp0, j0, _ = got[0]
+        if any(c[0] != s0 or c[1] != tp0 or c[2] != k for k, c in enumerate(got)):
+            raise _Unknown(f"{_label(accesses, load_slots[slot])} at thread {t} assembles an element from "
+                           "bytes of different stored elements (not modelled)")
+        obs_d.append(slot)
+        obs_t.append(t)
+        obs_s.append(s0)
+        obs_tp.append(tp0)
+    od, ot, os_, otp = (np.array(x, dtype=np.int64) for x in (obs_d, obs_t, obs_s, obs_tp))
+    try:
+        Es, Ed = _elements(Ls.layout, threads), _elements(Ld.layout, threads)
+    except LlverifyError as exc:
+        raise _Unknown(f"layout not evaluated: {exc}") from None
+    rep_s, cls_s = _classes(Es)
+    rep_d, cls_d = _classes(Ed)
+    Cs, Cd = Es[rep_s], Ed[rep_d]  # [class, thread]
+    n_el = int(max(Cs.max(), Cd.max())) + 1
+    inv = np.full((threads, n_el), -1, dtype=np.int64)  # (source thread, element) -> source class
+    for c in range(Cs.shape[0]):
+        inv[np.arange(threads), Cs[c]] = c
+    nS, nD = len(store_slots), len(load_slots)
+    # candidates per load slot: classes r for which the forced sigma is defined and consistent
+    forced: dict[int, dict[int, dict[int, int]]] = {}  # d -> r -> {s: sigma(s)}
+    for d in range(nD):
+        sel = np.flatnonzero(od == d)
+        need = inv[otp[sel][None, :], Cd[:, ot[sel]]]  # [class r, obs]
+        ok = (need >= 0).all(axis=1)
+        ss = os_[sel]
+        opts = {}
+        for r in np.flatnonzero(ok):
+            row = need[r]
+            m: dict[int, int] = {}
+            good = True
+            for s_, v in zip(ss.tolist(), row.tolist()):
+                if m.setdefault(s_, v) != v:
+                    good = False
+                    break
+            if good:
+                opts[int(r)] = m
+        if not opts:
+            return _refute_slot(subject, t0, fn, accesses, d, load_slots, store_slots, sel, od, ot, os_, otp,
+                                need, Cd, Cs, rep_d, rep_s, Ld.layout, Ls.layout, events)
+        forced[d] = opts
+    # agreement between load slots: propagate sigma choices
+    tau_guess: list[int] = []
+    sigma: dict[int, int] = {}
+    tau: dict[int, int] = {}
+    pending = set(range(nD))
+    while pending:
+        changed = True
+        while changed and pending:
+            changed = False
+            for d in sorted(pending):
+                live = {r: m for r, m in forced[d].items() if all(sigma.get(s_, v) == v for s_, v in m.items())}
+                if not live:
+                    if not tau_guess:
+                        return _refuted(subject, t0, "disagree",
+                                        f"{_label(accesses, load_slots[d])}: every register it could carry needs a "
+                                        "store slot to carry a register that other load slots already force",
+                                        {"load": _label(accesses, load_slots[d])},
+                                        {"forced": {_label(accesses, store_slots[s_]): int(rep_s[v])
+                                                    for s_, v in list(sigma.items())[:4]}},
+                                        "propagation over all threads' observations")
+                    raise _Unknown("no register assignment found (a guess for ambiguous slots failed); not decided")
+                forced[d] = live
+                if len(live) == 1:
+                    (r, m), = live.items()
+                    tau[d] = r
+                    sigma.update(m)
+                    pending.discard(d)
+                    changed = True
+        if pending:  # symmetric choices left: pick one (preferring an uncovered register) and propagate again
+            d = min(pending)
+            used = set(tau.values())
+            r = next((r for r in forced[d] if r not in used), next(iter(forced[d])))
+            forced[d] = {r: forced[d][r]}
+            tau_guess.append(d)
+    # the proof: every observation re-checked with the assignment
+    tau_a = np.array([tau[d] for d in range(nD)])
+    sig_a = np.full(nS, -1)
+    for s_, v in sigma.items():
+        sig_a[s_] = v
+    if not np.array_equal(Cd[tau_a[od], ot], Cs[sig_a[os_], otp]):
+        raise _Unknown("internal: the assignment found does not satisfy every observation")
+    missing = sorted(set(range(Cd.shape[0])) - set(tau.values()))
+    if missing:
+        c = missing[0]
+        covered_any = len(set(tau.values()))
+        if nD < Cd.shape[0] or not tau_guess:
+            return _refuted(subject, t0, "coverage",
+                            f"destination register {int(rep_d[c])} is filled by no load of the conversion "
+                            f"({nD} load slot(s) carry {covered_any} of {Cd.shape[0]} distinct registers)",
+                            {"register": int(rep_d[c])}, {"element at thread 0": int(Cd[c, 0])},
+                            "every load slot's register is forced by the data it reads")
+        raise _Unknown("the register assignment found does not cover every destination register")
+    n_int = max(interval_of_line.values()) + 1 if interval_of_line else 1
+    return Verdict("proved", PROP, subject, "exhaustive", time.perf_counter() - t0,
+                   f"{len(accesses)} instruction(s) in {n_int} barrier interval(s) give every destination register of "
+                   f"all {threads} threads the element L_dst gives it, from the source register holding it "
+                   f"({nS} store slot(s), {nD} load slot(s); every thread's addresses evaluated, "
+                   "no race, nothing unwritten)",
+                   certificate={"threads": threads, "intervals": n_int, "observations": int(len(od)),
+                                "store_slots": nS, "load_slots": nD},
+                   details={"tau": {_label(accesses, load_slots[d]): int(rep_d[tau[d]]) for d in range(min(nD, 8))}})
+
+
+def _combos(widths: list[int]) -> list[tuple[int, ...]]:
+    import itertools
+
+    return list(itertools.product(*(range(1 << w) for w in widths)))
+
+
+def _label(accesses, slot) -> str:
+    i, what = slot
+    return what
+
+
+def _refuted(subject, t0, kind, message, inputs, sides, note) -> Verdict:
+    return Verdict("refuted", PROP, subject, "exhaustive", time.perf_counter() - t0, message,
+                   Counterexample(inputs, sides, note if isinstance(note, str) else str(note)),
+                   details={"kind": kind})
+
+
+def _address(fn, a: Access, t: int) -> int | None:
+    """A fresh interpreter's address of ``a`` at thread ``t`` (the replay)."""
+    return Concrete(fn, t, {}).value(a.pointer, 32)
+
+
+def _replay_load(fn, accesses, slot, lane_src, base, b) -> str:
+    a = accesses[slot[0]]
+    again = _address(fn, a, lane_src)
+    return (f"replayed: the load's pointer at thread {lane_src} is {again} (element at byte {base}); "
+            "no store's address at any thread covers it")
+
+
+def _refute_race(subject, t0, fn, accesses, load_slot, t, byte, t2, iv, store_slots, events, interval_of_line):
+    # the store writing the byte at thread t2 in interval iv, replayed
+    a_load = accesses[load_slot[0]]
+    for line, is_store, slot, at, src in events:
+        if is_store and interval_of_line[line] == iv and at[t2] <= byte < at[t2] + 16:
+            a_st = accesses[store_slots[slot][0]]
+            st_addr = _address(fn, a_st, int(src[t2]))
+            return _refuted(subject, t0, "race",
+                            f"{load_slot[1]} at thread {t} reads byte {byte}, which thread {t2} writes "
+                            f"({store_slots[slot][1]}) with no barrier between them (interval {iv})",
+                            {"tid": t, "writer tid": t2},
+                            {"load": load_slot[1], "store": store_slots[slot][1], "byte": byte,
+                             "store pointer (replayed)": st_addr,
+                             "load pointer (replayed)": _address(fn, a_load, t)},
+                            "both addresses replayed by fresh concrete interpreters")
+    return _refuted(subject, t0, "race", f"{load_slot[1]} at thread {t} reads byte {byte} that thread {t2} writes "
+                    f"in the same barrier interval", {"tid": t, "writer tid": t2}, {"byte": byte}, "memory replay")
+
+
+def _refute_slot(subject, t0, fn, accesses, d, load_slots, store_slots, sel, od, ot, os_, otp, need, Cd, Cs,
+                 rep_d, rep_s, Ld, Ls, events):
+    """No destination register fits load slot ``d``: pick the register that fits most observations and
+    report the first one it fails, replayed (addresses by fresh interpreters, elements by
+    ``LinearLayout.apply``)."""
+    fits = []
+    for r in range(need.shape[0]):
+        row = need[r]
+        ok = row >= 0
+        fits.append(int(ok.sum()))
+    r = int(np.argmax(fits))
+    bad = np.flatnonzero(need[r] < 0)
+    if len(bad):
+        k = int(bad[0])
+        reason = "the source thread holds that element in no register"
+    else:
+        # consistent per observation but the same store slot would need two registers: show both
+        row = need[r]
+        first: dict[int, int] = {}
+        k = 0
+        for k, (s_, v) in enumerate(zip(os_[sel].tolist(), row.tolist())):
+            if first.setdefault(s_, k) != k and row[first[s_]] != v:
+                break
+        reason = (f"the store slot would carry source register {int(rep_s[row[k]])} here but register "
+                  f"{int(rep_s[row[first[int(os_[sel][k])]]])} at thread {int(ot[sel][first[int(os_[sel][k])]])}")
+    o = int(sel[k])
+    t, s_, tp = int(ot[o]), int(os_[o]), int(otp[o])
+    reg_d = int(rep_d[r])
+    want = _apply(Ld, reg_d, t)
+    # what the source thread's store slot holds, for the register the source thread keeps at that slot
+    a_load = accesses[load_slots[d][0]]
+    a_store = accesses[store_slots[s_][0]]
+    src_regs = [int(rep_s[c]) for c in range(Cs.shape[0])]
+    return _refuted(subject, t0, "wrong_element",
+                    f"{load_slots[d][1]}: no destination register receives its element in every thread "
+                    f"(closest: register {reg_d}); at thread {t} it reads {store_slots[s_][1]} of thread {tp}, "
+                    f"but {reason}",
+                    {"dest tid": t, "dest register": reg_d, "source tid": tp},
+                    {"element wanted (L_dst)": want, "load": load_slots[d][1], "store": store_slots[s_][1],
+                     "load pointer (replayed)": _address(fn, a_load, t),
+                     "store pointer (replayed)": _address(fn, a_store, tp),
+                     "source thread's elements (L_src)": sorted({tuple(_apply(Ls, r2, tp)) for r2 in src_regs})[:4]},
+                    "addresses replayed by fresh concrete interpreters; elements by LinearLayout.apply")
+
+
+def _apply(L, reg: int, t: int) -> list[int]:
+    n_lane = L.in_dim_size("lane")
+    vals = {"register": reg, "lane": t % n_lane, "warp": t // n_lane}
+    vals = {k: v for k, v in vals.items() if k in L.in_dim_names}
+    out = L.apply(**{**{d: 0 for d in L.in_dim_names}, **vals})
+    return [int(out[d]) for d in L.out_dim_names]

@@ -258,17 +258,17 @@ def _decide(op, fn, sym, accesses, threads, lanes, subject, per_thread, src_t, d
     except _NotModelled as exc:
         raise _Unknown(str(exc)) from None
     # slots: (access index, label) -> id; per slot, arrays over threads of the element's byte address
-    store_slots: list[tuple[int, str]] = []
-    load_slots: list[tuple[int, str]] = []
+    store_slots: list[tuple] = []  # (access index, label, source lane over threads, byte offset over threads)
+    load_slots: list[tuple] = []
     events = []  # (line, is_store, slot id, byte addresses over threads, source lane over threads)
     for i, what, src, extra in parts:
         a = accesses[i]
         at = addr[i][src] + extra
         if a.kind in ("store", "stmatrix"):
-            store_slots.append((i, what))
+            store_slots.append((i, what, src, extra))
             events.append((a.instr.line, True, len(store_slots) - 1, at, src))
         else:
-            load_slots.append((i, what))
+            load_slots.append((i, what, src, extra))
             events.append((a.instr.line, False, len(load_slots) - 1, at, src))
     if not store_slots or not load_slots:
         raise _Unknown("the conversion's accesses are only stores or only loads")
@@ -303,13 +303,16 @@ def _decide(op, fn, sym, accesses, threads, lanes, subject, per_thread, src_t, d
             if others_w:
                 t2 = min(others_w)
                 return _refute_race(subject, t0, fn, accesses, load_slots[slot], t, base + j, t2, iv,
-                                    store_slots, events, interval_of_line)
+                                    store_slots, events, interval_of_line, b)
             if cell is None:
                 return _refuted(subject, t0, "unwritten",
                                 f"{_label(accesses, load_slots[slot])} at thread {t} reads byte {base + j}, "
                                 "which no store of the conversion wrote",
-                                {"tid": t}, {"load": _label(accesses, load_slots[slot]), "byte": base + j},
-                                _replay_load(fn, accesses, load_slots[slot], lane_src, base, b))
+                                {"tid": t}, {"load": _label(accesses, load_slots[slot]), "byte": base + j,
+                                             "load element address (replayed)":
+                                                 _element_address(fn, accesses, load_slots[slot], t)},
+                                "the load's address replayed by a fresh interpreter; the stores' addresses of "
+                                "every thread evaluated: none covers the byte")
         s0, tp0, j0, _ = got[0]
         if any(c[0] != s0 or c[1] != tp0 or c[2] != k for k, c in enumerate(got)):
             raise _Unknown(f"{_label(accesses, load_slots[slot])} at thread {t} assembles an element from "
@@ -423,8 +426,7 @@ def _combos(widths: list[int]) -> list[tuple[int, ...]]:
 
 
 def _label(accesses, slot) -> str:
-    i, what = slot
-    return what
+    return slot[1]
 
 
 def _refuted(subject, t0, kind, message, inputs, sides, note) -> Verdict:
@@ -438,27 +440,26 @@ def _address(fn, a: Access, t: int) -> int | None:
     return Concrete(fn, t, {}).value(a.pointer, 32)
 
 
-def _replay_load(fn, accesses, slot, lane_src, base, b) -> str:
-    a = accesses[slot[0]]
-    again = _address(fn, a, lane_src)
-    return (f"replayed: the load's pointer at thread {lane_src} is {again} (element at byte {base}); "
-            "no store's address at any thread covers it")
+def _element_address(fn, accesses, slot, t: int) -> int | None:
+    """The byte address of a slot's element at thread ``t``, replayed: a fresh interpreter's pointer at the
+    lane that supplies it (itself, or an ``ldmatrix`` / ``stmatrix`` row's lane) plus the element's offset."""
+    i, _, src, extra = slot
+    p = Concrete(fn, int(src[t]), {}).value(accesses[i].pointer, 32)
+    return None if p is None else p + int(extra[t])
 
 
-def _refute_race(subject, t0, fn, accesses, load_slot, t, byte, t2, iv, store_slots, events, interval_of_line):
+def _refute_race(subject, t0, fn, accesses, load_slot, t, byte, t2, iv, store_slots, events, interval_of_line,
+                 b):
     # the store writing the byte at thread t2 in interval iv, replayed
-    a_load = accesses[load_slot[0]]
     for line, is_store, slot, at, src in events:
-        if is_store and interval_of_line[line] == iv and at[t2] <= byte < at[t2] + 16:
-            a_st = accesses[store_slots[slot][0]]
-            st_addr = _address(fn, a_st, int(src[t2]))
+        if is_store and interval_of_line[line] == iv and at[t2] <= byte < at[t2] + b:
             return _refuted(subject, t0, "race",
                             f"{load_slot[1]} at thread {t} reads byte {byte}, which thread {t2} writes "
                             f"({store_slots[slot][1]}) with no barrier between them (interval {iv})",
                             {"tid": t, "writer tid": t2},
                             {"load": load_slot[1], "store": store_slots[slot][1], "byte": byte,
-                             "store pointer (replayed)": st_addr,
-                             "load pointer (replayed)": _address(fn, a_load, t)},
+                             "store element address (replayed)": _element_address(fn, accesses, store_slots[slot], t2),
+                             "load element address (replayed)": _element_address(fn, accesses, load_slot, t)},
                             "both addresses replayed by fresh concrete interpreters")
     return _refuted(subject, t0, "race", f"{load_slot[1]} at thread {t} reads byte {byte} that thread {t2} writes "
                     f"in the same barrier interval", {"tid": t, "writer tid": t2}, {"byte": byte}, "memory replay")
@@ -494,8 +495,11 @@ def _refute_slot(subject, t0, fn, accesses, d, load_slots, store_slots, sel, od,
     reg_d = int(rep_d[r])
     want = _apply(Ld, reg_d, t)
     # what the source thread's store slot holds, for the register the source thread keeps at that slot
-    a_load = accesses[load_slots[d][0]]
-    a_store = accesses[store_slots[s_][0]]
+    got_l = _element_address(fn, accesses, load_slots[d], t)
+    got_s = _element_address(fn, accesses, store_slots[s_], tp)
+    if got_l is None or got_l != got_s:
+        return Verdict("error", PROP, subject, None, time.perf_counter() - t0,
+                       f"internal: the replayed addresses disagree ({got_l} vs {got_s})")
     src_regs = [int(rep_s[c]) for c in range(Cs.shape[0])]
     return _refuted(subject, t0, "wrong_element",
                     f"{load_slots[d][1]}: no destination register receives its element in every thread "
@@ -503,8 +507,7 @@ def _refute_slot(subject, t0, fn, accesses, d, load_slots, store_slots, sel, od,
                     f"but {reason}",
                     {"dest tid": t, "dest register": reg_d, "source tid": tp},
                     {"element wanted (L_dst)": want, "load": load_slots[d][1], "store": store_slots[s_][1],
-                     "load pointer (replayed)": _address(fn, a_load, t),
-                     "store pointer (replayed)": _address(fn, a_store, tp),
+                     "element address (replayed at both)": got_l,
                      "source thread's elements (L_src)": sorted({tuple(_apply(Ls, r2, tp)) for r2 in src_regs})[:4]},
                     "addresses replayed by fresh concrete interpreters; elements by LinearLayout.apply")
 

@@ -274,7 +274,10 @@ def _decide(op, fn, sym, accesses, threads, lanes, subject, per_thread, src_t, d
         raise _Unknown("the conversion's accesses are only stores or only loads")
     events.sort(key=lambda e: (e[0], not e[1]))
     # replay the memory: byte -> (store slot, thread, byte in element, interval); writers per interval
-    mem: dict[int, tuple[int, int, int, int]] = {}
+    # byte -> (interval of its last writes, {writer thread: (store slot, byte in element)}): every thread that
+    # wrote it in that interval (duplicated source registers store one element from several threads; a read
+    # must be right whichever write landed last)
+    mem: dict[int, tuple[int, dict[int, tuple[int, int]]]] = {}
     writers: dict[tuple[int, int], set[int]] = {}  # (interval, byte) -> threads writing it
     reads = []  # (load slot, thread, [(store slot, src thread, byte pos)] per byte, address)
     tids = np.arange(threads)
@@ -284,7 +287,11 @@ def _decide(op, fn, sym, accesses, threads, lanes, subject, per_thread, src_t, d
             for t in range(threads):
                 base = int(at[t])
                 for j in range(b):
-                    mem[base + j] = (slot, t, j, iv)
+                    cell = mem.get(base + j)
+                    if cell is None or cell[0] != iv:
+                        cell = (iv, {})
+                        mem[base + j] = cell
+                    cell[1][t] = (slot, j)
                     writers.setdefault((iv, base + j), set()).add(t)
         else:
             for t in range(threads):
@@ -292,7 +299,7 @@ def _decide(op, fn, sym, accesses, threads, lanes, subject, per_thread, src_t, d
                 got = []
                 for j in range(b):
                     cell = mem.get(base + j)
-                    got.append(cell)
+                    got.append(None if cell is None else dict(cell[1]))
                 reads.append((slot, t, got, base, iv, int(src[t])))
     del tids
     # races and unwritten bytes
@@ -313,14 +320,14 @@ def _decide(op, fn, sym, accesses, threads, lanes, subject, per_thread, src_t, d
                                                  _element_address(fn, accesses, load_slots[slot], t)},
                                 "the load's address replayed by a fresh interpreter; the stores' addresses of "
                                 "every thread evaluated: none covers the byte")
-        s0, tp0, j0, _ = got[0]
-        if any(c[0] != s0 or c[1] != tp0 or c[2] != k for k, c in enumerate(got)):
-            raise _Unknown(f"{_label(accesses, load_slots[slot])} at thread {t} assembles an element from "
-                           "bytes of different stored elements (not modelled)")
-        obs_d.append(slot)
-        obs_t.append(t)
-        obs_s.append(s0)
-        obs_tp.append(tp0)
+        for tp0, (s0, _) in got[0].items():
+            if any(c.get(tp0) != (s0, k) for k, c in enumerate(got)) or any(len(c) != len(got[0]) for c in got):
+                raise _Unknown(f"{_label(accesses, load_slots[slot])} at thread {t} assembles an element from "
+                               "bytes of different stored elements (not modelled)")
+            obs_d.append(slot)
+            obs_t.append(t)
+            obs_s.append(s0)
+            obs_tp.append(tp0)
     od, ot, os_, otp = (np.array(x, dtype=np.int64) for x in (obs_d, obs_t, obs_s, obs_tp))
     try:
         Es, Ed = _elements(Ls.layout, threads), _elements(Ld.layout, threads)

@@ -279,14 +279,16 @@ def _decide(op, fn, sym, accesses, threads, lanes, subject, per_thread, src_t, d
     # must be right whichever write landed last)
     mem: dict[int, tuple[int, dict[int, tuple[int, int]]]] = {}
     writers: dict[tuple[int, int], set[int]] = {}  # (interval, byte) -> threads writing it
-    reads = []  # (load slot, thread, [(store slot, src thread, byte pos)] per byte, address)
-    tids = np.arange(threads)
+    reads = []  # (load slot, thread, per cell {writer thread: (store slot, byte in element)}, address, ...)
+    # cells: whole elements when every element address is aligned to the element size, else bytes
+    unit = b if all(not np.any(e[3] % b) for e in events) else 1
+    js = range(0, b, unit)
     for line, is_store, slot, at, src in events:
         iv = interval_of_line[line]
         if is_store:
             for t in range(threads):
                 base = int(at[t])
-                for j in range(b):
+                for j in js:
                     cell = mem.get(base + j)
                     if cell is None or cell[0] != iv:
                         cell = (iv, {})
@@ -297,15 +299,14 @@ def _decide(op, fn, sym, accesses, threads, lanes, subject, per_thread, src_t, d
             for t in range(threads):
                 base = int(at[t])
                 got = []
-                for j in range(b):
+                for j in js:
                     cell = mem.get(base + j)
                     got.append(None if cell is None else dict(cell[1]))
                 reads.append((slot, t, got, base, iv, int(src[t])))
-    del tids
     # races and unwritten bytes
     obs_d, obs_t, obs_s, obs_tp = [], [], [], []
     for slot, t, got, base, iv, lane_src in reads:
-        for j, cell in enumerate(got):
+        for j, cell in zip(js, got):
             others_w = writers.get((iv, base + j), set()) - {t}
             if others_w:
                 t2 = min(others_w)
@@ -321,7 +322,7 @@ def _decide(op, fn, sym, accesses, threads, lanes, subject, per_thread, src_t, d
                                 "the load's address replayed by a fresh interpreter; the stores' addresses of "
                                 "every thread evaluated: none covers the byte")
         for tp0, (s0, _) in got[0].items():
-            if any(c.get(tp0) != (s0, k) for k, c in enumerate(got)) or any(len(c) != len(got[0]) for c in got):
+            if any(c.get(tp0) != (s0, k) for k, c in zip(js, got)) or any(len(c) != len(got[0]) for c in got):
                 raise _Unknown(f"{_label(accesses, load_slots[slot])} at thread {t} assembles an element from "
                                "bytes of different stored elements (not modelled)")
             obs_d.append(slot)
@@ -346,19 +347,12 @@ def _decide(op, fn, sym, accesses, threads, lanes, subject, per_thread, src_t, d
     for d in range(nD):
         sel = np.flatnonzero(od == d)
         need = inv[otp[sel][None, :], Cd[:, ot[sel]]]  # [class r, obs]
-        ok = (need >= 0).all(axis=1)
         ss = os_[sel]
-        opts = {}
-        for r in np.flatnonzero(ok):
-            row = need[r]
-            m: dict[int, int] = {}
-            good = True
-            for s_, v in zip(ss.tolist(), row.tolist()):
-                if m.setdefault(s_, v) != v:
-                    good = False
-                    break
-            if good:
-                opts[int(r)] = m
+        uniq, first, inv_s = np.unique(ss, return_index=True, return_inverse=True)
+        # a store slot carries one register: every observation of it forces the same class
+        ok = (need >= 0).all(axis=1) & (need == need[:, first[inv_s.reshape(-1)]]).all(axis=1)
+        us = uniq.tolist()
+        opts = {int(r): dict(zip(us, need[r, first].tolist())) for r in np.flatnonzero(ok)}
         if not opts:
             return _refute_slot(subject, t0, fn, accesses, d, load_slots, store_slots, sel, od, ot, os_, otp,
                                 need, Cd, Cs, rep_d, rep_s, Ld.layout, Ls.layout, events)
@@ -368,35 +362,43 @@ def _decide(op, fn, sym, accesses, threads, lanes, subject, per_thread, src_t, d
     sigma: dict[int, int] = {}
     tau: dict[int, int] = {}
     pending = set(range(nD))
+    touch: dict[int, set[int]] = {}  # store slot -> the load slots that read it
+    for d in range(nD):
+        for s_ in next(iter(forced[d].values())):
+            touch.setdefault(s_, set()).add(d)
+    work = set(range(nD))
     while pending:
-        changed = True
-        while changed and pending:
-            changed = False
-            for d in sorted(pending):
-                live = {r: m for r, m in forced[d].items() if all(sigma.get(s_, v) == v for s_, v in m.items())}
-                if not live:
-                    if not tau_guess:
-                        return _refuted(subject, t0, "disagree",
-                                        f"{_label(accesses, load_slots[d])}: every register it could carry needs a "
-                                        "store slot to carry a register that other load slots already force",
-                                        {"load": _label(accesses, load_slots[d])},
-                                        {"forced": {_label(accesses, store_slots[s_]): int(rep_s[v])
-                                                    for s_, v in list(sigma.items())[:4]}},
-                                        "propagation over all threads' observations")
-                    raise _Unknown("no register assignment found (a guess for ambiguous slots failed); not decided")
-                forced[d] = live
-                if len(live) == 1:
-                    (r, m), = live.items()
-                    tau[d] = r
-                    sigma.update(m)
-                    pending.discard(d)
-                    changed = True
+        while work:
+            d = work.pop()
+            if d not in pending:
+                continue
+            live = {r: m for r, m in forced[d].items() if all(sigma.get(s_, v) == v for s_, v in m.items())}
+            if not live:
+                if not tau_guess:
+                    return _refuted(subject, t0, "disagree",
+                                    f"{_label(accesses, load_slots[d])}: every register it could carry needs a "
+                                    "store slot to carry a register that other load slots already force",
+                                    {"load": _label(accesses, load_slots[d])},
+                                    {"forced": {_label(accesses, store_slots[s_]): int(rep_s[v])
+                                                for s_, v in list(sigma.items())[:4]}},
+                                    "propagation over all threads' observations")
+                raise _Unknown("no register assignment found (a guess for ambiguous slots failed); not decided")
+            forced[d] = live
+            if len(live) == 1:
+                (r, m), = live.items()
+                tau[d] = r
+                pending.discard(d)
+                for s_, v in m.items():
+                    if s_ not in sigma:
+                        sigma[s_] = v
+                        work |= touch[s_]
         if pending:  # symmetric choices left: pick one (preferring an uncovered register) and propagate again
             d = min(pending)
             used = set(tau.values())
             r = next((r for r in forced[d] if r not in used), next(iter(forced[d])))
             forced[d] = {r: forced[d][r]}
             tau_guess.append(d)
+            work.add(d)
     # the proof: every observation re-checked with the assignment
     tau_a = np.array([tau[d] for d in range(nD)])
     sig_a = np.full(nS, -1)

@@ -141,3 +141,16 @@ def test_a_data_select_is_unknown() -> None:
                    "  %248 = insertelement <2 x i16> poison, i16 %sel, i64 0, !dbg !19")
     v = _converts(stem, llir)[1][0].finding.verdict
     assert v.status == "unknown" and "select" in v.message
+
+
+def test_a_load_re_pointed_at_another_loads_address_leaves_a_register_unfilled() -> None:
+    """The second ``ldmatrix`` reads the first one's rows: its slots carry registers the first already carries
+    (forced by the data), so eight destination registers are never filled."""
+    stem = "transpose-m64n64-cuda_90-w4"
+    llir = _mutate(stem, "b16.p3(ptr addrspace(3) nonnull %339)", "b16.p3(ptr addrspace(3) nonnull %329)")
+    v = _converts(stem, llir)[1][0].finding.verdict
+    assert v.status == "refuted" and v.details["kind"] == "coverage", v.message
+    _, Ld = _op_layouts(stem)
+    reg = v.counterexample.inputs["register"]
+    assert tuple(_apply(Ld, reg, 0)) == tuple(v.counterexample.sides["element at thread 0 (L_dst, replayed by LinearLayout.apply)"])
+    assert len(v.counterexample.sides["two load slots carrying one register"]) == 2

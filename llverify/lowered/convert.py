@@ -411,11 +411,18 @@ def _decide(op, fn, sym, accesses, threads, lanes, subject, per_thread, src_t, d
         c = missing[0]
         covered_any = len(set(tau.values()))
         if nD < Cd.shape[0] or not tau_guess:
+            seen_r: dict[int, int] = {}
+            dup = next(((seen_r[r], d) for d, r in sorted(tau.items()) if seen_r.setdefault(r, d) != d), None)
+            sides = {"element at thread 0 (L_dst, replayed by LinearLayout.apply)": _apply(Ld.layout, int(rep_d[c]), 0)}
+            if dup is not None:
+                sides["two load slots carrying one register"] = [_label(accesses, load_slots[dup[0]]),
+                                                                 _label(accesses, load_slots[dup[1]])]
+                sides["their register"] = int(rep_d[tau[dup[0]]])
             return _refuted(subject, t0, "coverage",
                             f"destination register {int(rep_d[c])} is filled by no load of the conversion "
                             f"({nD} load slot(s) carry {covered_any} of {Cd.shape[0]} distinct registers)",
-                            {"register": int(rep_d[c])}, {"element at thread 0": int(Cd[c, 0])},
-                            "every load slot's register is forced by the data it reads")
+                            {"register": int(rep_d[c])}, sides,
+                            "every load slot's register is forced by the data it reads (no guess was made)")
         raise _Unknown("the register assignment found does not cover every destination register")
     n_int = max(interval_of_line.values()) + 1 if interval_of_line else 1
     return Verdict("proved", PROP, subject, "exhaustive", time.perf_counter() - t0,

@@ -85,7 +85,7 @@ _PACKING = ("insertelement", "extractelement", "shufflevector", "bitcast", "zext
             "or", "and")
 
 
-def _check_stored(fn: LlirFunction, value: str, seen: set[str], dbg: str | None) -> None:
+def _check_stored(fn: LlirFunction, value: str, seen: set[str], mine: frozenset) -> None:
     """Raise :class:`_Unknown` when a stored value is not a fixed register's value in every thread: its
     packing (``insertelement`` ..., whole-byte shifts) bottoms out in a ``select`` / ``phi`` / shuffle whose
     choice may depend on the thread."""
@@ -96,7 +96,7 @@ def _check_stored(fn: LlirFunction, value: str, seen: set[str], dbg: str | None)
             continue
         seen.add(v)
         ins = fn.defs.get(v)
-        if ins is None or ins.dbg != dbg:
+        if ins is None or (ins.dbg is not None and ins.dbg not in mine):
             continue  # a value of another op (the producer): one register's value
         op = ins.opcode
         if op == "select" or op == "phi":
@@ -108,7 +108,7 @@ def _check_stored(fn: LlirFunction, value: str, seen: set[str], dbg: str | None)
             stack.extend(re.findall(r"%[\w$.\-]+", ins.body))
 
 
-def _check_loaded(fn: LlirFunction, users: dict[str, list], value: str, dbg: str | None) -> None:
+def _check_loaded(fn: LlirFunction, users: dict[str, list], value: str, mine: frozenset) -> None:
     """Raise :class:`_Unknown` when a loaded element is post-processed by the conversion with a per-thread
     choice (a ``select`` / shuffle with the conversion's location) before it becomes a register."""
     stack, seen = [value], set()
@@ -118,7 +118,7 @@ def _check_loaded(fn: LlirFunction, users: dict[str, list], value: str, dbg: str
             continue
         seen.add(v)
         for ins in users.get(v, ()):
-            if ins.dbg != dbg:
+            if ins.dbg is not None and ins.dbg not in mine:
                 continue
             if ins.opcode in ("select", "phi") or (ins.opcode == "call" and "shfl" in ins.body):
                 raise _Unknown(f"a loaded element passes through '{ins.opcode}' at line {ins.line} before it "
@@ -160,7 +160,8 @@ def _classes(E: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def convert_elements(op: Op, fn: LlirFunction, sym: Symbolic, accesses: Sequence[Access], threads: int,
-                     lanes: int, subject: str, per_thread: Sequence[Concrete] | None = None) -> Verdict | None:
+                     lanes: int, subject: str, per_thread: Sequence[Concrete] | None = None,
+                     dbgs: Sequence[str] = ()) -> Verdict | None:
     """Decide the claim of the module docstring for a ``ttg.convert_layout`` and its attributed accesses."""
     t0 = time.perf_counter()
     if op.name != "ttg.convert_layout" or not accesses or not op.operand_types or not op.results:
@@ -173,12 +174,12 @@ def convert_elements(op: Op, fn: LlirFunction, sym: Symbolic, accesses: Sequence
     if src_t is None or dst_t is None or src_t.kind != "tensor" or dst_t.kind != "tensor":
         return None
     try:
-        return _decide(op, fn, sym, list(accesses), threads, lanes, subject, per_thread, src_t, dst_t, t0)
+        return _decide(op, fn, sym, list(accesses), threads, lanes, subject, per_thread, src_t, dst_t, t0, dbgs)
     except _Unknown as exc:
         return unknown(str(exc))
 
 
-def _decide(op, fn, sym, accesses, threads, lanes, subject, per_thread, src_t, dst_t, t0) -> Verdict:
+def _decide(op, fn, sym, accesses, threads, lanes, subject, per_thread, src_t, dst_t, t0, dbgs) -> Verdict:
     Ls, Ld = layout_of(src_t), layout_of(dst_t)
     for B in (Ls, Ld):
         if not isinstance(B, BuiltLayout):
@@ -224,15 +225,18 @@ def _decide(op, fn, sym, accesses, threads, lanes, subject, per_thread, src_t, d
     # provenance guards: every stored / loaded element is a fixed register's value in every thread
     users = _users(fn)
     seen: set[str] = set()
+    # the conversion's own code: its accesses' debug locations and every location naming the same TTGIR line
+    # (``dbgs``); an instruction without a location is traced through too (the guard errs towards unknown)
+    mine_dbg = frozenset({a.instr.dbg for a in accesses if a.instr.dbg} | set(dbgs or ()))
     for a in accesses:
         if a.kind in ("store", "stmatrix"):
             vals = _stored_value(a)
             if not vals:
                 raise _Unknown(f"the stored value at line {a.instr.line} was not read")
             for v in vals:
-                _check_stored(fn, v, seen, a.instr.dbg)
+                _check_stored(fn, v, seen, mine_dbg)
         elif a.instr.result:
-            _check_loaded(fn, users, a.instr.result, a.instr.dbg)
+            _check_loaded(fn, users, a.instr.result, mine_dbg)
     # every thread's address of every access
     frees = sorted(set().union(*(sym.value(a.pointer, 32).free for a in accesses)))
     if any(not f.rsplit(":", 1)[0].endswith(".choice") for f in frees) or len(frees) > 6:

@@ -115,7 +115,8 @@ def validate(module: Module, llir: LlirModule, shared_bytes: int) -> list[Lowere
         for op, accs in groups.values():
             subject = f"{op.name} at {module.path}:{op.location.line}: {len(accs)} access(es) in {llir.path}"
             if op.name == "ttg.convert_layout":
-                v = convert_elements(op, fn, sym, accs, threads, module.threads_per_warp, subject, per_thread)
+                dbgs = [k for k, (line, _) in llir.locations.items() if line == op.location.line]
+                v = convert_elements(op, fn, sym, accs, threads, module.threads_per_warp, subject, per_thread, dbgs)
             else:
                 v = right_elements(op, fn, sym, accs, threads, module.threads_per_warp, subject, per_thread)
             if v is not None:

@@ -154,3 +154,17 @@ def test_a_load_re_pointed_at_another_loads_address_leaves_a_register_unfilled()
     reg = v.counterexample.inputs["register"]
     assert tuple(_apply(Ld, reg, 0)) == tuple(v.counterexample.sides["element at thread 0 (L_dst, replayed by LinearLayout.apply)"])
     assert len(v.counterexample.sides["two load slots carrying one register"]) == 2
+
+
+@pytest.mark.parametrize("inserted,reason", [
+    ("  br label %cut\ncut:\n", "control flow"),
+    ("  tail call void @llvm.nvvm.barrier.cta.sync.aligned(i32 1, i32 64), !dbg !19\n", "barrier of a form"),
+])
+def test_what_the_model_does_not_cover_is_unknown(inserted: str, reason: str) -> None:
+    """A branch inside the conversion, or a barrier that may not synchronise every thread (a named barrier
+    with a thread count): not modelled, so unknown with the reason -- never proved."""
+    stem = "transpose-m64n64-cuda_90-w4"
+    anchor = "  %264 = getelementptr inbounds nuw i8, ptr addrspace(3) %247, i32 1024, !dbg !19\n"
+    llir = _mutate(stem, anchor, inserted + anchor)
+    v = _converts(stem, llir)[1][0].finding.verdict
+    assert v.status == "unknown" and reason in v.message, v.message

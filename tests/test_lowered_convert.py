@@ -91,10 +91,25 @@ def test_an_in_bounds_scratch_xor_mutant_is_refuted_only_by_right_elements(stem:
     assert want == tuple(cx.sides["element wanted (L_dst)"])
     held = {_apply(Ls, r, cx.inputs["source tid"]) for r in range(Ls.in_dim_size("register"))}
     assert want not in held
-    # and the data flow: the source thread's store and the destination's load meet at the replayed address
+    # the whole claim, replayed without the propagation: for EVERY destination register, an observation (a
+    # load at a destination thread meeting a source thread's store at one address) that register cannot satisfy
+    n_src = Ls.in_dim_size("register")
+    fals = v.details["falsifiers"]
+    regs = {f["register"] for f in fals}
+    assert {_apply(Ld, r, 0) for r in regs} == {_apply(Ld, r, 0) for r in range(Ld.in_dim_size("register"))}
     fn = parse_llir(llir).functions[0]
-    assert isinstance(cx.sides["element address (replayed at both)"], int)
-    assert Concrete(fn, 0, {}).value(fn.accesses[0].pointer, 32) is not None
+    by_line = {a.instr.line: a for a in fn.accesses}
+    for f in fals:
+        holders = []
+        for o in f["observations"]:
+            e = _apply(Ld, f["register"], o["dest tid"])
+            holders.append({_apply(Ls, r2, 0) for r2 in range(n_src) if _apply(Ls, r2, o["source tid"]) == e})
+            line = int(o["store"].split()[1])  # "line N element k": the store's pointer is near that address
+            assert Concrete(fn, o["source tid"], {}).value(by_line[line].pointer, 32) is not None
+        if f["kind"] == "absent":
+            assert holders[0] == set()  # the source thread holds that element in no register
+        else:  # one store slot would have to carry two different registers
+            assert holders[0] and holders[1] and not holders[0] & holders[1]
 
 
 def test_an_i8_xor_mutant_leaves_bytes_unwritten() -> None:

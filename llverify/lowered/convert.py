@@ -449,10 +449,10 @@ def _label(accesses, slot) -> str:
     return slot[1]
 
 
-def _refuted(subject, t0, kind, message, inputs, sides, note) -> Verdict:
+def _refuted(subject, t0, kind, message, inputs, sides, note, details=None) -> Verdict:
     return Verdict("refuted", PROP, subject, "exhaustive", time.perf_counter() - t0, message,
                    Counterexample(inputs, sides, note if isinstance(note, str) else str(note)),
-                   details={"kind": kind})
+                   details={"kind": kind, **(details or {})})
 
 
 def _address(fn, a: Access, t: int) -> int | None:
@@ -521,6 +521,38 @@ def _refute_slot(subject, t0, fn, accesses, d, load_slots, store_slots, sel, od,
         return Verdict("error", PROP, subject, None, time.perf_counter() - t0,
                        f"internal: the replayed addresses disagree ({got_l} vs {got_s})")
     src_regs = [int(rep_s[c]) for c in range(Cs.shape[0])]
+    # one falsifying observation per destination register class, each data-flow edge replayed: the claim
+    # "slot d carries register r" fails for every r, checkable without the propagation
+    falsifiers = []
+    ss_sel, t_sel, tp_sel = os_[sel], ot[sel], otp[sel]
+    for rr in range(need.shape[0]):
+        row = need[rr]
+        badr = np.flatnonzero(row < 0)
+        if len(badr):
+            ks = [int(badr[0])]
+            kind = "absent"
+        else:
+            firsts: dict[int, int] = {}
+            ks = []
+            for k2, (s2, v2) in enumerate(zip(ss_sel.tolist(), row.tolist())):
+                k1 = firsts.setdefault(s2, k2)
+                if row[k1] != v2:
+                    ks = [k1, k2]
+                    break
+            kind = "two registers"
+            if not ks:
+                return Verdict("error", PROP, subject, None, time.perf_counter() - t0,
+                               f"internal: register {int(rep_d[rr])} is not falsified")
+        obs = []
+        for k2 in ks:
+            tt, tpp, sl = int(t_sel[k2]), int(tp_sel[k2]), int(ss_sel[k2])
+            a_l = _element_address(fn, accesses, load_slots[d], tt)
+            a_s = _element_address(fn, accesses, store_slots[sl], tpp)
+            if a_l is None or a_l != a_s:
+                return Verdict("error", PROP, subject, None, time.perf_counter() - t0,
+                               f"internal: the replayed addresses disagree ({a_l} vs {a_s})")
+            obs.append({"dest tid": tt, "source tid": tpp, "store": store_slots[sl][1], "address": a_l})
+        falsifiers.append({"register": int(rep_d[rr]), "kind": kind, "observations": obs})
     return _refuted(subject, t0, "wrong_element",
                     f"{load_slots[d][1]}: no destination register receives its element in every thread "
                     f"(closest: register {reg_d}); at thread {t} it reads {store_slots[s_][1]} of thread {tp}, "
@@ -529,7 +561,8 @@ def _refute_slot(subject, t0, fn, accesses, d, load_slots, store_slots, sel, od,
                     {"element wanted (L_dst)": want, "load": load_slots[d][1], "store": store_slots[s_][1],
                      "element address (replayed at both)": got_l,
                      "source thread's elements (L_src)": sorted({tuple(_apply(Ls, r2, tp)) for r2 in src_regs})[:4]},
-                    "addresses replayed by fresh concrete interpreters; elements by LinearLayout.apply")
+                    "addresses replayed by fresh concrete interpreters; elements by LinearLayout.apply",
+                    {"falsifiers": falsifiers})
 
 
 def _apply(L, reg: int, t: int) -> list[int]:

@@ -183,3 +183,24 @@ def test_what_the_model_does_not_cover_is_unknown(inserted: str, reason: str) ->
     llir = _mutate(stem, anchor, inserted + anchor)
     v = _converts(stem, llir)[1][0].finding.verdict
     assert v.status == "unknown" and reason in v.message, v.message
+
+
+def test_a_stored_poison_lane_that_is_read_is_refuted() -> None:
+    """The first insertelement writes lane 1 instead of 0: lane 0 of the stored vector is poison, and a
+    destination thread reads it (traced through the insertelement chain and the bitcast)."""
+    stem = "transpose-m64n64-cuda_90-w4"
+    llir = _mutate(stem, "%248 = insertelement <2 x i16> poison, i16 %136, i64 0,",
+                   "%248 = insertelement <2 x i16> poison, i16 %136, i64 1,")
+    v = _converts(stem, llir)[1][0].finding.verdict
+    assert v.status == "refuted" and v.details["kind"] == "poison", v.message
+
+
+def test_a_loaded_lane_used_twice_leaves_a_register_unfilled() -> None:
+    """A destination register takes lane 0 of a loaded vector instead of lane 1: lane 1 is dead, so its slot
+    fills no register (an existential assignment would otherwise hand it the register nobody fills)."""
+    stem = "cvt_transpose_f32_128x256-cuda_90-w4"
+    llir = _mutate(stem, "%.extract287 = extractelement <4 x i32> %672, i64 1,",
+                   "%.extract287 = extractelement <4 x i32> %672, i64 0,")
+    v = _converts(stem, llir)[1][0].finding.verdict
+    assert v.status == "refuted" and v.details["kind"] == "coverage", v.message
+    assert "255 load slot(s)" in v.message

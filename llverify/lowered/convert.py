@@ -127,6 +127,103 @@ def _check_loaded(fn: LlirFunction, users: dict[str, list], value: str, mine: fr
                 stack.append(ins.result)
 
 
+def _live(users: dict[str, list], a: Access, what: str, offset: int, b: int) -> bool:
+    """Whether a load slot's element is used: a vector whose every user is a constant ``extractelement``
+    keeps only those lanes; an ``ldmatrix`` result only the matrices some ``extractvalue`` takes; a value
+    nobody uses carries no register (it cannot fill the register a dead slot would be assigned)."""
+    res = a.instr.result
+    if res is None:
+        return False
+    us = users.get(res, [])
+    if not us:
+        return False
+    if a.kind == "ldmatrix":
+        taken = set()
+        for u in us:
+            m = re.match(r"^extractvalue\s+\{[^}]*\}\s+(%[\w$.\-]+),\s*(\d+)$", u.body)
+            if u.opcode != "extractvalue" or not m or m.group(1) != res:
+                return True
+            taken.add(int(m.group(2)))
+        mm = re.search(r"matrix (\d+)", what)
+        return mm is None or int(mm.group(1)) in taken
+    lanes = set()
+    for u in us:
+        m = re.match(r"^extractelement\s+<(\d+)\s*x\s*(\w+)>\s+(%[\w$.\-]+),\s*i\d+\s+(\d+)$", u.body)
+        if u.opcode != "extractelement" or not m or m.group(3) != res or not type_bytes(m.group(2)):
+            return True
+        size = type_bytes(m.group(2))
+        lanes.add((int(m.group(4)) * size, size))
+    return any(lo <= offset < lo + size for lo, size in lanes)
+
+
+def _byte_source(fn: LlirFunction, value: str, ty: str, offset: int, depth: int = 0) -> str:
+    """What byte ``offset`` of a stored value is: ``"poison"`` (an ``insertelement`` chain's base lane never
+    written, ``undef``), ``"const"`` (a constant, a ``zext``'s or whole-byte shift's zero bytes) or ``"value"``
+    (some instruction's result: a register's value).  Through ``insertelement``, ``bitcast``,
+    ``shufflevector``, ``zext``, ``trunc``, whole-byte ``shl``; anything else is a ``"value"``."""
+    v = value.strip()
+    if v in ("poison", "undef"):
+        return "poison"
+    if not v.startswith("%") or depth > 64:
+        return "const" if not v.startswith("%") else "value"
+    ins = fn.defs.get(v)
+    if ins is None:
+        return "value"
+    body = ins.body
+    if ins.opcode == "insertelement":
+        m = re.match(r"^insertelement\s+<(\d+)\s*x\s*(\w+)>\s+(.+?),\s*(\w+)\s+(\S+),\s*i\d+\s+(\d+)$", body)
+        if m:
+            size = type_bytes(m.group(2))
+            if size and int(m.group(6)) == offset // size:
+                return _byte_source(fn, m.group(5), m.group(4), offset % size, depth + 1)
+            if size:
+                return _byte_source(fn, m.group(3), f"<{m.group(1)} x {m.group(2)}>", offset, depth + 1)
+    if ins.opcode == "bitcast":
+        m = re.match(r"^bitcast\s+(<[^>]+>|\S+)\s+(\S+)\s+to\s+(<[^>]+>|\S+)$", body)
+        if m:
+            return _byte_source(fn, m.group(2), m.group(1), offset, depth + 1)
+    if ins.opcode == "shufflevector":
+        m = re.match(r"^shufflevector\s+<(\d+)\s*x\s*(\w+)>\s+(\S+),\s*<\d+\s*x\s*\w+>\s+(\S+),\s*"
+                     r"<(\d+)\s*x\s*i32>\s+<(.*)>$", body)
+        if m and type_bytes(m.group(2)):
+            size, n = type_bytes(m.group(2)), int(m.group(1))
+            items = [x.split()[-1] for x in _split_args(m.group(6))]
+            k = offset // size
+            if k < len(items):
+                j = items[k]
+                if j in ("poison", "undef"):
+                    return "poison"
+                j = int(j)
+                src = m.group(3) if j < n else m.group(4)
+                return _byte_source(fn, src, f"<{n} x {m.group(2)}>", (j % n) * size + offset % size, depth + 1)
+    if ins.opcode in ("zext", "trunc"):
+        m = re.match(r"^(?:zext|trunc)\s+(?:nneg\s+|nuw\s+|nsw\s+)*(i\d+)\s+(\S+)\s+to\s+i\d+$", body)
+        if m:
+            if ins.opcode == "zext" and offset >= type_bytes(m.group(1)):
+                return "const"
+            return _byte_source(fn, m.group(2), m.group(1), offset, depth + 1)
+    if ins.opcode == "shl":
+        m = re.match(r"^shl\s+(?:nuw\s+|nsw\s+)*(i\d+)\s+(\S+),\s*(\d+)$", body)
+        if m and int(m.group(3)) % 8 == 0:
+            k = int(m.group(3)) // 8
+            return "const" if offset < k else _byte_source(fn, m.group(2), m.group(1), offset - k, depth + 1)
+    return "value"
+
+
+def _slot_kinds(fn: LlirFunction, a: Access, what: str, offset: int | None, b: int) -> set[str]:
+    """The kinds (:func:`_byte_source`) of a store slot's ``b`` bytes."""
+    if a.kind == "store":
+        m = re.match(r"^store\s+(?:volatile\s+)?(<[^>]+>|\S+)\s+([^,]+),", a.instr.body)
+        if not m or offset is None:
+            return {"value"}
+        return {_byte_source(fn, m.group(2).strip(), m.group(1), offset + j) for j in range(b)}
+    vals = _stored_value(a)  # stmatrix: matrix m's 32-bit operand
+    mm = re.search(r"matrix (\d+)", what)
+    if not mm or int(mm.group(1)) >= len(vals):
+        return {"value"}
+    return {_byte_source(fn, vals[int(mm.group(1))], "i32", 0)}
+
+
 def _stored_value(a: Access) -> list[str]:
     """The value operands of a store / stmatrix."""
     body = a.instr.body
@@ -264,14 +361,22 @@ def _decide(op, fn, sym, accesses, threads, lanes, subject, per_thread, src_t, d
     # slots: (access index, label) -> id; per slot, arrays over threads of the element's byte address
     store_slots: list[tuple] = []  # (access index, label, source lane over threads, byte offset over threads)
     load_slots: list[tuple] = []
+    dead = 0
+    odd_store: dict[int, set[str]] = {}  # store slot -> {"poison", "const", "value"} when not all "value"
     events = []  # (line, is_store, slot id, byte addresses over threads, source lane over threads)
     for i, what, src, extra in parts:
         a = accesses[i]
         at = addr[i][src] + extra
         if a.kind in ("store", "stmatrix"):
+            kinds_ = _slot_kinds(fn, a, what, int(extra[0]) if a.kind == "store" else None, b)
+            if kinds_ != {"value"}:
+                odd_store[len(store_slots)] = kinds_
             store_slots.append((i, what, src, extra))
             events.append((a.instr.line, True, len(store_slots) - 1, at, src))
         else:
+            if not _live(users, a, what, int(extra[0]) if a.kind == "load" else 0, b):
+                dead += 1
+                continue  # an element nothing uses fills no register
             load_slots.append((i, what, src, extra))
             events.append((a.instr.line, False, len(load_slots) - 1, at, src))
     if not store_slots or not load_slots:
@@ -333,6 +438,22 @@ def _decide(op, fn, sym, accesses, threads, lanes, subject, per_thread, src_t, d
             obs_t.append(t)
             obs_s.append(s0)
             obs_tp.append(tp0)
+    for s_odd, kinds_ in sorted(odd_store.items()):
+        hit = [k for k, s2 in enumerate(obs_s) if s2 == s_odd]
+        if not hit:
+            continue  # never read: harmless
+        k = hit[0]
+        if "poison" in kinds_:
+            return _refuted(subject, t0, "poison",
+                            f"{_label(accesses, load_slots[obs_d[k]])} at thread {obs_t[k]} reads "
+                            f"{_label(accesses, store_slots[s_odd])} of thread {obs_tp[k]}, whose value is poison "
+                            "(a lane no insertelement wrote): no source register is stored there",
+                            {"dest tid": obs_t[k], "source tid": obs_tp[k]},
+                            {"load": _label(accesses, load_slots[obs_d[k]]), "store": _label(accesses, store_slots[s_odd]),
+                             "element address (replayed)": _element_address(fn, accesses, store_slots[s_odd], obs_tp[k])},
+                            "the stored value's provenance traced through its insertelement chain")
+        raise _Unknown(f"{_label(accesses, store_slots[s_odd])} stores a constant that a load reads: which register "
+                       "it stands for is not identifiable (not modelled)")
     od, ot, os_, otp = (np.array(x, dtype=np.int64) for x in (obs_d, obs_t, obs_s, obs_tp))
     try:
         Es, Ed = _elements(Ls.layout, threads), _elements(Ld.layout, threads)
@@ -418,7 +539,7 @@ def _decide(op, fn, sym, accesses, threads, lanes, subject, per_thread, src_t, d
             seen_r: dict[int, int] = {}
             dup = next(((seen_r[r], d) for d, r in sorted(tau.items()) if seen_r.setdefault(r, d) != d), None)
             sides = {"element at thread 0 (L_dst, replayed by LinearLayout.apply)": _apply(Ld.layout, int(rep_d[c]), 0)}
-            if dup is not None:
+            if dup is not None and not tau_guess:
                 sides["two load slots carrying one register"] = [_label(accesses, load_slots[dup[0]]),
                                                                  _label(accesses, load_slots[dup[1]])]
                 sides["their register"] = int(rep_d[tau[dup[0]]])

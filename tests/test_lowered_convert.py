@@ -93,10 +93,17 @@ def test_an_in_bounds_scratch_xor_mutant_is_refuted_only_by_right_elements(stem:
     assert want not in held
     # the whole claim, replayed without the propagation: for EVERY destination register, an observation (a
     # load at a destination thread meeting a source thread's store at one address) that register cannot satisfy
-    n_src = Ls.in_dim_size("register")
     fals = v.details["falsifiers"]
     regs = {f["register"] for f in fals}
     assert {_apply(Ld, r, 0) for r in regs} == {_apply(Ld, r, 0) for r in range(Ld.in_dim_size("register"))}
+    _check_falsifiers(stem, llir, fals)
+
+
+def _check_falsifiers(stem: str, llir: str, fals: list) -> None:
+    """Replay falsifiers without the propagation: each observation's element by ``LinearLayout.apply``, and the
+    store's pointer by a fresh interpreter."""
+    Ls, Ld = _op_layouts(stem)
+    n_src = Ls.in_dim_size("register")
     fn = parse_llir(llir).functions[0]
     by_line = {a.instr.line: a for a in fn.accesses}
     for f in fals:
@@ -104,7 +111,7 @@ def test_an_in_bounds_scratch_xor_mutant_is_refuted_only_by_right_elements(stem:
         for o in f["observations"]:
             e = _apply(Ld, f["register"], o["dest tid"])
             holders.append({_apply(Ls, r2, 0) for r2 in range(n_src) if _apply(Ls, r2, o["source tid"]) == e})
-            line = int(o["store"].split()[1])  # "line N element k": the store's pointer is near that address
+            line = int(o["store"].split()[1])  # "line N element k"
             assert Concrete(fn, o["source tid"], {}).value(by_line[line].pointer, 32) is not None
         if f["kind"] == "absent":
             assert holders[0] == set()  # the source thread holds that element in no register
@@ -169,6 +176,13 @@ def test_a_load_re_pointed_at_another_loads_address_leaves_a_register_unfilled()
     reg = v.counterexample.inputs["register"]
     assert tuple(_apply(Ld, reg, 0)) == tuple(v.counterexample.sides["element at thread 0 (L_dst, replayed by LinearLayout.apply)"])
     assert len(v.counterexample.sides["two load slots carrying one register"]) == 2
+    # both slots' register is forced by their own reads: every other register is falsified, replayed
+    fal = v.details["falsifiers"]
+    assert len(fal) == 2
+    for f in fal.values():
+        n_classes = len({_apply(Ld, r, 0) for r in range(Ld.in_dim_size("register"))})
+        assert len(f) == n_classes - 1
+        _check_falsifiers(stem, llir, f)
 
 
 @pytest.mark.parametrize("inserted,reason", [

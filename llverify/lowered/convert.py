@@ -482,6 +482,7 @@ def _decide(op, fn, sym, accesses, threads, lanes, subject, per_thread, src_t, d
             return _refute_slot(subject, t0, fn, accesses, d, load_slots, store_slots, sel, od, ot, os_, otp,
                                 need, Cd, Cs, rep_d, rep_s, Ld.layout, Ls.layout, events)
         forced[d] = opts
+    initial = {d: set(o) for d, o in forced.items()}
     # agreement between load slots: propagate sigma choices
     tau_guess: list[int] = []
     sigma: dict[int, int] = {}
@@ -500,13 +501,9 @@ def _decide(op, fn, sym, accesses, threads, lanes, subject, per_thread, src_t, d
             live = {r: m for r, m in forced[d].items() if all(sigma.get(s_, v) == v for s_, v in m.items())}
             if not live:
                 if not tau_guess:
-                    return _refuted(subject, t0, "disagree",
-                                    f"{_label(accesses, load_slots[d])}: every register it could carry needs a "
-                                    "store slot to carry a register that other load slots already force",
-                                    {"load": _label(accesses, load_slots[d])},
-                                    {"forced": {_label(accesses, store_slots[s_]): int(rep_s[v])
-                                                for s_, v in list(sigma.items())[:4]}},
-                                    "propagation over all threads' observations")
+                    raise _Unknown(f"{_label(accesses, load_slots[d])}: every register it could carry needs a store "
+                                   "slot to carry a register other load slots force: propagation finds no assignment, "
+                                   "but this is not a single replayable witness (reported unknown, not refuted)")
                 raise _Unknown("no register assignment found (a guess for ambiguous slots failed); not decided")
             forced[d] = live
             if len(live) == 1:
@@ -539,15 +536,28 @@ def _decide(op, fn, sym, accesses, threads, lanes, subject, per_thread, src_t, d
             seen_r: dict[int, int] = {}
             dup = next(((seen_r[r], d) for d, r in sorted(tau.items()) if seen_r.setdefault(r, d) != d), None)
             sides = {"element at thread 0 (L_dst, replayed by LinearLayout.apply)": _apply(Ld.layout, int(rep_d[c]), 0)}
+            details = {}
             if dup is not None and not tau_guess:
                 sides["two load slots carrying one register"] = [_label(accesses, load_slots[dup[0]]),
                                                                  _label(accesses, load_slots[dup[1]])]
                 sides["their register"] = int(rep_d[tau[dup[0]]])
+                if all(len(initial[x]) == 1 for x in dup):  # each slot's register is forced by its own reads
+                    fal = {}
+                    for x in dup:
+                        selx = np.flatnonzero(od == x)
+                        needx = inv[otp[selx][None, :], Cd[:, ot[selx]]]
+                        f = _falsifiers(fn, accesses, x, load_slots, store_slots, selx, ot, os_, otp, needx, rep_d,
+                                        {tau[x]})
+                        if isinstance(f, str):
+                            return Verdict("error", PROP, subject, None, time.perf_counter() - t0, f)
+                        fal[_label(accesses, load_slots[x])] = f
+                    details["falsifiers"] = fal
             return _refuted(subject, t0, "coverage",
                             f"destination register {int(rep_d[c])} is filled by no load of the conversion "
                             f"({nD} load slot(s) carry {covered_any} of {Cd.shape[0]} distinct registers)",
                             {"register": int(rep_d[c])}, sides,
-                            "every load slot's register is forced by the data it reads (no guess was made)")
+                            "every load slot's register is forced by the data it reads (no guess was made)",
+                            details)
         raise _Unknown("the register assignment found does not cover every destination register")
     n_int = max(interval_of_line.values()) + 1 if interval_of_line else 1
     return Verdict("proved", PROP, subject, "exhaustive", time.perf_counter() - t0,
@@ -642,11 +652,30 @@ def _refute_slot(subject, t0, fn, accesses, d, load_slots, store_slots, sel, od,
         return Verdict("error", PROP, subject, None, time.perf_counter() - t0,
                        f"internal: the replayed addresses disagree ({got_l} vs {got_s})")
     src_regs = [int(rep_s[c]) for c in range(Cs.shape[0])]
-    # one falsifying observation per destination register class, each data-flow edge replayed: the claim
-    # "slot d carries register r" fails for every r, checkable without the propagation
-    falsifiers = []
+    falsifiers = _falsifiers(fn, accesses, d, load_slots, store_slots, sel, ot, os_, otp, need, rep_d, set())
+    if isinstance(falsifiers, str):
+        return Verdict("error", PROP, subject, None, time.perf_counter() - t0, falsifiers)
+    return _refuted(subject, t0, "wrong_element",
+                    f"{load_slots[d][1]}: no destination register receives its element in every thread "
+                    f"(closest: register {reg_d}); at thread {t} it reads {store_slots[s_][1]} of thread {tp}, "
+                    f"but {reason}",
+                    {"dest tid": t, "dest register": reg_d, "source tid": tp},
+                    {"element wanted (L_dst)": want, "load": load_slots[d][1], "store": store_slots[s_][1],
+                     "element address (replayed at both)": got_l,
+                     "source thread's elements (L_src)": sorted({tuple(_apply(Ls, r2, tp)) for r2 in src_regs})[:4]},
+                    "addresses replayed by fresh concrete interpreters; elements by LinearLayout.apply",
+                    {"falsifiers": falsifiers})
+
+
+def _falsifiers(fn, accesses, d, load_slots, store_slots, sel, ot, os_, otp, need, rep_d, skip) -> list | str:
+    """For every destination register class not in ``skip``, one falsifying observation of load slot ``d``
+    (the claim "slot d carries register r" fails for it), each data-flow edge replayed by fresh interpreters;
+    a string on an internal inconsistency."""
+    out = []
     ss_sel, t_sel, tp_sel = os_[sel], ot[sel], otp[sel]
     for rr in range(need.shape[0]):
+        if rr in skip:
+            continue
         row = need[rr]
         badr = np.flatnonzero(row < 0)
         if len(badr):
@@ -662,28 +691,17 @@ def _refute_slot(subject, t0, fn, accesses, d, load_slots, store_slots, sel, od,
                     break
             kind = "two registers"
             if not ks:
-                return Verdict("error", PROP, subject, None, time.perf_counter() - t0,
-                               f"internal: register {int(rep_d[rr])} is not falsified")
+                return f"internal: register {int(rep_d[rr])} is not falsified"
         obs = []
         for k2 in ks:
             tt, tpp, sl = int(t_sel[k2]), int(tp_sel[k2]), int(ss_sel[k2])
             a_l = _element_address(fn, accesses, load_slots[d], tt)
             a_s = _element_address(fn, accesses, store_slots[sl], tpp)
             if a_l is None or a_l != a_s:
-                return Verdict("error", PROP, subject, None, time.perf_counter() - t0,
-                               f"internal: the replayed addresses disagree ({a_l} vs {a_s})")
+                return f"internal: the replayed addresses disagree ({a_l} vs {a_s})"
             obs.append({"dest tid": tt, "source tid": tpp, "store": store_slots[sl][1], "address": a_l})
-        falsifiers.append({"register": int(rep_d[rr]), "kind": kind, "observations": obs})
-    return _refuted(subject, t0, "wrong_element",
-                    f"{load_slots[d][1]}: no destination register receives its element in every thread "
-                    f"(closest: register {reg_d}); at thread {t} it reads {store_slots[s_][1]} of thread {tp}, "
-                    f"but {reason}",
-                    {"dest tid": t, "dest register": reg_d, "source tid": tp},
-                    {"element wanted (L_dst)": want, "load": load_slots[d][1], "store": store_slots[s_][1],
-                     "element address (replayed at both)": got_l,
-                     "source thread's elements (L_src)": sorted({tuple(_apply(Ls, r2, tp)) for r2 in src_regs})[:4]},
-                    "addresses replayed by fresh concrete interpreters; elements by LinearLayout.apply",
-                    {"falsifiers": falsifiers})
+        out.append({"register": int(rep_d[rr]), "kind": kind, "observations": obs})
+    return out
 
 
 def _apply(L, reg: int, t: int) -> list[int]:

@@ -218,3 +218,19 @@ def test_a_loaded_lane_used_twice_leaves_a_register_unfilled() -> None:
     v = _converts(stem, llir)[1][0].finding.verdict
     assert v.status == "refuted" and v.details["kind"] == "coverage", v.message
     assert "255 load slot(s)" in v.message
+
+
+def test_a_conversion_through_warp_shuffles_is_unknown_not_claimed() -> None:
+    """None of the samples' conversions is lowered through shuffles (Triton 3.9 chose shared memory for every
+    layout pair tried), so a shuffle is attributed to the transpose's conversion by hand, its shared accesses
+    re-attributed away: the conversion is then reported unknown, never silently passed."""
+    stem = "transpose-m64n64-cuda_90-w4"
+    ttgir, llir, shared = _load(stem)
+    llir = llir.replace(", !dbg !19\n", ", !dbg !16\n")  # the conversion's accesses now name the tt.load line
+    llir = llir.replace("  %232 = shl nuw nsw i32 %5, 4, !dbg !16\n",
+                        "  %232 = shl nuw nsw i32 %5, 4, !dbg !16\n"
+                        "  %shf = tail call i32 @llvm.nvvm.shfl.sync.idx.i32(i32 -1, i32 %5, i32 3, i32 31), !dbg !19\n")
+    findings = validate(parse_module(ttgir, "m.ttgir"), parse_llir(llir, "m.llir"), shared)
+    conv = [f for f in findings if f.finding.op == "ttg.convert_layout"]
+    assert len(conv) == 1 and conv[0].finding.verdict.status == "unknown"
+    assert "warp shuffles" in conv[0].finding.verdict.message

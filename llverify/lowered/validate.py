@@ -123,6 +123,21 @@ def validate(module: Module, llir: LlirModule, shared_bytes: int) -> list[Lowere
                 out.append(LoweredFinding(Finding(v, v.property, op.name, op.location, op.source, fn.name,
                                                   module.target, index=len(out)),
                                           Location(llir.path, accs[0].instr.line, 1)))
+        if ttgir_file:  # a conversion lowered through warp shuffles: visible, not claimed
+            shuffled: dict[int, int] = {}
+            for ins in fn.instrs:
+                loc = llir.locations.get(ins.dbg or "")
+                if loc and "shfl.sync" in ins.body:
+                    shuffled.setdefault(loc[0], ins.line)
+            for line, lowered_line in sorted(shuffled.items()):
+                op = by_line.get(line)
+                if op is None or op.name != "ttg.convert_layout" or any(o is op for o, _ in groups.values()):
+                    continue
+                v = Verdict("unknown", "right_elements", f"{op.name} at {module.path}:{line} in {llir.path}", None,
+                            0.0, "the conversion is lowered through warp shuffles (shfl.sync): their value "
+                            "provenance is not modelled (issue 15: not claimed)")
+                out.append(LoweredFinding(Finding(v, v.property, op.name, op.location, op.source, fn.name,
+                                                  module.target, index=len(out)), Location(llir.path, lowered_line, 1)))
     return out
 
 

@@ -60,10 +60,12 @@ from llverify.prove.verdict import Counterexample, Verdict
 from llverify.ttgir.layouts import BuiltLayout, element_bits, layout_of
 from llverify.ttgir.model import Op
 
-__all__ = ["convert_elements", "FULL_BARRIERS"]
+__all__ = ["convert_elements", "FULL_BARRIERS", "WARP_BARRIERS"]
 
 PROP = "right_elements"
 FULL_BARRIERS = ("@llvm.nvvm.barrier.cta.sync.aligned.all(", "@llvm.nvvm.barrier0(", "@llvm.amdgcn.s.barrier(")
+#: barriers of one warp (all its lanes): order the accesses of that warp's threads only
+WARP_BARRIERS = ("@llvm.nvvm.bar.warp.sync(i32 -1)", "@llvm.amdgcn.wave.barrier(")
 _CONTROL = ("br", "switch", "ret", "indirectbr", "unreachable", "phi", "callbr")
 
 
@@ -301,16 +303,20 @@ def _decide(op, fn, sym, accesses, threads, lanes, subject, per_thread, src_t, d
     lo, hi = accesses[0].instr.line, accesses[-1].instr.line
     mine = {id(a.instr) for a in accesses}
     others = {id(a.instr): a for a in fn.accesses}
-    interval_of_line: dict[int, int] = {}
-    interval = 0
+    interval_of_line: dict[int, tuple[int, int]] = {}  # line -> (CTA interval, warp interval)
+    interval = warp_interval = 0
     for ins in fn.instrs:
         if ins.line < lo or ins.line > hi:
             continue
         if ins.opcode in _CONTROL:
             raise _Unknown(f"control flow ('{ins.opcode}' at line {ins.line}) inside the conversion: not modelled")
-        if ins.opcode == "call" and ("barrier" in ins.body or "bar.sync" in ins.body):
+        if ins.opcode == "call" and ("barrier" in ins.body or "bar.sync" in ins.body or "bar.warp" in ins.body):
             if any(name in ins.body for name in FULL_BARRIERS):
                 interval += 1
+                warp_interval += 1
+                continue
+            if any(name in ins.body for name in WARP_BARRIERS):
+                warp_interval += 1
                 continue
             raise _Unknown(f"a barrier of a form not modelled at line {ins.line}")
         if ins.opcode == "fence" or (ins.opcode == "call" and "fence" in ins.body):
@@ -318,7 +324,7 @@ def _decide(op, fn, sym, accesses, threads, lanes, subject, per_thread, src_t, d
         if id(ins) in others and id(ins) not in mine and others[id(ins)].kind != "load":
             raise _Unknown(f"another op's shared-memory {others[id(ins)].kind} at line {ins.line} lies inside "
                            "the conversion")
-        interval_of_line[ins.line] = interval
+        interval_of_line[ins.line] = (interval, warp_interval)
     # provenance guards: every stored / loaded element is a fixed register's value in every thread
     users = _users(fn)
     seen: set[str] = set()
@@ -386,41 +392,48 @@ def _decide(op, fn, sym, accesses, threads, lanes, subject, per_thread, src_t, d
     # byte -> (interval of its last writes, {writer thread: (store slot, byte in element)}): every thread that
     # wrote it in that interval (duplicated source registers store one element from several threads; a read
     # must be right whichever write landed last)
-    mem: dict[int, tuple[int, dict[int, tuple[int, int]]]] = {}
-    writers: dict[tuple[int, int], set[int]] = {}  # (interval, byte) -> threads writing it
-    reads = []  # (load slot, thread, per cell {writer thread: (store slot, byte in element)}, address, ...)
+    # cell -> the writes a later read may see: (thread, CTA interval, warp interval, store slot, byte); a write
+    # drops those it happens after (same thread; same warp across a warp or CTA barrier; any thread across
+    # a CTA barrier), so writes left unordered (duplicates from several threads) all stay candidates
+    mem: dict[int, list[tuple[int, int, int, int, int]]] = {}
+    writers_cta: dict[tuple[int, int], set[int]] = {}  # (CTA interval, cell) -> threads writing it
+    writers_warp: dict[tuple[int, int], set[int]] = {}  # (warp interval, cell) -> threads writing it
+    reads = []  # (load slot, thread, per cell {writer thread: (store slot, byte)}, address, intervals, lane)
     # cells: whole elements when every element address is aligned to the element size, else bytes
     unit = b if all(not np.any(e[3] % b) for e in events) else 1
     js = range(0, b, unit)
     for line, is_store, slot, at, src in events:
-        iv = interval_of_line[line]
+        civ, wiv = interval_of_line[line]
         if is_store:
             for t in range(threads):
-                base = int(at[t])
+                base, wt = int(at[t]), t // lanes
                 for j in js:
-                    cell = mem.get(base + j)
-                    if cell is None or cell[0] != iv:
-                        cell = (iv, {})
-                        mem[base + j] = cell
-                    cell[1][t] = (slot, j)
-                    writers.setdefault((iv, base + j), set()).add(t)
+                    lst = mem.setdefault(base + j, [])
+                    lst[:] = [w for w in lst if not (w[0] == t or w[1] < civ or (w[0] // lanes == wt and w[2] < wiv))]
+                    lst.append((t, civ, wiv, slot, j))
+                    writers_cta.setdefault((civ, base + j), set()).add(t)
+                    writers_warp.setdefault((wiv, base + j), set()).add(t)
         else:
             for t in range(threads):
-                base = int(at[t])
+                base, wt = int(at[t]), t // lanes
                 got = []
                 for j in js:
-                    cell = mem.get(base + j)
-                    got.append(None if cell is None else dict(cell[1]))
-                reads.append((slot, t, got, base, iv, int(src[t])))
+                    lst = mem.get(base + j, ())
+                    seen_ = {w[0]: (w[3], w[4]) for w in lst
+                             if w[0] == t or w[1] < civ or (w[0] // lanes == wt and w[2] < wiv)}
+                    got.append(seen_ or None)
+                reads.append((slot, t, got, base, (civ, wiv), int(src[t])))
     # races and unwritten bytes
     obs_d, obs_t, obs_s, obs_tp = [], [], [], []
     for slot, t, got, base, iv, lane_src in reads:
         for j, cell in zip(js, got):
-            others_w = writers.get((iv, base + j), set()) - {t}
+            wt = t // lanes
+            others_w = ({t2 for t2 in writers_cta.get((iv[0], base + j), ()) if t2 // lanes != wt}
+                        | {t2 for t2 in writers_warp.get((iv[1], base + j), ()) if t2 // lanes == wt and t2 != t})
             if others_w:
                 t2 = min(others_w)
                 return _refute_race(subject, t0, fn, accesses, load_slots[slot], t, base + j, t2, iv,
-                                    store_slots, events, interval_of_line, b)
+                                    store_slots, events, interval_of_line, b, lanes)
             if cell is None:
                 return _refuted(subject, t0, "unwritten",
                                 f"{_label(accesses, load_slots[slot])} at thread {t} reads byte {base + j}, "
@@ -559,7 +572,7 @@ def _decide(op, fn, sym, accesses, threads, lanes, subject, per_thread, src_t, d
                             "every load slot's register is forced by the data it reads (no guess was made)",
                             details)
         raise _Unknown("the register assignment found does not cover every destination register")
-    n_int = max(interval_of_line.values()) + 1 if interval_of_line else 1
+    n_int = max(v[0] for v in interval_of_line.values()) + 1 if interval_of_line else 1
     return Verdict("proved", PROP, subject, "exhaustive", time.perf_counter() - t0,
                    f"{len(accesses)} instruction(s) in {n_int} barrier interval(s) give every destination register of "
                    f"all {threads} threads the element L_dst gives it, from the source register holding it "
@@ -600,13 +613,15 @@ def _element_address(fn, accesses, slot, t: int) -> int | None:
 
 
 def _refute_race(subject, t0, fn, accesses, load_slot, t, byte, t2, iv, store_slots, events, interval_of_line,
-                 b):
-    # the store writing the byte at thread t2 in interval iv, replayed
+                 b, lanes):
+    # the store writing the byte at thread t2 unordered with the read (same CTA interval across warps, same
+    # warp interval within a warp), replayed
+    k = 1 if t // lanes == t2 // lanes else 0
     for line, is_store, slot, at, src in events:
-        if is_store and interval_of_line[line] == iv and at[t2] <= byte < at[t2] + b:
+        if is_store and interval_of_line[line][k] == iv[k] and at[t2] <= byte < at[t2] + b:
             return _refuted(subject, t0, "race",
                             f"{load_slot[1]} at thread {t} reads byte {byte}, which thread {t2} writes "
-                            f"({store_slots[slot][1]}) with no barrier between them (interval {iv})",
+                            f"({store_slots[slot][1]}) with no barrier between them (intervals {iv})",
                             {"tid": t, "writer tid": t2},
                             {"load": load_slot[1], "store": store_slots[slot][1], "byte": byte,
                              "store element address (replayed)": _element_address(fn, accesses, store_slots[slot], t2),

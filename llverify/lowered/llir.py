@@ -115,17 +115,24 @@ def _access(instr: Instr) -> Access | None:
     body = instr.body
     if "addrspace(3)" not in body:
         return None
+    if "getelementptr" in body and "@global_smem" in body:
+        # a constant pointer operand, ``ptr addrspace(3) getelementptr inbounds nuw (i8, ptr addrspace(3)
+        # @global_smem, i32 16)``: its byte offset (Triton 3.9 stores a reduction's scratch this way)
+        from llverify.lowered.semantics import _fold_constant_geps
+
+        body = _fold_constant_geps(body)
     if instr.opcode == "store":
-        m = re.match(r"^store\s+(?:volatile\s+)?(<[^>]+>|\S+)\s+[^,]+,\s*ptr addrspace\(3\)\s+(%[\w$.\-]+|@[\w$.\-]+)",
+        m = re.match(r"^store\s+(?:volatile\s+)?(<[^>]+>|\S+)\s+[^,]+,\s*ptr addrspace\(3\)\s+(%[\w$.\-]+|@[\w$.\-]+|\d+)",
                      body)
         if m:
             return Access("store", m.group(2), type_bytes(m.group(1)), instr)
     if instr.opcode == "load":
-        m = re.match(r"^load\s+(?:volatile\s+)?(<[^>]+>|[^,]+),\s*ptr addrspace\(3\)\s+(%[\w$.\-]+|@[\w$.\-]+)", body)
+        m = re.match(r"^load\s+(?:volatile\s+)?(<[^>]+>|[^,]+),\s*ptr addrspace\(3\)\s+(%[\w$.\-]+|@[\w$.\-]+|\d+)",
+                     body)
         if m:
             return Access("load", m.group(2), type_bytes(m.group(1)), instr)
     if instr.opcode == "call":
-        ptrs = re.findall(r"ptr addrspace\(3\)\s+(?:nonnull\s+|noundef\s+)*(%[\w$.\-]+|@[\w$.\-]+)", body)
+        ptrs = re.findall(r"ptr addrspace\(3\)\s+(?:nonnull\s+|noundef\s+)*(%[\w$.\-]+|@[\w$.\-]+|\d+\b)", body)
         if not ptrs:
             return None
         m = LDMATRIX.search(body)

@@ -234,3 +234,31 @@ def test_a_conversion_through_warp_shuffles_is_unknown_not_claimed() -> None:
     conv = [f for f in findings if f.finding.op == "ttg.convert_layout"]
     assert len(conv) == 1 and conv[0].finding.verdict.status == "unknown"
     assert "warp shuffles" in conv[0].finding.verdict.message
+
+
+def test_warp_scope_barriers_order_one_warp_and_dropping_one_is_a_race() -> None:
+    """The vec4 -> vec1 conversion moves data within each warp only, so Triton orders it with
+    ``bar.warp.sync(-1)`` (NVIDIA) / ``wave.barrier`` (AMD): proved with the warp-scope model; dropping the first
+    warp barrier is a race between two lanes of one warp."""
+    stem = "gluon_convert_vec4_to_vec1_w4-64x64-cuda_90-w4"
+    assert _converts(stem)[1][0].finding.verdict.status == "proved"
+    assert _converts("gluon_convert_vec4_to_vec1_wave64_w4-64x64-hip_gfx942-w4")[1][0].finding.verdict.status == "proved"
+    llir = _load(stem)[1]
+    first = llir.index("  tail call void @llvm.nvvm.bar.warp.sync(i32 -1), !dbg !17\n")
+    llir = llir[:first] + llir[first:].replace("  tail call void @llvm.nvvm.bar.warp.sync(i32 -1), !dbg !17\n", "", 1)
+    v = _converts(stem, llir)[1][0].finding.verdict
+    assert v.status == "refuted" and v.details["kind"] == "race", v.message
+    assert v.counterexample.inputs["tid"] // 32 == v.counterexample.inputs["writer tid"] // 32
+
+
+def test_stores_through_a_constant_getelementptr_pointer_are_accesses() -> None:
+    """``store <4 x float> %v, ptr addrspace(3) getelementptr inbounds nuw (i8, ptr addrspace(3) @global_smem,
+    i32 16)``: the reader folds the constant pointer (these stores were missed before, and the reduction's
+    conversion then read bytes 'nobody wrote')."""
+    stem = "reduction-m32n256-cuda_90-w4"
+    fn = parse_llir(_load(stem)[1]).functions[0]
+    constant = [a for a in fn.accesses if a.pointer.isdigit()]
+    assert len(constant) >= 7 and {a.kind for a in constant} == {"store"}
+    assert sorted(int(a.pointer) for a in constant)[:3] == [16, 32, 48]
+    findings, conv = _converts(stem)
+    assert [f.finding.verdict.status for f in conv] == ["proved"] * len(conv) and conv

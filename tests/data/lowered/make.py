@@ -30,6 +30,10 @@ JOBS = [
     ("attention", "q64k64d64", "cuda:90", 4), ("reduction", "m64n64", "cuda:90", 8),
     ("gluon_padded_wave64", "pad16b", "hip:gfx942", 4), ("gluon_padded", "permuted", "cuda:90", 4),
     ("matmul", "t128s1", "hip:gfx942", 4), ("attention", "q64k64d64", "hip:gfx942", 4),
+    # issue 15: a conversion ordered by warp-scope barriers only (bar.warp.sync / wave.barrier), and a
+    # reduction whose scratch stores take constant getelementptr pointers
+    ("gluon_convert_vec4_to_vec1_w4", "64x64", "cuda:90", 4), ("gluon_convert_vec4_to_vec1_wave64_w4", "64x64", "hip:gfx942", 4),
+    ("reduction", "m32n256", "cuda:90", 4),
 ]
 
 

@@ -4,7 +4,7 @@ For each sample of ``tests/data/lowered`` (rebuilt by ``tests/data/lowered/make.
 compiles the same kernel configuration with Triton, stopping after the ``llir`` stage (median of
 ``REPEATS`` warm compiles); then ``llverify.lowered.validate`` checks the sample's TTGIR + LLVM IR in this
 process (median of ``REPEATS``).  Prints the ratio per kernel, the median (target: under 0.25) and the
-accesses validated per second.  Writes ``benchmarks/results/bench_lowered.json``.
+accesses validated per second, and the time of the conversions' ``right_elements`` (issue 15).  Writes ``benchmarks/results/bench_lowered.json``.
 
     python3 benchmarks/bench_lowered.py [--repeats N]
 """
@@ -99,14 +99,18 @@ def main() -> None:
         for _ in range(opts.repeats):
             t0 = time.perf_counter()
             llm = parse_llir(llir, name)
-            n = len(validate(parse_module(ttgir, name), llm, shared))
+            res = validate(parse_module(ttgir, name), llm, shared)
+            n = len(res)
             times.append(time.perf_counter() - t0)
+        convert_s = sum(f.finding.verdict.seconds for f in res if f.finding.op == "ttg.convert_layout"
+                        and f.finding.verdict.property == "right_elements")
         accesses = sum(len(f.accesses) for f in llm.functions)
         v = statistics.median(times)
         rows.append({"kernel": name, "compile_to_llir_s": compile_s, "validate_s": v, "ratio": v / compile_s,
-                     "accesses": accesses, "obligations": n, "accesses_per_s": accesses / v})
+                     "accesses": accesses, "obligations": n, "accesses_per_s": accesses / v,
+                     "convert_right_elements_s": convert_s})
         print(f"{name:55} compile {compile_s * 1000:8.1f} ms  validate {v * 1000:8.1f} ms  ratio {v / compile_s:6.2f}"
-              f"  {accesses} accesses ({accesses / v:.0f}/s)")
+              f"  {accesses} accesses ({accesses / v:.0f}/s; conversions' right_elements {convert_s * 1000:.0f} ms)")
     ratios = [r["ratio"] for r in rows]
     summary = {"kernels": len(rows), "median_ratio": statistics.median(ratios), "worst_ratio": max(ratios),
                "accesses_per_s": sum(r["accesses"] for r in rows) / sum(r["validate_s"] for r in rows)}

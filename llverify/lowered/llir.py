@@ -111,21 +111,41 @@ def _opcode(rhs: str) -> str:
 LDMATRIX = re.compile(r"@llvm\.nvvm\.(ldmatrix|stmatrix)\.sync\.aligned\.m8n8\.x(\d)(\.trans)?\.b16")
 
 
+_CONST_SMEM_GEP = re.compile(r"getelementptr\s*(?:inbounds\s+|nuw\s+|nusw\s+)*\(\s*([\w<> \[\]]+?),\s*"
+                             r"ptr addrspace\(3\)\s+@global_smem,\s*i\d+\s+(-?\d+)\s*\)")
+
+
+def _fold_gep(m: re.Match) -> str:
+    """A constant ``getelementptr`` of ``@global_smem`` as its byte offset (left as is when its element type's
+    size is not known: the access's pointer then stays unread, never guessed)."""
+    t = m.group(1).strip()
+    arr = re.match(r"^\[(\d+)\s*x\s*(\w+)\]$", t)
+    size = int(arr.group(1)) * type_bytes(arr.group(2)) if arr else type_bytes(t)
+    if size <= 0 or t == "ptr":
+        return m.group(0)
+    return str(int(m.group(2)) * size)
+
+
 def _access(instr: Instr) -> Access | None:
     body = instr.body
     if "addrspace(3)" not in body:
         return None
+    if "getelementptr" in body and "@global_smem" in body:
+        # a constant pointer operand, ``ptr addrspace(3) getelementptr inbounds nuw (i8, ptr addrspace(3)
+        # @global_smem, i32 16)``: its byte offset (Triton 3.9 stores a reduction's scratch this way)
+        body = _CONST_SMEM_GEP.sub(_fold_gep, body)
     if instr.opcode == "store":
-        m = re.match(r"^store\s+(?:volatile\s+)?(<[^>]+>|\S+)\s+[^,]+,\s*ptr addrspace\(3\)\s+(%[\w$.\-]+|@[\w$.\-]+)",
+        m = re.match(r"^store\s+(?:volatile\s+)?(<[^>]+>|\S+)\s+[^,]+,\s*ptr addrspace\(3\)\s+(%[\w$.\-]+|@[\w$.\-]+|\d+)",
                      body)
         if m:
             return Access("store", m.group(2), type_bytes(m.group(1)), instr)
     if instr.opcode == "load":
-        m = re.match(r"^load\s+(?:volatile\s+)?(<[^>]+>|[^,]+),\s*ptr addrspace\(3\)\s+(%[\w$.\-]+|@[\w$.\-]+)", body)
+        m = re.match(r"^load\s+(?:volatile\s+)?(<[^>]+>|[^,]+),\s*ptr addrspace\(3\)\s+(%[\w$.\-]+|@[\w$.\-]+|\d+)",
+                     body)
         if m:
             return Access("load", m.group(2), type_bytes(m.group(1)), instr)
     if instr.opcode == "call":
-        ptrs = re.findall(r"ptr addrspace\(3\)\s+(?:nonnull\s+|noundef\s+)*(%[\w$.\-]+|@[\w$.\-]+)", body)
+        ptrs = re.findall(r"ptr addrspace\(3\)\s+(?:nonnull\s+|noundef\s+)*(%[\w$.\-]+|@[\w$.\-]+|\d+\b)", body)
         if not ptrs:
             return None
         m = LDMATRIX.search(body)

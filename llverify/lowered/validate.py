@@ -33,6 +33,7 @@ from llverify.codegen.bank_model import bank_model_for_target
 from llverify.codegen.bank_sim import simulate_addresses
 from llverify.codegen.target_banks import target_wavefronts
 from llverify.errors import LlverifyError
+from llverify.lowered.convert import convert_elements
 from llverify.lowered.elements import right_elements
 from llverify.lowered.llir import Access, LlirFunction, LlirModule
 from llverify.lowered.semantics import Concrete, Symbolic
@@ -113,11 +114,30 @@ def validate(module: Module, llir: LlirModule, shared_bytes: int) -> list[Lowere
                 groups.setdefault(id(op), (op, []))[1].append(acc)
         for op, accs in groups.values():
             subject = f"{op.name} at {module.path}:{op.location.line}: {len(accs)} access(es) in {llir.path}"
-            v = right_elements(op, fn, sym, accs, threads, module.threads_per_warp, subject, per_thread)
+            if op.name == "ttg.convert_layout":
+                dbgs = [k for k, (line, _) in llir.locations.items() if line == op.location.line]
+                v = convert_elements(op, fn, sym, accs, threads, module.threads_per_warp, subject, per_thread, dbgs)
+            else:
+                v = right_elements(op, fn, sym, accs, threads, module.threads_per_warp, subject, per_thread)
             if v is not None:
                 out.append(LoweredFinding(Finding(v, v.property, op.name, op.location, op.source, fn.name,
                                                   module.target, index=len(out)),
                                           Location(llir.path, accs[0].instr.line, 1)))
+        if ttgir_file:  # a conversion lowered through warp shuffles: visible, not claimed
+            shuffled: dict[int, int] = {}
+            for ins in fn.instrs:
+                loc = llir.locations.get(ins.dbg or "")
+                if loc and "shfl.sync" in ins.body:
+                    shuffled.setdefault(loc[0], ins.line)
+            for line, lowered_line in sorted(shuffled.items()):
+                op = by_line.get(line)
+                if op is None or op.name != "ttg.convert_layout" or any(o is op for o, _ in groups.values()):
+                    continue
+                v = Verdict("unknown", "right_elements", f"{op.name} at {module.path}:{line} in {llir.path}", None,
+                            0.0, "the conversion is lowered through warp shuffles (shfl.sync): their value "
+                            "provenance is not modelled (issue 15: not claimed)")
+                out.append(LoweredFinding(Finding(v, v.property, op.name, op.location, op.source, fn.name,
+                                                  module.target, index=len(out)), Location(llir.path, lowered_line, 1)))
     return out
 
 

@@ -1,0 +1,727 @@
+"""The right elements of a ``ttg.convert_layout`` lowered through shared memory (issue 15).
+
+A conversion's lowered code stores the source registers into Triton's scratch buffer, synchronises, and
+loads the destination registers, possibly in several rounds separated by barriers, possibly with
+``ldmatrix`` / ``stmatrix``.  The scratch layout is Triton's choice and appears nowhere in the TTGIR, so the
+claim is end to end and needs none of it:
+
+    for every destination thread ``t`` and every element the conversion's loads give it, the value is the
+    one a source thread ``t'`` stored, and the source register it came from holds, under the source layout
+    ``L_src``, the same tensor element that the destination register holds under ``L_dst`` at ``t``.
+
+**Data flow, exhaustively.**  Every thread's address of every access instruction is evaluated by the concrete
+LLVM interpreter (:class:`~llverify.lowered.semantics.Concrete`; the thread id is the only input, a free
+variable makes the obligation ``unknown``).  The accesses are replayed in program order over all threads as
+a byte-addressed memory, the function's straight-line code cut into *intervals* by full barriers
+(``llvm.nvvm.barrier.cta.sync.aligned.all``, ``llvm.nvvm.barrier0``, ``llvm.amdgcn.s.barrier``): a load sees
+the last store of an earlier interval, or its own thread's earlier store of the same interval; a byte that
+another thread writes in the load's interval is a **race** (refuted, e.g. a dropped barrier), a byte nobody
+wrote is **unwritten** (refuted).  ``ldmatrix`` / ``stmatrix`` move another lane's row (PTX semantics, shared
+with :mod:`llverify.lowered.elements`).  Each element read is thus one *(store slot, source thread)*: a
+store slot is one element position of one store instruction's value (vector element ``k``, or matrix ``m``
+byte ``j`` of ``stmatrix``).
+
+**Registers.**  Triton 3.9's LLVM IR keeps no trace of the register structs: MLIR folds the
+``extractvalue`` / ``insertvalue`` of ``unpackLLElements`` / ``packLLElements`` before the IR is printed, even
+with LLVM's optimiser off.  Which register a store slot or a load slot carries is therefore not written in
+the IR; as in :mod:`llverify.lowered.elements`, straight-line SIMT code gives it one *fixed* register in every
+thread.  The claim proved is: there are maps ``sigma`` (store slot -> source register) and ``tau`` (load slot
+-> destination register) such that every observed element satisfies
+``L_dst(tau(d), t) == L_src(sigma(s), t')`` and ``tau`` covers every destination register.  Registers are
+taken up to the layouts' register kernels (two registers with the same element in every thread are one).
+The maps are found by propagation: fixing ``tau(d)`` forces ``sigma`` of every slot ``d`` reads from (a thread
+holds each element in at most one register class), so each load slot's candidates are filtered by internal
+consistency, then by agreement with the other slots; a found assignment is re-checked on every observation
+(the proof).  A slot with no candidate, or forced slots that disagree, is a refutation (propagation only
+removes impossible values).  The provenance of every stored and loaded element is traced through the value
+packing Triton emits (``insertelement``, ``extractelement``, ``shufflevector``, ``bitcast``, ``zext``,
+``trunc``, ``shl``/``lshr``/``or`` by whole bytes): a data ``select``, shuffle or ``phi`` there (a register
+chosen per thread) makes the fixed-register premise false, so the obligation is ``unknown`` with the reason.
+
+Not claimed: which of two load slots carries which register when they are a consistent relabeling (a swap
+of two whole load instructions, or of two stores' values, is invisible without the folded structs; the
+producer and consumer ops define it); conversions lowered through warp shuffles (no shared access: no
+obligation); sub-byte elements; multi-CTA layouts.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Sequence
+
+import numpy as np
+
+from llverify.errors import LlverifyError
+from llverify.lowered.elements import _element_slots as _element_parts, _NotModelled
+from llverify.lowered.llir import Access, LlirFunction, type_bytes
+from llverify.lowered.semantics import Concrete, Symbolic, _split_args
+from llverify.prove.verdict import Counterexample, Verdict
+from llverify.ttgir.layouts import BuiltLayout, element_bits, layout_of
+from llverify.ttgir.model import Op
+
+__all__ = ["convert_elements", "FULL_BARRIERS", "WARP_BARRIERS"]
+
+PROP = "right_elements"
+FULL_BARRIERS = ("@llvm.nvvm.barrier.cta.sync.aligned.all(", "@llvm.nvvm.barrier0(", "@llvm.amdgcn.s.barrier(")
+#: barriers of one warp (all its lanes): order the accesses of that warp's threads only
+WARP_BARRIERS = ("@llvm.nvvm.bar.warp.sync(i32 -1)", "@llvm.amdgcn.wave.barrier(")
+_CONTROL = ("br", "switch", "ret", "indirectbr", "unreachable", "phi", "callbr")
+
+
+class _Unknown(Exception):
+    pass
+
+
+# ---------------------------------------------------------------------------------------------- provenance
+
+def _users(fn: LlirFunction) -> dict[str, list]:
+    users: dict[str, list] = {}
+    for ins in fn.instrs:
+        for name in set(re.findall(r"%[\w$.\-]+", ins.body)):
+            users.setdefault(name, []).append(ins)
+    return users
+
+
+_PACKING = ("insertelement", "extractelement", "shufflevector", "bitcast", "zext", "trunc", "shl", "lshr",
+            "or", "and")
+
+
+def _check_stored(fn: LlirFunction, value: str, seen: set[str], mine: frozenset) -> None:
+    """Raise :class:`_Unknown` when a stored value is not a fixed register's value in every thread: its
+    packing (``insertelement`` ..., whole-byte shifts) bottoms out in a ``select`` / ``phi`` / shuffle whose
+    choice may depend on the thread."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if not v.startswith("%") or v in seen:
+            continue
+        seen.add(v)
+        ins = fn.defs.get(v)
+        if ins is None or (ins.dbg is not None and ins.dbg not in mine):
+            continue  # a value of another op (the producer): one register's value
+        op = ins.opcode
+        if op == "select" or op == "phi":
+            raise _Unknown(f"a stored element passes through '{op}' at line {ins.line}: its register may depend "
+                           "on the thread (not modelled)")
+        if op == "call" and "shfl" in ins.body:
+            raise _Unknown(f"a stored element comes from a warp shuffle at line {ins.line} (not modelled)")
+        if op in _PACKING:
+            stack.extend(re.findall(r"%[\w$.\-]+", ins.body))
+
+
+def _check_loaded(fn: LlirFunction, users: dict[str, list], value: str, mine: frozenset) -> None:
+    """Raise :class:`_Unknown` when a loaded element is post-processed by the conversion with a per-thread
+    choice (a ``select`` / shuffle with the conversion's location) before it becomes a register."""
+    stack, seen = [value], set()
+    while stack:
+        v = stack.pop()
+        if v in seen:
+            continue
+        seen.add(v)
+        for ins in users.get(v, ()):
+            if ins.dbg is not None and ins.dbg not in mine:
+                continue
+            if ins.opcode in ("select", "phi") or (ins.opcode == "call" and "shfl" in ins.body):
+                raise _Unknown(f"a loaded element passes through '{ins.opcode}' at line {ins.line} before it "
+                               "becomes a register: the register may depend on the thread (not modelled)")
+            if ins.opcode in _PACKING and ins.result:
+                stack.append(ins.result)
+
+
+def _live(users: dict[str, list], a: Access, what: str, offset: int, b: int) -> bool:
+    """Whether a load slot's element is used: a vector whose every user is a constant ``extractelement``
+    keeps only those lanes; an ``ldmatrix`` result only the matrices some ``extractvalue`` takes; a value
+    nobody uses carries no register (it cannot fill the register a dead slot would be assigned)."""
+    res = a.instr.result
+    if res is None:
+        return False
+    us = users.get(res, [])
+    if not us:
+        return False
+    if a.kind == "ldmatrix":
+        taken = set()
+        for u in us:
+            m = re.match(r"^extractvalue\s+\{[^}]*\}\s+(%[\w$.\-]+),\s*(\d+)$", u.body)
+            if u.opcode != "extractvalue" or not m or m.group(1) != res:
+                return True
+            taken.add(int(m.group(2)))
+        mm = re.search(r"matrix (\d+)", what)
+        return mm is None or int(mm.group(1)) in taken
+    lanes = set()
+    for u in us:
+        m = re.match(r"^extractelement\s+<(\d+)\s*x\s*(\w+)>\s+(%[\w$.\-]+),\s*i\d+\s+(\d+)$", u.body)
+        if u.opcode != "extractelement" or not m or m.group(3) != res or not type_bytes(m.group(2)):
+            return True
+        size = type_bytes(m.group(2))
+        lanes.add((int(m.group(4)) * size, size))
+    return any(lo <= offset < lo + size for lo, size in lanes)
+
+
+def _byte_source(fn: LlirFunction, value: str, ty: str, offset: int, depth: int = 0) -> str:
+    """What byte ``offset`` of a stored value is: ``"poison"`` (an ``insertelement`` chain's base lane never
+    written, ``undef``), ``"const"`` (a constant, a ``zext``'s or whole-byte shift's zero bytes) or ``"value"``
+    (some instruction's result: a register's value).  Through ``insertelement``, ``bitcast``,
+    ``shufflevector``, ``zext``, ``trunc``, whole-byte ``shl``; anything else is a ``"value"``."""
+    v = value.strip()
+    if v in ("poison", "undef"):
+        return "poison"
+    if not v.startswith("%") or depth > 64:
+        return "const" if not v.startswith("%") else "value"
+    ins = fn.defs.get(v)
+    if ins is None:
+        return "value"
+    body = ins.body
+    if ins.opcode == "insertelement":
+        m = re.match(r"^insertelement\s+<(\d+)\s*x\s*(\w+)>\s+(.+?),\s*(\w+)\s+(\S+),\s*i\d+\s+(\d+)$", body)
+        if m:
+            size = type_bytes(m.group(2))
+            if size and int(m.group(6)) == offset // size:
+                return _byte_source(fn, m.group(5), m.group(4), offset % size, depth + 1)
+            if size:
+                return _byte_source(fn, m.group(3), f"<{m.group(1)} x {m.group(2)}>", offset, depth + 1)
+    if ins.opcode == "bitcast":
+        m = re.match(r"^bitcast\s+(<[^>]+>|\S+)\s+(\S+)\s+to\s+(<[^>]+>|\S+)$", body)
+        if m:
+            return _byte_source(fn, m.group(2), m.group(1), offset, depth + 1)
+    if ins.opcode == "shufflevector":
+        m = re.match(r"^shufflevector\s+<(\d+)\s*x\s*(\w+)>\s+(\S+),\s*<\d+\s*x\s*\w+>\s+(\S+),\s*"
+                     r"<(\d+)\s*x\s*i32>\s+<(.*)>$", body)
+        if m and type_bytes(m.group(2)):
+            size, n = type_bytes(m.group(2)), int(m.group(1))
+            items = [x.split()[-1] for x in _split_args(m.group(6))]
+            k = offset // size
+            if k < len(items):
+                j = items[k]
+                if j in ("poison", "undef"):
+                    return "poison"
+                j = int(j)
+                src = m.group(3) if j < n else m.group(4)
+                return _byte_source(fn, src, f"<{n} x {m.group(2)}>", (j % n) * size + offset % size, depth + 1)
+    if ins.opcode in ("zext", "trunc"):
+        m = re.match(r"^(?:zext|trunc)\s+(?:nneg\s+|nuw\s+|nsw\s+)*(i\d+)\s+(\S+)\s+to\s+i\d+$", body)
+        if m:
+            if ins.opcode == "zext" and offset >= type_bytes(m.group(1)):
+                return "const"
+            return _byte_source(fn, m.group(2), m.group(1), offset, depth + 1)
+    if ins.opcode == "shl":
+        m = re.match(r"^shl\s+(?:nuw\s+|nsw\s+)*(i\d+)\s+(\S+),\s*(\d+)$", body)
+        if m and int(m.group(3)) % 8 == 0:
+            k = int(m.group(3)) // 8
+            return "const" if offset < k else _byte_source(fn, m.group(2), m.group(1), offset - k, depth + 1)
+    return "value"
+
+
+def _slot_kinds(fn: LlirFunction, a: Access, what: str, offset: int | None, b: int) -> set[str]:
+    """The kinds (:func:`_byte_source`) of a store slot's ``b`` bytes."""
+    if a.kind == "store":
+        m = re.match(r"^store\s+(?:volatile\s+)?(<[^>]+>|\S+)\s+([^,]+),", a.instr.body)
+        if not m or offset is None:
+            return {"value"}
+        return {_byte_source(fn, m.group(2).strip(), m.group(1), offset + j) for j in range(b)}
+    vals = _stored_value(a)  # stmatrix: matrix m's 32-bit operand
+    mm = re.search(r"matrix (\d+)", what)
+    if not mm or int(mm.group(1)) >= len(vals):
+        return {"value"}
+    return {_byte_source(fn, vals[int(mm.group(1))], "i32", 0)}
+
+
+def _stored_value(a: Access) -> list[str]:
+    """The value operands of a store / stmatrix."""
+    body = a.instr.body
+    if a.kind == "store":
+        m = re.match(r"^store\s+(?:volatile\s+)?(<[^>]+>|\S+)\s+([^,]+),", body)
+        return [m.group(2).strip()] if m else []
+    m = re.search(r"\((.*)\)\s*$", body)
+    return [x.split()[-1] for x in _split_args(m.group(1)) if "addrspace(3)" not in x] if m else []
+
+
+# ---------------------------------------------------------------------------------------------- the check
+
+def _elements(L, threads: int) -> np.ndarray:
+    """``E[r, t]``: the linear element index register ``r`` of thread ``t`` holds (row-major)."""
+    from llverify.evaluate import evaluate
+
+    ev = evaluate(L)
+    outs = list(L.out_dim_names)
+    idx = np.zeros_like(ev[outs[0]], dtype=np.int64)
+    for d in outs:
+        idx = idx * L.out_dim_size(d) + ev[d].astype(np.int64)
+    n_reg = L.in_dim_size("register")
+    return idx.reshape(-1, n_reg)[:threads].T.copy()  # [reg, thread]
+
+
+def _classes(E: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Register classes (registers with the same element in every thread): ``rep`` (a representative per
+    class) and ``cls[r]`` (register -> class)."""
+    _, first, inv = np.unique(E, axis=0, return_index=True, return_inverse=True)
+    return first, inv.reshape(-1)
+
+
+def convert_elements(op: Op, fn: LlirFunction, sym: Symbolic, accesses: Sequence[Access], threads: int,
+                     lanes: int, subject: str, per_thread: Sequence[Concrete] | None = None,
+                     dbgs: Sequence[str] = ()) -> Verdict | None:
+    """Decide the claim of the module docstring for a ``ttg.convert_layout`` and its attributed accesses."""
+    t0 = time.perf_counter()
+    if op.name != "ttg.convert_layout" or not accesses or not op.operand_types or not op.results:
+        return None
+
+    def unknown(msg: str) -> Verdict:
+        return Verdict("unknown", PROP, subject, None, time.perf_counter() - t0, msg)
+
+    src_t, dst_t = op.operand_types[0], op.results[0].type
+    if src_t is None or dst_t is None or src_t.kind != "tensor" or dst_t.kind != "tensor":
+        return None
+    try:
+        return _decide(op, fn, sym, list(accesses), threads, lanes, subject, per_thread, src_t, dst_t, t0, dbgs)
+    except _Unknown as exc:
+        return unknown(str(exc))
+
+
+def _decide(op, fn, sym, accesses, threads, lanes, subject, per_thread, src_t, dst_t, t0, dbgs) -> Verdict:
+    Ls, Ld = layout_of(src_t), layout_of(dst_t)
+    for B in (Ls, Ld):
+        if not isinstance(B, BuiltLayout):
+            raise _Unknown(B.reason)
+    if tuple(src_t.shape) != tuple(dst_t.shape):
+        raise _Unknown("source and destination shapes differ")
+    bits = element_bits(src_t.element)
+    if bits < 8 or bits % 8:
+        raise _Unknown(f"{bits}-bit elements: not modelled")
+    b = bits // 8
+    for L in (Ls.layout, Ld.layout):
+        if "block" in L.in_dim_names and L.in_dim_size("block") > 1:
+            raise _Unknown("a layout over several CTAs: not modelled")
+        if L.in_dim_size("lane") * (L.in_dim_size("warp") if "warp" in L.in_dim_names else 1) != threads:
+            raise _Unknown("the layout's threads are not the module's (a warp_specialize partition?)")
+    kinds = {a.kind for a in accesses}
+    if not kinds <= {"load", "store", "ldmatrix", "stmatrix"}:
+        raise _Unknown(f"accesses of kind {', '.join(sorted(kinds))}: only ld/st.shared and ldmatrix/stmatrix "
+                       "are modelled")
+    accesses = sorted(accesses, key=lambda a: a.instr.line)
+    # program order: the straight-line code between the first and the last access, cut by barriers
+    lo, hi = accesses[0].instr.line, accesses[-1].instr.line
+    mine = {id(a.instr) for a in accesses}
+    others = {id(a.instr): a for a in fn.accesses}
+    interval_of_line: dict[int, tuple[int, int]] = {}  # line -> (CTA interval, warp interval)
+    interval = warp_interval = 0
+    for ins in fn.instrs:
+        if ins.line < lo or ins.line > hi:
+            continue
+        if ins.opcode in _CONTROL:
+            raise _Unknown(f"control flow ('{ins.opcode}' at line {ins.line}) inside the conversion: not modelled")
+        if ins.opcode == "call" and ("barrier" in ins.body or "bar.sync" in ins.body or "bar.warp" in ins.body):
+            if any(name in ins.body for name in FULL_BARRIERS):
+                interval += 1
+                warp_interval += 1
+                continue
+            if any(name in ins.body for name in WARP_BARRIERS):
+                warp_interval += 1
+                continue
+            raise _Unknown(f"a barrier of a form not modelled at line {ins.line}")
+        if ins.opcode == "fence" or (ins.opcode == "call" and "fence" in ins.body):
+            continue
+        if id(ins) in others and id(ins) not in mine and others[id(ins)].kind != "load":
+            raise _Unknown(f"another op's shared-memory {others[id(ins)].kind} at line {ins.line} lies inside "
+                           "the conversion")
+        interval_of_line[ins.line] = (interval, warp_interval)
+    # provenance guards: every stored / loaded element is a fixed register's value in every thread
+    users = _users(fn)
+    seen: set[str] = set()
+    # the conversion's own code: its accesses' debug locations and every location naming the same TTGIR line
+    # (``dbgs``); an instruction without a location is traced through too (the guard errs towards unknown)
+    mine_dbg = frozenset({a.instr.dbg for a in accesses if a.instr.dbg} | set(dbgs or ()))
+    for a in accesses:
+        if a.kind in ("store", "stmatrix"):
+            vals = _stored_value(a)
+            if not vals:
+                raise _Unknown(f"the stored value at line {a.instr.line} was not read")
+            for v in vals:
+                _check_stored(fn, v, seen, mine_dbg)
+        elif a.instr.result:
+            _check_loaded(fn, users, a.instr.result, mine_dbg)
+    # every thread's address of every access
+    frees = sorted(set().union(*(sym.value(a.pointer, 32).free for a in accesses)))
+    if any(not f.rsplit(":", 1)[0].endswith(".choice") for f in frees) or len(frees) > 6:
+        raise _Unknown(f"the conversion's addresses depend on free variables ({', '.join(frees)}): not modelled")
+    addr = None
+    combos = [dict(zip(frees, bits_)) for bits_ in _combos([int(f.rsplit(":", 1)[1]) for f in frees])]
+    for combo in combos:  # a join phi's choice: every combination, and the addresses must not depend on it
+        conc = (list(per_thread) if per_thread is not None and not frees
+                else [Concrete(fn, t, combo) for t in range(threads)])
+        at = np.zeros((len(accesses), threads), dtype=np.int64)
+        for i, a in enumerate(accesses):
+            for t in range(threads):
+                v = conc[t].value(a.pointer, 32)
+                if v is None:
+                    raise _Unknown(f"the address at line {a.instr.line} is poison or unmodelled at thread {t}")
+                at[i, t] = v
+        if addr is not None and not np.array_equal(addr, at):
+            raise _Unknown(f"the conversion's addresses depend on which predecessor of a join phi ran "
+                           f"({', '.join(frees)}): not modelled")
+        addr = at
+    try:
+        parts = _element_parts(accesses, addr, b, threads, lanes)
+    except _NotModelled as exc:
+        raise _Unknown(str(exc)) from None
+    # slots: (access index, label) -> id; per slot, arrays over threads of the element's byte address
+    store_slots: list[tuple] = []  # (access index, label, source lane over threads, byte offset over threads)
+    load_slots: list[tuple] = []
+    dead = 0
+    odd_store: dict[int, set[str]] = {}  # store slot -> {"poison", "const", "value"} when not all "value"
+    events = []  # (line, is_store, slot id, byte addresses over threads, source lane over threads)
+    for i, what, src, extra in parts:
+        a = accesses[i]
+        at = addr[i][src] + extra
+        if a.kind in ("store", "stmatrix"):
+            kinds_ = _slot_kinds(fn, a, what, int(extra[0]) if a.kind == "store" else None, b)
+            if kinds_ != {"value"}:
+                odd_store[len(store_slots)] = kinds_
+            store_slots.append((i, what, src, extra))
+            events.append((a.instr.line, True, len(store_slots) - 1, at, src))
+        else:
+            if not _live(users, a, what, int(extra[0]) if a.kind == "load" else 0, b):
+                dead += 1
+                continue  # an element nothing uses fills no register
+            load_slots.append((i, what, src, extra))
+            events.append((a.instr.line, False, len(load_slots) - 1, at, src))
+    if not store_slots or not load_slots:
+        raise _Unknown("the conversion's accesses are only stores or only loads")
+    events.sort(key=lambda e: (e[0], not e[1]))
+    # replay the memory: byte -> (store slot, thread, byte in element, interval); writers per interval
+    # byte -> (interval of its last writes, {writer thread: (store slot, byte in element)}): every thread that
+    # wrote it in that interval (duplicated source registers store one element from several threads; a read
+    # must be right whichever write landed last)
+    # cell -> the writes a later read may see: (thread, CTA interval, warp interval, store slot, byte); a write
+    # drops those it happens after (same thread; same warp across a warp or CTA barrier; any thread across
+    # a CTA barrier), so writes left unordered (duplicates from several threads) all stay candidates
+    mem: dict[int, list[tuple[int, int, int, int, int]]] = {}
+    writers_cta: dict[tuple[int, int], set[int]] = {}  # (CTA interval, cell) -> threads writing it
+    writers_warp: dict[tuple[int, int], set[int]] = {}  # (warp interval, cell) -> threads writing it
+    reads = []  # (load slot, thread, per cell {writer thread: (store slot, byte)}, address, intervals, lane)
+    # cells: whole elements when every element address is aligned to the element size, else bytes
+    unit = b if all(not np.any(e[3] % b) for e in events) else 1
+    js = range(0, b, unit)
+    for line, is_store, slot, at, src in events:
+        civ, wiv = interval_of_line[line]
+        if is_store:
+            for t in range(threads):
+                base, wt = int(at[t]), t // lanes
+                for j in js:
+                    lst = mem.setdefault(base + j, [])
+                    lst[:] = [w for w in lst if not (w[0] == t or w[1] < civ or (w[0] // lanes == wt and w[2] < wiv))]
+                    lst.append((t, civ, wiv, slot, j))
+                    writers_cta.setdefault((civ, base + j), set()).add(t)
+                    writers_warp.setdefault((wiv, base + j), set()).add(t)
+        else:
+            for t in range(threads):
+                base, wt = int(at[t]), t // lanes
+                got = []
+                for j in js:
+                    lst = mem.get(base + j, ())
+                    seen_ = {w[0]: (w[3], w[4]) for w in lst
+                             if w[0] == t or w[1] < civ or (w[0] // lanes == wt and w[2] < wiv)}
+                    got.append(seen_ or None)
+                reads.append((slot, t, got, base, (civ, wiv), int(src[t])))
+    # races and unwritten bytes
+    obs_d, obs_t, obs_s, obs_tp = [], [], [], []
+    for slot, t, got, base, iv, lane_src in reads:
+        for j, cell in zip(js, got):
+            wt = t // lanes
+            others_w = ({t2 for t2 in writers_cta.get((iv[0], base + j), ()) if t2 // lanes != wt}
+                        | {t2 for t2 in writers_warp.get((iv[1], base + j), ()) if t2 // lanes == wt and t2 != t})
+            if others_w:
+                t2 = min(others_w)
+                return _refute_race(subject, t0, fn, accesses, load_slots[slot], t, base + j, t2, iv,
+                                    store_slots, events, interval_of_line, b, lanes)
+            if cell is None:
+                return _refuted(subject, t0, "unwritten",
+                                f"{_label(accesses, load_slots[slot])} at thread {t} reads byte {base + j}, "
+                                "which no store of the conversion wrote",
+                                {"tid": t}, {"load": _label(accesses, load_slots[slot]), "byte": base + j,
+                                             "load element address (replayed)":
+                                                 _element_address(fn, accesses, load_slots[slot], t)},
+                                "the load's address replayed by a fresh interpreter; the stores' addresses of "
+                                "every thread evaluated: none covers the byte")
+        for tp0, (s0, _) in got[0].items():
+            if any(c.get(tp0) != (s0, k) for k, c in zip(js, got)) or any(len(c) != len(got[0]) for c in got):
+                raise _Unknown(f"{_label(accesses, load_slots[slot])} at thread {t} assembles an element from "
+                               "bytes of different stored elements (not modelled)")
+            obs_d.append(slot)
+            obs_t.append(t)
+            obs_s.append(s0)
+            obs_tp.append(tp0)
+    for s_odd, kinds_ in sorted(odd_store.items()):
+        hit = [k for k, s2 in enumerate(obs_s) if s2 == s_odd]
+        if not hit:
+            continue  # never read: harmless
+        k = hit[0]
+        if "poison" in kinds_:
+            return _refuted(subject, t0, "poison",
+                            f"{_label(accesses, load_slots[obs_d[k]])} at thread {obs_t[k]} reads "
+                            f"{_label(accesses, store_slots[s_odd])} of thread {obs_tp[k]}, whose value is poison "
+                            "(a lane no insertelement wrote): no source register is stored there",
+                            {"dest tid": obs_t[k], "source tid": obs_tp[k]},
+                            {"load": _label(accesses, load_slots[obs_d[k]]), "store": _label(accesses, store_slots[s_odd]),
+                             "element address (replayed)": _element_address(fn, accesses, store_slots[s_odd], obs_tp[k])},
+                            "the stored value's provenance traced through its insertelement chain")
+        raise _Unknown(f"{_label(accesses, store_slots[s_odd])} stores a constant that a load reads: which register "
+                       "it stands for is not identifiable (not modelled)")
+    od, ot, os_, otp = (np.array(x, dtype=np.int64) for x in (obs_d, obs_t, obs_s, obs_tp))
+    try:
+        Es, Ed = _elements(Ls.layout, threads), _elements(Ld.layout, threads)
+    except LlverifyError as exc:
+        raise _Unknown(f"layout not evaluated: {exc}") from None
+    rep_s, cls_s = _classes(Es)
+    rep_d, cls_d = _classes(Ed)
+    Cs, Cd = Es[rep_s], Ed[rep_d]  # [class, thread]
+    n_el = int(max(Cs.max(), Cd.max())) + 1
+    inv = np.full((threads, n_el), -1, dtype=np.int64)  # (source thread, element) -> source class
+    for c in range(Cs.shape[0]):
+        inv[np.arange(threads), Cs[c]] = c
+    nS, nD = len(store_slots), len(load_slots)
+    # candidates per load slot: classes r for which the forced sigma is defined and consistent
+    forced: dict[int, dict[int, dict[int, int]]] = {}  # d -> r -> {s: sigma(s)}
+    for d in range(nD):
+        sel = np.flatnonzero(od == d)
+        need = inv[otp[sel][None, :], Cd[:, ot[sel]]]  # [class r, obs]
+        ss = os_[sel]
+        uniq, first, inv_s = np.unique(ss, return_index=True, return_inverse=True)
+        # a store slot carries one register: every observation of it forces the same class
+        ok = (need >= 0).all(axis=1) & (need == need[:, first[inv_s.reshape(-1)]]).all(axis=1)
+        us = uniq.tolist()
+        opts = {int(r): dict(zip(us, need[r, first].tolist())) for r in np.flatnonzero(ok)}
+        if not opts:
+            return _refute_slot(subject, t0, fn, accesses, d, load_slots, store_slots, sel, od, ot, os_, otp,
+                                need, Cd, Cs, rep_d, rep_s, Ld.layout, Ls.layout, events)
+        forced[d] = opts
+    initial = {d: set(o) for d, o in forced.items()}
+    # agreement between load slots: propagate sigma choices
+    tau_guess: list[int] = []
+    sigma: dict[int, int] = {}
+    tau: dict[int, int] = {}
+    pending = set(range(nD))
+    touch: dict[int, set[int]] = {}  # store slot -> the load slots that read it
+    for d in range(nD):
+        for s_ in next(iter(forced[d].values())):
+            touch.setdefault(s_, set()).add(d)
+    work = set(range(nD))
+    while pending:
+        while work:
+            d = work.pop()
+            if d not in pending:
+                continue
+            live = {r: m for r, m in forced[d].items() if all(sigma.get(s_, v) == v for s_, v in m.items())}
+            if not live:
+                if not tau_guess:
+                    raise _Unknown(f"{_label(accesses, load_slots[d])}: every register it could carry needs a store "
+                                   "slot to carry a register other load slots force: propagation finds no assignment, "
+                                   "but this is not a single replayable witness (reported unknown, not refuted)")
+                raise _Unknown("no register assignment found (a guess for ambiguous slots failed); not decided")
+            forced[d] = live
+            if len(live) == 1:
+                (r, m), = live.items()
+                tau[d] = r
+                pending.discard(d)
+                for s_, v in m.items():
+                    if s_ not in sigma:
+                        sigma[s_] = v
+                        work |= touch[s_]
+        if pending:  # symmetric choices left: pick one (preferring an uncovered register) and propagate again
+            d = min(pending)
+            used = set(tau.values())
+            r = next((r for r in forced[d] if r not in used), next(iter(forced[d])))
+            forced[d] = {r: forced[d][r]}
+            tau_guess.append(d)
+            work.add(d)
+    # the proof: every observation re-checked with the assignment
+    tau_a = np.array([tau[d] for d in range(nD)])
+    sig_a = np.full(nS, -1)
+    for s_, v in sigma.items():
+        sig_a[s_] = v
+    if not np.array_equal(Cd[tau_a[od], ot], Cs[sig_a[os_], otp]):
+        raise _Unknown("internal: the assignment found does not satisfy every observation")
+    missing = sorted(set(range(Cd.shape[0])) - set(tau.values()))
+    if missing:
+        c = missing[0]
+        covered_any = len(set(tau.values()))
+        if nD < Cd.shape[0] or not tau_guess:
+            seen_r: dict[int, int] = {}
+            dup = next(((seen_r[r], d) for d, r in sorted(tau.items()) if seen_r.setdefault(r, d) != d), None)
+            sides = {"element at thread 0 (L_dst, replayed by LinearLayout.apply)": _apply(Ld.layout, int(rep_d[c]), 0)}
+            details = {}
+            if dup is not None and not tau_guess:
+                sides["two load slots carrying one register"] = [_label(accesses, load_slots[dup[0]]),
+                                                                 _label(accesses, load_slots[dup[1]])]
+                sides["their register"] = int(rep_d[tau[dup[0]]])
+                if all(len(initial[x]) == 1 for x in dup):  # each slot's register is forced by its own reads
+                    fal = {}
+                    for x in dup:
+                        selx = np.flatnonzero(od == x)
+                        needx = inv[otp[selx][None, :], Cd[:, ot[selx]]]
+                        f = _falsifiers(fn, accesses, x, load_slots, store_slots, selx, ot, os_, otp, needx, rep_d,
+                                        {tau[x]})
+                        if isinstance(f, str):
+                            return Verdict("error", PROP, subject, None, time.perf_counter() - t0, f)
+                        fal[_label(accesses, load_slots[x])] = f
+                    details["falsifiers"] = fal
+            return _refuted(subject, t0, "coverage",
+                            f"destination register {int(rep_d[c])} is filled by no load of the conversion "
+                            f"({nD} load slot(s) carry {covered_any} of {Cd.shape[0]} distinct registers)",
+                            {"register": int(rep_d[c])}, sides,
+                            "every load slot's register is forced by the data it reads (no guess was made)",
+                            details)
+        raise _Unknown("the register assignment found does not cover every destination register")
+    n_int = max(v[0] for v in interval_of_line.values()) + 1 if interval_of_line else 1
+    return Verdict("proved", PROP, subject, "exhaustive", time.perf_counter() - t0,
+                   f"{len(accesses)} instruction(s) in {n_int} barrier interval(s) give every destination register of "
+                   f"all {threads} threads the element L_dst gives it, from the source register holding it "
+                   f"({nS} store slot(s), {nD} load slot(s); every thread's addresses evaluated, "
+                   "no race, nothing unwritten)",
+                   certificate={"threads": threads, "intervals": n_int, "observations": int(len(od)),
+                                "store_slots": nS, "load_slots": nD},
+                   details={"tau": {_label(accesses, load_slots[d]): int(rep_d[tau[d]]) for d in range(min(nD, 8))}})
+
+
+def _combos(widths: list[int]) -> list[tuple[int, ...]]:
+    import itertools
+
+    return list(itertools.product(*(range(1 << w) for w in widths)))
+
+
+def _label(accesses, slot) -> str:
+    return slot[1]
+
+
+def _refuted(subject, t0, kind, message, inputs, sides, note, details=None) -> Verdict:
+    return Verdict("refuted", PROP, subject, "exhaustive", time.perf_counter() - t0, message,
+                   Counterexample(inputs, sides, note if isinstance(note, str) else str(note)),
+                   details={"kind": kind, **(details or {})})
+
+
+def _address(fn, a: Access, t: int) -> int | None:
+    """A fresh interpreter's address of ``a`` at thread ``t`` (the replay)."""
+    return Concrete(fn, t, {}).value(a.pointer, 32)
+
+
+def _element_address(fn, accesses, slot, t: int) -> int | None:
+    """The byte address of a slot's element at thread ``t``, replayed: a fresh interpreter's pointer at the
+    lane that supplies it (itself, or an ``ldmatrix`` / ``stmatrix`` row's lane) plus the element's offset."""
+    i, _, src, extra = slot
+    p = Concrete(fn, int(src[t]), {}).value(accesses[i].pointer, 32)
+    return None if p is None else p + int(extra[t])
+
+
+def _refute_race(subject, t0, fn, accesses, load_slot, t, byte, t2, iv, store_slots, events, interval_of_line,
+                 b, lanes):
+    # the store writing the byte at thread t2 unordered with the read (same CTA interval across warps, same
+    # warp interval within a warp), replayed
+    k = 1 if t // lanes == t2 // lanes else 0
+    for line, is_store, slot, at, src in events:
+        if is_store and interval_of_line[line][k] == iv[k] and at[t2] <= byte < at[t2] + b:
+            return _refuted(subject, t0, "race",
+                            f"{load_slot[1]} at thread {t} reads byte {byte}, which thread {t2} writes "
+                            f"({store_slots[slot][1]}) with no barrier between them (intervals {iv})",
+                            {"tid": t, "writer tid": t2},
+                            {"load": load_slot[1], "store": store_slots[slot][1], "byte": byte,
+                             "store element address (replayed)": _element_address(fn, accesses, store_slots[slot], t2),
+                             "load element address (replayed)": _element_address(fn, accesses, load_slot, t)},
+                            "both addresses replayed by fresh concrete interpreters")
+    return _refuted(subject, t0, "race", f"{load_slot[1]} at thread {t} reads byte {byte} that thread {t2} writes "
+                    f"in the same barrier interval", {"tid": t, "writer tid": t2}, {"byte": byte}, "memory replay")
+
+
+def _refute_slot(subject, t0, fn, accesses, d, load_slots, store_slots, sel, od, ot, os_, otp, need, Cd, Cs,
+                 rep_d, rep_s, Ld, Ls, events):
+    """No destination register fits load slot ``d``: pick the register that fits most observations and
+    report the first one it fails, replayed (addresses by fresh interpreters, elements by
+    ``LinearLayout.apply``)."""
+    fits = []
+    for r in range(need.shape[0]):
+        row = need[r]
+        ok = row >= 0
+        fits.append(int(ok.sum()))
+    r = int(np.argmax(fits))
+    bad = np.flatnonzero(need[r] < 0)
+    if len(bad):
+        k = int(bad[0])
+        reason = "the source thread holds that element in no register"
+    else:
+        # consistent per observation but the same store slot would need two registers: show both
+        row = need[r]
+        first: dict[int, int] = {}
+        k = 0
+        for k, (s_, v) in enumerate(zip(os_[sel].tolist(), row.tolist())):
+            if first.setdefault(s_, k) != k and row[first[s_]] != v:
+                break
+        reason = (f"the store slot would carry source register {int(rep_s[row[k]])} here but register "
+                  f"{int(rep_s[row[first[int(os_[sel][k])]]])} at thread {int(ot[sel][first[int(os_[sel][k])]])}")
+    o = int(sel[k])
+    t, s_, tp = int(ot[o]), int(os_[o]), int(otp[o])
+    reg_d = int(rep_d[r])
+    want = _apply(Ld, reg_d, t)
+    # what the source thread's store slot holds, for the register the source thread keeps at that slot
+    got_l = _element_address(fn, accesses, load_slots[d], t)
+    got_s = _element_address(fn, accesses, store_slots[s_], tp)
+    if got_l is None or got_l != got_s:
+        return Verdict("error", PROP, subject, None, time.perf_counter() - t0,
+                       f"internal: the replayed addresses disagree ({got_l} vs {got_s})")
+    src_regs = [int(rep_s[c]) for c in range(Cs.shape[0])]
+    falsifiers = _falsifiers(fn, accesses, d, load_slots, store_slots, sel, ot, os_, otp, need, rep_d, set())
+    if isinstance(falsifiers, str):
+        return Verdict("error", PROP, subject, None, time.perf_counter() - t0, falsifiers)
+    return _refuted(subject, t0, "wrong_element",
+                    f"{load_slots[d][1]}: no destination register receives its element in every thread "
+                    f"(closest: register {reg_d}); at thread {t} it reads {store_slots[s_][1]} of thread {tp}, "
+                    f"but {reason}",
+                    {"dest tid": t, "dest register": reg_d, "source tid": tp},
+                    {"element wanted (L_dst)": want, "load": load_slots[d][1], "store": store_slots[s_][1],
+                     "element address (replayed at both)": got_l,
+                     "source thread's elements (L_src)": sorted({tuple(_apply(Ls, r2, tp)) for r2 in src_regs})[:4]},
+                    "addresses replayed by fresh concrete interpreters; elements by LinearLayout.apply",
+                    {"falsifiers": falsifiers})
+
+
+def _falsifiers(fn, accesses, d, load_slots, store_slots, sel, ot, os_, otp, need, rep_d, skip) -> list | str:
+    """For every destination register class not in ``skip``, one falsifying observation of load slot ``d``
+    (the claim "slot d carries register r" fails for it), each data-flow edge replayed by fresh interpreters;
+    a string on an internal inconsistency."""
+    out = []
+    ss_sel, t_sel, tp_sel = os_[sel], ot[sel], otp[sel]
+    for rr in range(need.shape[0]):
+        if rr in skip:
+            continue
+        row = need[rr]
+        badr = np.flatnonzero(row < 0)
+        if len(badr):
+            ks = [int(badr[0])]
+            kind = "absent"
+        else:
+            firsts: dict[int, int] = {}
+            ks = []
+            for k2, (s2, v2) in enumerate(zip(ss_sel.tolist(), row.tolist())):
+                k1 = firsts.setdefault(s2, k2)
+                if row[k1] != v2:
+                    ks = [k1, k2]
+                    break
+            kind = "two registers"
+            if not ks:
+                return f"internal: register {int(rep_d[rr])} is not falsified"
+        obs = []
+        for k2 in ks:
+            tt, tpp, sl = int(t_sel[k2]), int(tp_sel[k2]), int(ss_sel[k2])
+            a_l = _element_address(fn, accesses, load_slots[d], tt)
+            a_s = _element_address(fn, accesses, store_slots[sl], tpp)
+            if a_l is None or a_l != a_s:
+                return f"internal: the replayed addresses disagree ({a_l} vs {a_s})"
+            obs.append({"dest tid": tt, "source tid": tpp, "store": store_slots[sl][1], "address": a_l})
+        out.append({"register": int(rep_d[rr]), "kind": kind, "observations": obs})
+    return out
+
+
+def _apply(L, reg: int, t: int) -> list[int]:
+    n_lane = L.in_dim_size("lane")
+    vals = {"register": reg, "lane": t % n_lane, "warp": t // n_lane}
+    vals = {k: v for k, v in vals.items() if k in L.in_dim_names}
+    out = L.apply(**{**{d: 0 for d in L.in_dim_names}, **vals})
+    return [int(out[d]) for d in L.out_dim_names]

@@ -16,39 +16,49 @@ import click
 
 from llverify import __version__
 
-# (module, attribute) of each subcommand; each attribute is a click.Command.
-_SUBCOMMANDS: tuple[tuple[str, str], ...] = (
-    ("llverify.spec.cli", "check"),
-    ("llverify.spec.cli", "schema"),
-    ("llverify.report.cli", "report"),
-    ("llverify.triton.show", "show"),
-    ("llverify.ttgir.cli", "ttgir"),
-    ("llverify.lowered.cli", "lowered"),
-    ("llverify.sweep.cli", "sweep"),
-    ("llverify.gpu.cli", "gpu"),
-)
+# name -> (module, attribute) of each subcommand; each attribute is a click.Command.
+_SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "check": ("llverify.spec.cli", "check"),
+    "schema": ("llverify.spec.cli", "schema"),
+    "report": ("llverify.report.cli", "report"),
+    "show": ("llverify.triton.show", "show"),
+    "ttgir": ("llverify.ttgir.cli", "ttgir"),
+    "lowered": ("llverify.lowered.cli", "lowered"),
+    "sweep": ("llverify.sweep.cli", "sweep"),
+    "gpu": ("llverify.gpu.cli", "gpu"),
+}
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="llverify")
-def cli() -> None:
-    """Prove properties of GPU tensor layouts (Linear Layouts over F2)."""
+class _LazyGroup(click.Group):
+    """Imports a subcommand's module only when that subcommand runs (or ``--help`` lists them all), so
+    ``llverify ttgir`` does not load the spec front end, the GPU runner or YAML."""
 
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(n for n in _SUBCOMMANDS if self.get_command(ctx, n) is not None)
 
-def _register() -> None:
-    for module_name, attr in _SUBCOMMANDS:
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in self.commands:
+            return self.commands[cmd_name]
+        where = _SUBCOMMANDS.get(cmd_name)
+        if where is None:
+            return None
+        module_name, attr = where
         try:
             module = importlib.import_module(module_name)
         except ModuleNotFoundError as exc:
             if exc.name == module_name:  # not written yet
-                continue
+                return None
             raise
         command = getattr(module, attr, None)
         if command is not None:
-            cli.add_command(command)
+            self.add_command(command, cmd_name)
+        return command
 
 
-_register()
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="llverify")
+def cli() -> None:
+    """Prove properties of GPU tensor layouts (Linear Layouts over F2)."""
 
 
 def main() -> None:

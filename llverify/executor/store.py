@@ -60,14 +60,17 @@ def code_fingerprint() -> str:
 def source_fingerprint(root: Path) -> str:
     """SHA-256 (hex, 16 digits) over the relative paths and contents of the ``*.py`` and ``*.json`` files under ``root``."""
     digest = hashlib.sha256()
-    files = []
-    for dirpath, dirnames, filenames in os.walk(root):
+    base = os.fspath(root)
+    files: list[tuple[tuple[str, ...], str]] = []
+    for dirpath, dirnames, filenames in os.walk(base):
         dirnames[:] = [d for d in dirnames if d != "__pycache__"]
-        files.extend(os.path.join(dirpath, f) for f in filenames if f.endswith((".py", ".json")))
-    for f in sorted(files, key=lambda p: Path(p).relative_to(root).parts):
+        rel = os.path.relpath(dirpath, base)
+        parts = () if rel == "." else tuple(rel.split(os.sep))
+        files.extend((parts + (f,), os.path.join(dirpath, f)) for f in filenames if f.endswith((".py", ".json")))
+    for parts, f in sorted(files):
         with open(f, "rb") as fh:
             data = fh.read()
-        digest.update(str(Path(f).relative_to(root)).encode() + b"\0" + data + b"\0")
+        digest.update("/".join(parts).encode() + b"\0" + data + b"\0")
     return digest.hexdigest()[:16]
 
 

@@ -61,15 +61,16 @@ def _run_batch(fn: Callable[[T], R], batch: Sequence[T]) -> list[R]:
 
 def _batches(n: int, workers: int, batch_size: int | None, weights: Sequence[float] | None = None
              ) -> list[Sequence[int]]:
-    """Index batches: contiguous slices (about four per worker), or with ``weights`` (a unit's expected cost)
-    the heaviest units first in smaller batches (about eight per worker), so no worker is left with a
-    long unit at the end while the others idle."""
+    """Index batches: contiguous slices, about four per worker; with ``weights`` (each unit's expected cost)
+    about eight per worker, sent heaviest first, so that no worker is left with a long batch at the end
+    while the others idle.  Slices stay contiguous either way: neighbouring units (one kernel's variants)
+    share the per-process caches of layouts and proofs."""
     if weights is None or len(weights) != n:
         size = batch_size or max(1, math.ceil(n / (workers * 4)))
         return [range(i, min(n, i + size)) for i in range(0, n, size)]
-    order = sorted(range(n), key=lambda i: (-weights[i], i))
     size = batch_size or max(1, math.ceil(n / (workers * 8)))
-    return [order[i:i + size] for i in range(0, n, size)]
+    slices = [range(i, min(n, i + size)) for i in range(0, n, size)]
+    return sorted(slices, key=lambda r: (-sum(weights[i] for i in r), r.start))
 
 
 class UnitExecutor:

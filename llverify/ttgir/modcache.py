@@ -49,9 +49,9 @@ from llverify import __version__
 from llverify.executor.store import code_fingerprint, dependency_identity, fresh_db, open_db
 
 __all__ = ["Outcome", "ModuleCache", "key_context", "module_key", "RECORD_VERSION", "PLACEHOLDER", "STATUSES",
-           "side_digests"]
+           "side_digests", "finding_from_doc"]
 
-RECORD_VERSION = 1
+RECORD_VERSION = 2
 PLACEHOLDER = "\x00"
 STATUSES = ("proved", "refuted", "unknown", "error")
 #: words in an unknown's message that mean it depended on time or memory, not on the inputs alone
@@ -187,9 +187,6 @@ class ModuleCache:
 
     def findings(self, key: str, path: str) -> list[Any] | None:
         """The stored findings of ``key`` at ``path`` (digest-checked), or None."""
-        from llverify.ttgir.findings import finding_from_json
-        from llverify.ttgir.model import Location
-
         try:
             row = self.conn.execute("SELECT findings, findings_digest FROM modules WHERE key = ?", (key,)).fetchone()
         except sqlite3.DatabaseError:
@@ -200,15 +197,8 @@ class ModuleCache:
         try:
             if _digest(row[0]) != row[1]:
                 raise ValueError("digest mismatch")
-            out = []
-            for d in json.loads(row[0]):
-                f = finding_from_json(d)
-                loc = f.location
-                out.append(_relocate(f, Location(path, loc.line, loc.col)))
-            if any(f.verdict.status not in ("proved", "unknown") for f in out):
-                raise ValueError("not a servable record")
-            return out
-        except (ValueError, KeyError, TypeError, AttributeError):
+            return [finding_from_doc(d, path) for d in json.loads(row[0])]
+        except (ValueError, KeyError, TypeError, AttributeError, IndexError):
             self.delete(key)
             return None
 
@@ -246,7 +236,18 @@ class ModuleCache:
         self.conn.close()
 
 
-def _relocate(finding: Any, location: Any) -> Any:
-    from dataclasses import replace
+def finding_from_doc(doc: dict[str, Any], path: str) -> Any:
+    """The :class:`~llverify.ttgir.findings.Finding` a stored doc (:func:`llverify.ttgir.units.finding_doc`)
+    describes, located in ``path``; only proved and unknown verdicts are accepted."""
+    from llverify.prove.verdict import Verdict
+    from llverify.ttgir.findings import Finding
+    from llverify.ttgir.model import Location, SourceLocation
 
-    return replace(finding, location=location)
+    if doc["status"] not in ("proved", "unknown"):
+        raise ValueError("not a servable verdict")
+    v = Verdict(doc["status"], doc["property"], doc["subject"], doc["method"], float(doc["seconds"]), doc["message"],
+                None, doc["certificate"], doc["details"])
+    src = doc["source"]
+    return Finding(v, doc["rule"], doc["op"], Location(path, int(doc["line"]), int(doc["col"])),
+                   None if src is None else SourceLocation(src[0], int(src[1]), int(src[2]), src[3]),
+                   doc["kernel"], doc["target"], doc["stage"], int(doc["index"]), doc["expect"])

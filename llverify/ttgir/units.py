@@ -41,12 +41,34 @@ def failed_outcome(path: str, message: str) -> Outcome:
     return Outcome(path, 0, (f"{path}:1:1: {message}",), 0, {s: 0 for s in STATUSES}, [], [], [])
 
 
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _plain(value: Any) -> Any:
+    """:func:`llverify.prove.verdict.to_jsonable`, fast on the plain dicts, tuples and scalars verdicts hold."""
+    t = type(value)
+    if t in _SCALARS:
+        return value
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if t is tuple or t is list:
+        return [_plain(v) for v in value]
+    from llverify.prove.verdict import to_jsonable
+
+    return to_jsonable(value)
+
+
 def finding_doc(f: Any) -> dict[str, Any]:
-    """What the module cache stores of a finding (:func:`~llverify.ttgir.findings.finding_from_json` inverts it)."""
-    d = f.to_json()
-    d["certificate"] = f.verdict.to_json().get("certificate")
-    d["index"] = f.index
-    return d
+    """What the module cache stores of a finding (:func:`llverify.ttgir.modcache.finding_from_doc` inverts it;
+    only proved and unknown verdicts are stored, so there is never a counterexample)."""
+    v = f.verdict
+    src = f.source
+    return {"rule": f.rule, "op": f.op, "line": f.location.line, "col": f.location.col,
+            "source": None if src is None else [src.file, src.line, src.col, src.name],
+            "kernel": f.kernel, "target": f.target, "stage": f.stage, "index": f.index, "expect": f.expect,
+            "status": v.status, "property": v.property, "subject": v.subject, "method": v.method,
+            "seconds": v.seconds, "message": v.message, "certificate": _plain(v.certificate),
+            "details": _plain(v.details)}
 
 
 def _storable(findings: Sequence[Any], errors: Sequence[str], modules: int) -> bool:
@@ -75,13 +97,15 @@ def make_outcome(path: str, findings: list[Any], errors: list[str], modules: int
     diag, conv = text_lines(findings)
     record = None
     if context is not None and data is not None and _storable(findings, errors, modules):
-        placed = [replace(f, location=Location(PLACEHOLDER, f.location.line, f.location.col)) for f in findings]
+        # only the findings that print a line need the placeholder (the stored docs carry no file at all)
+        placed = [replace(f, location=Location(PLACEHOLDER, f.location.line, f.location.col))
+                  if f.verdict.status != "proved" or f.rule == "conversion" else f for f in findings]
         pdiag, pconv = text_lines(placed)
         # the stored lines, with this path put back, must be exactly what this run prints
         if ([x.replace(PLACEHOLDER, path) for x in pdiag] == diag
                 and [x.replace(PLACEHOLDER, path) for x in pconv] == conv):
             summary, docs = encode_record(modules, counts, len(findings), pdiag, pconv,
-                                          [finding_doc(f) for f in placed])
+                                          [finding_doc(f) for f in findings])
             escaped = json.dumps(path, ensure_ascii=True)[1:-1]
             mentions_path = any(p in summary or p in docs for p in {path, escaped})
             extra = side if side is not None else ({"path": path} if mentions_path else None)

@@ -261,3 +261,34 @@ def test_light_copies_of_constants_agree() -> None:
     assert report.STATUSES == modcache.STATUSES == STATUSES
     assert (cli.EXIT_OK, cli.EXIT_FAIL, cli.EXIT_USAGE, cli.EXIT_UNKNOWN) == (
         summary.EXIT_OK, summary.EXIT_FAIL, summary.EXIT_USAGE, summary.EXIT_UNKNOWN)
+
+
+def test_lowered_records_follow_the_files_beside_the_module(tmp_path: Path) -> None:
+    """With --lowered the record is bound to the path and to the .llir and .json beside the module: served
+    while they are unchanged, checked again once the .llir changes."""
+    src = ROOT / "tests" / "data" / "lowered"
+    data = tmp_path / "lowered"
+    shutil.copytree(src, data)
+    cache = str(tmp_path / "c.sqlite")
+    cold = _inproc("--cache", cache, "--lowered", str(data))
+    warm = _inproc("--cache", cache, "--lowered", str(data))
+    fresh = _inproc("--no-cache", "--lowered", str(data))
+    n = len(list(data.glob("*.ttgir")))
+    assert cold.exit_code == 0 and _served(cold.output) == 0 and _served(warm.output) == n
+    assert _body(warm.output) == _body(fresh.output) and warm.exit_code == fresh.exit_code
+    llir = sorted(data.glob("*.llir"))[0]
+    llir.write_text(llir.read_text() + "\n; edited\n")
+    edited = _inproc("--cache", cache, "--lowered", str(data))
+    assert _served(edited.output) == n - 1
+    assert _body(edited.output) == _body(_inproc("--no-cache", "--lowered", str(data)).output)
+    other = tmp_path / "moved"
+    shutil.copytree(data, other)
+    assert _served(_inproc("--cache", cache, "--lowered", str(other)).output) == 0  # bound to its path
+
+
+def test_an_unusable_cache_only_costs_time(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("a file where the cache's directory should be")
+    res = _run("--cache", str(blocker / "c.sqlite"), str(CORPUS / CUDA))
+    assert res.returncode == 0 and "warning: verdict cache not used" in res.stderr and "Traceback" not in res.stderr
+    assert res.stdout == _run("--no-cache", str(CORPUS / CUDA)).stdout

@@ -171,7 +171,7 @@ def move_aside(path: str) -> None:
     stamp = time.strftime("%Y%m%dT%H%M%S") + f"-{os.getpid()}"
     for suffix in ("", "-wal", "-shm"):
         old = path + suffix
-        if os.path.exists(old):
+        if os.path.isfile(old):  # never a directory or a device someone pointed the cache at
             try:
                 os.replace(old, f"{path}.corrupt-{stamp}{suffix}")
             except OSError:

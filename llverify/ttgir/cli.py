@@ -15,6 +15,7 @@ command line is wrong, 3 only unknowns remain (0 with ``--allow-unknown``).
 from __future__ import annotations
 
 import os
+import sqlite3
 import sys
 import time
 from typing import Any, Sequence
@@ -191,8 +192,11 @@ class _Runner:
         if self.executor is not None:
             self.executor.close()
         if self.cache is not None:
-            self.cache.store(self.records)
-            self.cache.close()
+            try:
+                self.cache.store(self.records)
+                self.cache.close()
+            except (OSError, sqlite3.Error) as exc:  # the report stands; the next run checks again
+                click.echo(f"{self.cache_file}:1:1: warning: verdict cache not written: {exc}", err=True)
 
     def gate(self, names: list[str], want: bool, lowered: bool) -> list[Any]:
         """One outcome per path of ``names``, in order."""
@@ -202,9 +206,14 @@ class _Runner:
             from llverify.ttgir.modcache import ModuleCache, key_context
 
             if self.cache is None:
-                self.cache = ModuleCache(self.cache_file)
-            context = key_context(lowered)
-            self._serve(names, outcomes, context, want, lowered)
+                try:
+                    self.cache = ModuleCache(self.cache_file)
+                except (OSError, sqlite3.Error) as exc:  # an unusable cache only costs time
+                    click.echo(f"{self.cache_file}:1:1: warning: verdict cache not used: {exc}", err=True)
+                    self.cache_file = None
+            if self.cache is not None:
+                context = key_context(lowered)
+                self._serve(names, outcomes, context, want, lowered)
         todo = [i for i, o in enumerate(outcomes) if o is None]
         if todo:
             from llverify.ttgir.units import failed_outcome, run_unit

@@ -29,6 +29,9 @@ __all__ = ["ttgir"]
 FORMATS = ("text", "json", "junit", "sarif", "markdown")
 # llverify.spec.summary's exit codes (equal by a test), not imported: a warm run loads no spec front end
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_UNKNOWN = 0, 1, 2, 3
+#: fewer modules to check than this run in process whatever -j says: each worker pays about 0.3 s of
+#: imports, which a handful of small modules (about 10 ms each) does not win back
+_MIN_PARALLEL = 8
 
 
 def _render(fmt: str, findings: Sequence[Any], errors: Sequence[str], diff_text: str, summary: dict[str, Any],
@@ -222,7 +225,7 @@ class _Runner:
                 from llverify.executor.pool import UnitExecutor
 
                 self.executor = UnitExecutor(jobs=self.jobs, executor=self.executor_kind, ray_address=self.ray_address,
-                                             min_parallel=4)
+                                             min_parallel=_MIN_PARALLEL)
             from llverify.executor.pool import WorkerFailure
 
             units = [(names[i], want, lowered, context) for i in todo]

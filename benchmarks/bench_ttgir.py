@@ -124,6 +124,14 @@ def in_process_seconds(args: list[str]) -> float:
     return time.perf_counter() - t0
 
 
+def _bytecode_share() -> str:
+    """How many of llverify's modules have compiled bytecode (without it each process compiles them)."""
+    sources = list(ROOT.joinpath("llverify").rglob("*.py"))
+    compiled = [p for p in sources
+                if list(p.parent.joinpath("__pycache__").glob(p.stem + ".cpython-*.pyc"))]
+    return f"{len(compiled)} of {len(sources)}"
+
+
 def corpus_table(repeats: int) -> dict:
     """The corpus configurations, interleaved ``repeats`` times; median and minimum of each."""
     files = [str(p.relative_to(ROOT)) for p in sorted(CORPUS.glob("*.ttgir"))]
@@ -143,7 +151,7 @@ def corpus_table(repeats: int) -> dict:
     low = {k: min(v) for k, v in times.items()}
     return {"modules": len(files), "repeats": repeats, "median_s": med, "min_s": low, "all_s": times,
             "loadavg_1min": load, "cpus": os.cpu_count(),
-            "llverify_bytecode": any(ROOT.joinpath("llverify").rglob("*.pyc")),
+            "llverify_bytecode": _bytecode_share(),
             "speedup_j2": {"median": med["j1"] / med["j2"], "min": low["j1"] / low["j2"]},
             "warm_speedup": {"median": med["j1"] / med["warm"], "min": low["j1"] / low["warm"]}}
 
@@ -155,7 +163,7 @@ def print_corpus_table(t: dict) -> None:
     med, low = t["median_s"], t["min_s"]
     print(f"\nllverify ttgir over the corpus ({t['modules']} modules, {t['repeats']} interleaved repeats, "
           f"{t['cpus']} CPUs, load average {', '.join(f'{x:.1f}' for x in t['loadavg_1min'])}; "
-          f"llverify bytecode {'compiled' if t['llverify_bytecode'] else 'not written (compiled per process)'})")
+          f"llverify modules with bytecode: {t['llverify_bytecode']})")
     print(f"{'configuration':40} {'median s':>9} {'min s':>8} {'-j1/this (median)':>18} {'(min)':>7}")
     for k, label in names.items():
         print(f"{label:40} {med[k]:9.3f} {low[k]:8.3f} {med['j1'] / med[k]:17.2f}x {low['j1'] / low[k]:6.2f}x")

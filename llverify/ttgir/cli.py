@@ -10,6 +10,11 @@ recursively; a Triton cache directory is one), or ``MLIR_ENABLE_DUMP`` output
 obligation proved (and no policy violation or baseline regression), 1 a
 refutation, violation or regression, 2 a module could not be read or the
 command line is wrong, 3 only unknowns remain (0 with ``--allow-unknown``).
+
+Unless ``--no-cache``, a module whose text, options and llverify code are unchanged since a run that
+proved it (or left only deterministic unknowns) is served from the module cache
+(:mod:`llverify.ttgir.modcache`, docs/scale.md) without being read as TTGIR; modules with a refutation
+or an error are checked on every run.
 """
 
 from __future__ import annotations

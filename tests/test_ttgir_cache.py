@@ -292,3 +292,16 @@ def test_an_unusable_cache_only_costs_time(tmp_path: Path) -> None:
     res = _run("--cache", str(blocker / "c.sqlite"), str(CORPUS / CUDA))
     assert res.returncode == 0 and "warning: verdict cache not used" in res.stderr and "Traceback" not in res.stderr
     assert res.stdout == _run("--no-cache", str(CORPUS / CUDA)).stdout
+
+
+def test_a_worker_whose_code_differs_from_the_parents_stores_nothing() -> None:
+    """A record is keyed by the parent's context; a worker on other code (a remote Ray node) must not
+    file its verdicts under it."""
+    from llverify.ttgir.modcache import key_context
+    from llverify.ttgir.units import run_unit
+
+    path = str(CORPUS / CUDA)
+    assert run_unit((path, False, False, key_context(False))).record is not None
+    stale = key_context(False).replace('"code":"', '"code":"other-')
+    out = run_unit((path, False, False, stale))
+    assert out.record is None and out.counts["proved"] > 0

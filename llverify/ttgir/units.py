@@ -15,7 +15,8 @@ import os
 from dataclasses import replace
 from typing import Any, Sequence
 
-from llverify.ttgir.modcache import (PLACEHOLDER, STATUSES, Outcome, encode_record, module_key, volatile)
+from llverify.ttgir.modcache import (PLACEHOLDER, STATUSES, Outcome, encode_record, key_context, module_key,
+                                     volatile)
 
 __all__ = ["run_unit", "lowered_findings", "finding_doc", "failed_outcome"]
 
@@ -25,6 +26,8 @@ def run_unit(unit: tuple[str, bool, bool, str | None]) -> Outcome:
     from llverify.ttgir.gate import gate_path
 
     path, want_findings, lowered, context = unit
+    if context is not None and key_context(lowered) != context:
+        context = None  # this worker runs other code or solvers than the parent keyed (a remote Ray node): no record
     res, data = gate_path(path)
     findings = list(res.findings)
     errors = list(res.errors)

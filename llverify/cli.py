@@ -3,8 +3,10 @@
 Subcommands live beside the layer they front: `check`/`schema`/`report` in
 `llverify.spec`/`llverify.report`, `show` in `llverify.triton.show`, `ttgir`,
 `lowered` and `sweep` in their packages, `gpu` in `llverify.gpu.cli`.  This
-module only assembles them with plain imports (each keeps its heavy imports
-inside the command), except `gpu`, the layer above, found by name.
+module only assembles them: each is loaded when it runs (or when `--help`
+lists them), so `llverify ttgir` does not import the spec front end, the GPU
+runner or YAML.  The loaders are plain function-level imports, visible to the
+layering test, except `gpu`, the layer above this one, found by name.
 """
 
 from __future__ import annotations
@@ -12,38 +14,86 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+from typing import Callable
 
 import click
 
 from llverify import __version__
-from llverify.lowered.cli import lowered
-from llverify.report.cli import report
-from llverify.spec.cli import check, schema
-from llverify.sweep.cli import sweep
-from llverify.triton.show import show
-from llverify.ttgir.cli import ttgir
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def _check() -> click.Command:
+    from llverify.spec.cli import check
+
+    return check
+
+
+def _schema() -> click.Command:
+    from llverify.spec.cli import schema
+
+    return schema
+
+
+def _report() -> click.Command:
+    from llverify.report.cli import report
+
+    return report
+
+
+def _show() -> click.Command:
+    from llverify.triton.show import show
+
+    return show
+
+
+def _ttgir() -> click.Command:
+    from llverify.ttgir.cli import ttgir
+
+    return ttgir
+
+
+def _lowered() -> click.Command:
+    from llverify.lowered.cli import lowered
+
+    return lowered
+
+
+def _sweep() -> click.Command:
+    from llverify.sweep.cli import sweep
+
+    return sweep
+
+
+def _gpu() -> click.Command:
+    # the GPU harness is the one layer above the command line (DESIGN.md): the only subcommand found by name
+    return importlib.import_module("llverify.gpu.cli").gpu
+
+
+#: subcommand name -> its loader
+SUBCOMMANDS: dict[str, Callable[[], click.Command]] = {
+    "check": _check, "schema": _schema, "report": _report, "show": _show, "ttgir": _ttgir,
+    "lowered": _lowered, "sweep": _sweep, "gpu": _gpu,
+}
+
+
+class _LazyGroup(click.Group):
+    """Loads a subcommand only when it runs (or ``--help`` lists them all)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(SUBCOMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands:
+            load = SUBCOMMANDS.get(cmd_name)
+            if load is None:
+                return None
+            self.add_command(load(), cmd_name)
+        return self.commands[cmd_name]
+
+
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="llverify")
 def cli() -> None:
     """Prove properties of GPU tensor layouts (Linear Layouts over F2)."""
-
-
-for _command in (check, schema, report, show, ttgir, lowered, sweep):
-    cli.add_command(_command)
-
-# `llverify gpu` fronts the GPU harness, the one layer above this module (DESIGN.md): it is the only
-# subcommand found by name, so that the layering test keeps every other edge visible.
-GPU_COMMAND = ("llverify.gpu.cli", "gpu")
-
-
-def _register_gpu() -> None:
-    module = importlib.import_module(GPU_COMMAND[0])
-    cli.add_command(getattr(module, GPU_COMMAND[1]))
-
-
-_register_gpu()
 
 
 def main() -> None:

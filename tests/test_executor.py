@@ -31,6 +31,19 @@ def test_process_pool_preserves_order_and_equals_inline() -> None:
         assert two.map(_square, units) == one.map(_square, units) == [u * u for u in units]
 
 
+def test_weighted_batches_keep_the_order_and_send_heavy_slices_first() -> None:
+    from llverify.executor.pool import _batches
+
+    units = list(range(50))
+    weights = [1] * 50
+    weights[40] = 1000
+    batches = _batches(50, 2, None, weights)
+    assert 40 in batches[0] and sorted(i for b in batches for i in b) == units  # every unit once
+    assert all(list(b) == list(range(b[0], b[-1] + 1)) for b in batches)  # contiguous slices
+    with UnitExecutor(jobs=2, min_parallel=1) as ex:
+        assert ex.map(_square, units, weights=weights) == [u * u for u in units]
+
+
 def test_pool_starts_once_per_executor() -> None:
     with UnitExecutor(jobs=2, min_parallel=1) as ex:
         ex.map(_square, list(range(20)))

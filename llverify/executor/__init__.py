@@ -4,3 +4,6 @@ and remembered between runs (a content-addressed SQLite cache).
 Import the pieces from their modules (``llverify.executor.pool``, ``llverify.executor.cache``): this
 package file imports nothing, so a command that only needs the executor does not load the prover.
 """
+
+#: where units can run (``--executor``); :mod:`llverify.executor.pool` runs them
+EXECUTORS = ("inline", "process", "ray")

@@ -35,35 +35,22 @@ the same value), so concurrent runs sharing one file lose nothing.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import os
 import sqlite3
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from llverify import __version__
+from llverify.executor.store import (SCHEMA_VERSION, code_fingerprint, default_cache_path, fresh_db, open_db,
+                                     source_fingerprint)
 from llverify.prove.solver_budget import z3_version
 from llverify.prove.verdict import Counterexample, Verdict, to_jsonable
 
 __all__ = ["VerdictCache", "CacheHit", "obligation_key", "default_cache_path", "verdict_from_json",
-           "SCHEMA_VERSION"]
-
-SCHEMA_VERSION = 1
-_MAGIC = "llverify-verdict-cache"
-
-
-def default_cache_path() -> Path:
-    """``$LLVERIFY_CACHE`` if set, else ``$XDG_CACHE_HOME/llverify/verdicts.sqlite``
-    (``~/.cache/llverify/verdicts.sqlite``)."""
-    env = os.environ.get("LLVERIFY_CACHE")
-    if env:
-        return Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "llverify" / "verdicts.sqlite"
+           "SCHEMA_VERSION", "code_fingerprint", "source_fingerprint"]
 
 
 def _canonical(value: Any) -> Any:
@@ -73,25 +60,6 @@ def _canonical(value: Any) -> Any:
     if isinstance(value, list):
         return [_canonical(v) for v in value]
     return value
-
-
-@functools.lru_cache(maxsize=1)
-def code_fingerprint() -> str:
-    """SHA-256 (hex, 16 digits) of llverify's own source files (``*.py``, ``*.json``), path and content.
-
-    A verdict depends on the code that reached it, not only on the version number: an editable
-    checkout changes code without changing ``__version__``, and a stale verdict must never be served.
-    Reading the package's ~2 MB takes a few milliseconds, once per process.
-    """
-    return source_fingerprint(Path(__file__).resolve().parents[1])
-
-
-def source_fingerprint(root: Path) -> str:
-    """SHA-256 (hex, 16 digits) over the relative paths and contents of the ``*.py`` and ``*.json`` files under ``root``."""
-    digest = hashlib.sha256()
-    for f in sorted(p for p in root.rglob("*") if p.suffix in (".py", ".json") and p.is_file()):
-        digest.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes() + b"\0")
-    return digest.hexdigest()[:16]
 
 
 def obligation_key(obligation: Any) -> str:
@@ -134,43 +102,11 @@ class VerdictCache:
         self.misses = 0
         self._conn = self._open()
 
-    # -- opening, validating, rebuilding ---------------------------------------------------------
-    def _connect(self) -> sqlite3.Connection:
-        if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
-        conn.execute("PRAGMA busy_timeout = 30000")
-        if self.path != ":memory:":
-            conn.execute("PRAGMA journal_mode = WAL")
-        return conn
-
-    def _valid(self, conn: sqlite3.Connection) -> bool:
-        # cheap at open (a foreign or garbage file fails here); damaged pages surface as DatabaseError
-        # on the first read or write that touches them, which rebuilds the file (see _recover)
-        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        if not tables:
-            return True  # a new, empty file
-        if tables != {"meta", "verdicts"}:
-            return False
-        meta = dict(conn.execute("SELECT key, value FROM meta"))
-        return meta.get("magic") == _MAGIC and meta.get("schema") == str(SCHEMA_VERSION)
-
-    def _create(self, conn: sqlite3.Connection) -> None:
-        conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-        conn.execute("CREATE TABLE IF NOT EXISTS verdicts (key TEXT PRIMARY KEY, status TEXT NOT NULL, "
-                     "json TEXT NOT NULL, digest TEXT NOT NULL, created REAL NOT NULL)")
-        conn.execute("INSERT OR REPLACE INTO meta VALUES ('magic', ?), ('schema', ?)", (_MAGIC, str(SCHEMA_VERSION)))
-
+    # -- opening, validating, rebuilding (llverify.executor.store) ------------------------------
     def _open(self) -> sqlite3.Connection:
-        try:
-            conn = self._connect()
-            if self._valid(conn):
-                self._create(conn)
-                return conn
-            conn.close()
-        except sqlite3.DatabaseError:
-            pass
-        return self._fresh()
+        conn, rebuilt = open_db(self.path)
+        self.rebuilt = self.rebuilt or rebuilt
+        return conn
 
     def _recover(self) -> None:
         """A read or write hit a damaged file: set it aside and continue with a fresh one."""
@@ -178,20 +114,8 @@ class VerdictCache:
             self._conn.close()
         except sqlite3.Error:
             pass
-        self._conn = self._fresh()
-
-    def _fresh(self) -> sqlite3.Connection:
-        # foreign, truncated or corrupt: move it aside (kept for inspection), start afresh
         self.rebuilt = True
-        if self.path != ":memory:":
-            stamp = time.strftime("%Y%m%dT%H%M%S")
-            for suffix in ("", "-wal", "-shm"):
-                old = self.path + suffix
-                if os.path.exists(old):
-                    os.replace(old, f"{self.path}.corrupt-{stamp}{suffix}")
-        conn = self._connect()
-        self._create(conn)
-        return conn
+        self._conn = fresh_db(self.path)
 
     # -- reading and writing --------------------------------------------------------------------
     def get(self, key: str) -> CacheHit | None:

@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 import click
 
-from llverify.executor.pool import EXECUTORS
+from llverify.executor import EXECUTORS
 
 __all__ = ["executor_options"]
 

@@ -40,7 +40,7 @@ __all__ = ["UnitExecutor", "WorkerFailure", "EXECUTORS", "MIN_PARALLEL_UNITS"]
 T = TypeVar("T")
 R = TypeVar("R")
 
-EXECUTORS = ("inline", "process", "ray")
+from llverify.executor import EXECUTORS  # noqa: E402 - re-exported
 
 #: Below this many units a process pool is slower than running inline on this
 #: kind of machine (fork + pickling round trip ~ 10 ms per worker); measured in
@@ -59,9 +59,18 @@ def _run_batch(fn: Callable[[T], R], batch: Sequence[T]) -> list[R]:
     return [fn(unit) for unit in batch]
 
 
-def _batches(n: int, workers: int, batch_size: int | None) -> list[range]:
-    size = batch_size or max(1, math.ceil(n / (workers * 4)))
-    return [range(i, min(n, i + size)) for i in range(0, n, size)]
+def _batches(n: int, workers: int, batch_size: int | None, weights: Sequence[float] | None = None
+             ) -> list[Sequence[int]]:
+    """Index batches: contiguous slices, about four per worker; with ``weights`` (each unit's expected cost)
+    about eight per worker, sent heaviest first, so that no worker is left with a long batch at the end
+    while the others idle.  Slices stay contiguous either way: neighbouring units (one kernel's variants)
+    share the per-process caches of layouts and proofs."""
+    if weights is None or len(weights) != n:
+        size = batch_size or max(1, math.ceil(n / (workers * 4)))
+        return [range(i, min(n, i + size)) for i in range(0, n, size)]
+    size = batch_size or max(1, math.ceil(n / (workers * 8)))
+    slices = [range(i, min(n, i + size)) for i in range(0, n, size)]
+    return sorted(slices, key=lambda r: (-sum(weights[i] for i in r), r.start))
 
 
 class UnitExecutor:
@@ -116,8 +125,10 @@ class UnitExecutor:
 
     # -- mapping ---------------------------------------------------------------------------------
     def map(self, fn: Callable[[T], R], units: Sequence[T],
-            progress: Callable[[int, int], None] | None = None) -> list[R | WorkerFailure]:
-        """``[fn(u) for u in units]``, computed by this executor; order preserved."""
+            progress: Callable[[int, int], None] | None = None,
+            weights: Sequence[float] | None = None) -> list[R | WorkerFailure]:
+        """``[fn(u) for u in units]``, computed by this executor; order preserved (``weights``: each unit's
+        expected cost, used only to schedule the heavy ones first)."""
         n = len(units)
         if self.kind == "inline" or (self.kind == "process" and n < self.min_parallel):
             out: list[R | WorkerFailure] = []
@@ -126,7 +137,7 @@ class UnitExecutor:
                 if progress:
                     progress(i + 1, n)
             return out
-        batches = _batches(n, self.jobs, self.batch_size)
+        batches = _batches(n, self.jobs, self.batch_size, weights)
         results: list[R | WorkerFailure | None] = [None] * n
         done = 0
         # one (batch, fetch, what-failed) per submitted batch; fetch blocks until the batch's values are back

@@ -10,13 +10,17 @@ recursively; a Triton cache directory is one), or ``MLIR_ENABLE_DUMP`` output
 obligation proved (and no policy violation or baseline regression), 1 a
 refutation, violation or regression, 2 a module could not be read or the
 command line is wrong, 3 only unknowns remain (0 with ``--allow-unknown``).
+
+Unless ``--no-cache``, a module whose text, options and llverify code are unchanged since a run that
+proved it (or left only deterministic unknowns) is served from the module cache
+(:mod:`llverify.ttgir.modcache`, docs/scale.md) without being read as TTGIR; modules with a refutation
+or an error are checked on every run.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
+import sqlite3
 import sys
 import time
 from typing import Any, Sequence
@@ -28,94 +32,11 @@ from llverify.executor.options import executor_options
 __all__ = ["ttgir"]
 
 FORMATS = ("text", "json", "junit", "sarif", "markdown")
-
-
-def _cache_key(path: str) -> str | None:
-    from llverify.executor.cache import obligation_key
-
-    try:
-        with open(path, "rb") as fh:
-            digest = hashlib.sha256(fh.read(64 << 20)).hexdigest()
-    except OSError:
-        return None
-    return obligation_key({"ttgir_module": digest, "path": path})
-
-
-def _lowered_findings(path: str) -> tuple[list[Any], list[str]]:
-    """Lowered-code findings for a ``.ttgir`` whose ``.llir`` (and Triton's ``.json`` metadata, for the shared
-    size) sit beside it, as in a Triton cache directory; nothing when they do not."""
-    from dataclasses import replace
-
-    from llverify.lowered.llir import LlirError, parse_llir
-    from llverify.lowered.validate import validate
-    from llverify.ttgir.loader import read_text
-    from llverify.ttgir.model import TtgirError
-    from llverify.ttgir.reader import parse_module
-
-    stem = os.path.splitext(path)[0]
-    if not (path.endswith(".ttgir") and os.path.isfile(stem + ".llir") and os.path.isfile(stem + ".json")):
-        return [], []
-    try:
-        with open(stem + ".json", encoding="utf-8") as fh:
-            shared = int(json.load(fh).get("shared") or 0)
-        found = validate(parse_module(read_text(path), path), parse_llir(read_text(stem + ".llir"), stem + ".llir"),
-                         shared)
-    except (TtgirError, LlirError, OSError, ValueError, TypeError, AttributeError) as exc:
-        return [], [f"{stem}.llir:1:1: lowered code not validated: {exc}"]
-    out = []
-    for lf in found:
-        low = lf.lowered
-        v = lf.finding.verdict
-        out.append(replace(lf.finding, verdict=v.with_(details={**v.details, "lowered": {
-            "file": low.file, "line": low.line, "col": low.col}}),
-                           rule=v.property if v.property.startswith("lowered") else f"lowered_{v.property}"))
-    return out, []
-
-
-def _gate_unit(unit: tuple[str, str | None, bool]) -> Any:
-    """Worker: gate one path, consulting the module cache (proved-only modules are cached)."""
-    from llverify.prove.verdict import Verdict
-    from llverify.ttgir.findings import finding_from_json
-    from llverify.ttgir.gate import GateResult, gate_file
-
-    path, cache_path, lowered = unit
-    if lowered:
-        low, low_errors = _lowered_findings(path)
-        res, cached = _gate_unit((path, cache_path, False))
-        return GateResult(res.path, res.findings + tuple(low), res.errors + tuple(low_errors), res.modules,
-                          res.seconds), cached
-    cache = _open_cache(cache_path) if cache_path else None
-    key = _cache_key(path) if cache is not None else None
-    if cache is not None and key:
-        hit = cache.get(key)
-        if hit is not None and not hit.replay_needed and isinstance(hit.verdict.certificate, dict):
-            cert = hit.verdict.certificate
-            findings = tuple(finding_from_json(d) for d in cert.get("findings", []))
-            return GateResult(path, findings, tuple(cert.get("errors", [])), int(cert.get("modules", 0)), 0.0), True
-    result = gate_file(path)
-    if cache is not None and key and not result.errors and all(f.verdict.status == "proved" for f in result.findings):
-        docs = []
-        for f in result.findings:
-            d = f.to_json()
-            d["certificate"] = f.verdict.to_json().get("certificate")
-            d["index"] = f.index
-            docs.append(d)
-        cache.put(key, Verdict("proved", "ttgir_module", path, "f2",
-                               certificate={"findings": docs, "errors": [], "modules": result.modules}))
-    return result, False
-
-
-_CACHES: dict[str, Any] = {}
-
-
-def _open_cache(path: str) -> Any:
-    """One connection per process and cache file (workers of a pool each open their own)."""
-    from llverify.executor.cache import VerdictCache
-
-    key = f"{os.getpid()}:{path}"
-    if key not in _CACHES:
-        _CACHES[key] = VerdictCache(path)
-    return _CACHES[key]
+# llverify.spec.summary's exit codes (equal by a test), not imported: a warm run loads no spec front end
+EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_UNKNOWN = 0, 1, 2, 3
+#: fewer modules to check than this run in process whatever -j says: each worker pays about 0.3 s of
+#: imports, which a handful of small modules (about 10 ms each) does not win back
+_MIN_PARALLEL = 8
 
 
 def _render(fmt: str, findings: Sequence[Any], errors: Sequence[str], diff_text: str, summary: dict[str, Any],
@@ -150,12 +71,12 @@ def ttgir(paths: tuple[str, ...], fmt: str, output: str | None, report_dir: str 
           cache_path: str | None, no_cache: bool, allow_unknown: bool, lowered: bool, list_rules: bool,
           verbose: bool) -> None:
     """Gate Triton's TTGIR: prove every layout-bearing op of every module under PATHS."""
-    from llverify.spec.summary import EXIT_FAIL, EXIT_OK, EXIT_UNKNOWN, EXIT_USAGE
     from llverify.ttgir.loader import discover
     from llverify.ttgir.model import TtgirError
-    from llverify.ttgir.rules import RULES
 
     if list_rules:
+        from llverify.ttgir.rules import RULES
+
         for r in RULES:
             click.echo(f"{r.name:16} {r.claim} [{r.paper}]")
         return
@@ -177,54 +98,73 @@ def ttgir(paths: tuple[str, ...], fmt: str, output: str | None, report_dir: str 
             click.echo(f"{output}:1:1: error: the output directory {parent} does not exist", err=True)
             sys.exit(EXIT_USAGE)
     cache_file = None if no_cache else str(cache_path or _default_cache())
+    # the text report without -v, a policy or a baseline is assembled from each module's stored lines;
+    # everything else needs the findings themselves
+    want = fmt != "text" or verbose or policy is not None or bool(baseline_paths) or bool(report_dir)
     t0 = time.perf_counter()
     files = discover(list(paths))
     errors = [str(f) for f in files if isinstance(f, TtgirError)]
-    units = [(f, cache_file, lowered) for f in files if isinstance(f, str)]
-    results = _run_units(units, jobs, executor, ray_address)
-    findings = []
-    modules = cached = 0
-    for res in results:
-        if isinstance(res, str):
-            errors.append(res)
-            continue
-        gr, was_cached = res
-        findings.extend(gr.findings)
-        errors.extend(gr.errors)
-        modules += gr.modules
-        cached += was_cached
-    if not units and not errors:
+    names = [f for f in files if isinstance(f, str)]
+    with _Runner(cache_file, jobs, executor, ray_address) as runner:
+        outcomes = runner.gate(names, want, lowered)
+        base_outcomes = runner.gate([f for f in discover(list(baseline_paths)) if isinstance(f, str)], True,
+                                    False) if baseline_paths else []
+    modules = cached = n = 0
+    c = {"proved": 0, "refuted": 0, "unknown": 0, "error": 0}
+    findings: list[Any] = []
+    diag: list[str] = []
+    conv: list[str] = []
+    for o in outcomes:
+        errors.extend(o.errors)
+        modules += o.modules
+        cached += o.cached
+        n += o.n
+        for k, v in o.counts.items():
+            c[k] += v
+        if want:
+            findings.extend(o.findings)
+        else:
+            diag.extend(o.diag)
+            conv.extend(o.conv)
+    if not names and not errors:
         errors.append(f"{paths[0]}:1:1: no *.ttgir or *.mlir module found")
-    extra = []
-    diff_text = ""
-    diffs = None
-    if baseline_paths:
-        from llverify.ttgir.baseline import diff_findings, regressions, render_diff
+    summary: dict[str, Any] = {"modules": modules, "files": len(names), "cached_files": cached, "obligations": n}
+    if want:
+        extra: list[Any] = []
+        diff_text = ""
+        diffs = None
+        if baseline_paths:
+            from llverify.ttgir.baseline import diff_findings, regressions, render_diff
 
-        base_files = [f for f in discover(list(baseline_paths)) if isinstance(f, str)]
-        base_results = _run_units([(f, cache_file, False) for f in base_files], jobs, executor, ray_address)
-        base = [f for r in base_results if not isinstance(r, str) for f in r[0].findings]
-        diffs = diff_findings(base, findings)
-        extra.extend(regressions(diffs))
-        diff_text = render_diff(diffs, markdown=fmt == "markdown")
-    if policy is not None:
-        from llverify.ttgir.policy import apply_policy
+            base = [f for o in base_outcomes for f in o.findings]
+            diffs = diff_findings(base, findings)
+            extra.extend(regressions(diffs))
+            diff_text = render_diff(diffs, markdown=fmt == "markdown")
+        if policy is not None:
+            from llverify.ttgir.policy import apply_policy
 
-        extra.extend(apply_policy(policy, findings))
-    from llverify.ttgir.gate import op_counts
+            extra.extend(apply_policy(policy, findings))
+        from llverify.ttgir.gate import op_counts
 
-    everything = findings + extra
-    summary = {"modules": modules, "files": len(units), "cached_files": cached, "obligations": len(findings),
-               "per_op": op_counts(findings), "seconds": round(time.perf_counter() - t0, 3)}
-    text = _render(fmt, everything, errors, diff_text, summary, allow_unknown, verbose)
-    if report_dir:
-        from llverify.ttgir.html_report import GateReportError, write_gate_report
+        everything = findings + extra
+        summary["per_op"] = op_counts(findings)
+        summary["seconds"] = round(time.perf_counter() - t0, 3)
+        text = _render(fmt, everything, errors, diff_text, summary, allow_unknown, verbose)
+        statuses = {f.verdict.status for f in everything}
+        if report_dir:
+            from llverify.ttgir.html_report import GateReportError, write_gate_report
 
-        try:
-            write_gate_report(report_dir, everything, errors, diffs, summary)
-        except GateReportError as exc:
-            click.echo(str(exc), err=True)
-            sys.exit(EXIT_USAGE)
+            try:
+                write_gate_report(report_dir, everything, errors, diffs, summary)
+            except GateReportError as exc:
+                click.echo(str(exc), err=True)
+                sys.exit(EXIT_USAGE)
+    else:
+        from llverify.ttgir.report import assemble_text
+
+        summary["seconds"] = round(time.perf_counter() - t0, 3)
+        text = assemble_text(errors, diag, conv, c, n, "", summary)
+        statuses = {k for k, v in c.items() if v}
     if errors and (output or fmt != "text"):
         # the report carries them; the terminal must see them too when the report is a file or JSON
         from llverify.ttgir.report import as_error_line
@@ -240,7 +180,6 @@ def ttgir(paths: tuple[str, ...], fmt: str, output: str | None, report_dir: str 
             sys.exit(EXIT_USAGE)
     else:
         click.echo(text, nl=False)
-    statuses = [f.verdict.status for f in everything]
     if "refuted" in statuses:
         sys.exit(EXIT_FAIL)
     if errors or "error" in statuses:
@@ -251,14 +190,104 @@ def ttgir(paths: tuple[str, ...], fmt: str, output: str | None, report_dir: str 
 
 
 def _default_cache() -> str:
-    from llverify.executor.cache import default_cache_path
+    from llverify.executor.store import default_cache_path
 
     return str(default_cache_path())
 
 
-def _run_units(units: list[tuple[str, str | None, bool]], jobs: int, executor: str, ray_address: str | None) -> list[Any]:
-    from llverify.executor.pool import UnitExecutor, WorkerFailure
+class _Runner:
+    """Serves what the module cache holds, runs the rest as units (one pool for the whole command), and
+    writes the new records when the command is done with it."""
 
-    with UnitExecutor(jobs=jobs, executor=executor, ray_address=ray_address, min_parallel=4) as ex:
-        out = ex.map(_gate_unit, units)
-    return [f"{u[0]}:1:1: {r.message}" if isinstance(r, WorkerFailure) else r for u, r in zip(units, out)]
+    def __init__(self, cache_file: str | None, jobs: int, executor: str, ray_address: str | None) -> None:
+        self.cache_file, self.jobs, self.executor_kind, self.ray_address = cache_file, jobs, executor, ray_address
+        self.cache: Any = None
+        self.executor: Any = None
+        self.records: list[tuple[str, str, str]] = []
+
+    def __enter__(self) -> "_Runner":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.executor is not None:
+            self.executor.close()
+        if self.cache is not None:
+            try:
+                self.cache.store(self.records)
+                self.cache.close()
+            except (OSError, sqlite3.Error) as exc:  # the report stands; the next run checks again
+                click.echo(f"{self.cache_file}:1:1: warning: verdict cache not written: {exc}", err=True)
+
+    def gate(self, names: list[str], want: bool, lowered: bool) -> list[Any]:
+        """One outcome per path of ``names``, in order."""
+        outcomes: list[Any] = [None] * len(names)
+        context = None
+        if self.cache_file and names:
+            from llverify.ttgir.modcache import ModuleCache, key_context
+
+            if self.cache is None:
+                try:
+                    self.cache = ModuleCache(self.cache_file)
+                except (OSError, sqlite3.Error) as exc:  # an unusable cache only costs time
+                    click.echo(f"{self.cache_file}:1:1: warning: verdict cache not used: {exc}", err=True)
+                    self.cache_file = None
+            if self.cache is not None:
+                context = key_context(lowered)
+                self._serve(names, outcomes, context, want, lowered)
+        todo = [i for i, o in enumerate(outcomes) if o is None]
+        if todo:
+            from llverify.ttgir.units import failed_outcome, run_unit
+
+            if self.executor is None:
+                from llverify.executor.pool import UnitExecutor
+
+                self.executor = UnitExecutor(jobs=self.jobs, executor=self.executor_kind, ray_address=self.ray_address,
+                                             min_parallel=_MIN_PARALLEL)
+            from llverify.executor.pool import WorkerFailure
+
+            units = [(names[i], want, lowered, context) for i in todo]
+            weights = [_size(names[i]) for i in todo]
+            for i, r in zip(todo, self.executor.map(run_unit, units, weights=weights)):
+                outcomes[i] = failed_outcome(names[i], r.message) if isinstance(r, WorkerFailure) else r
+                if outcomes[i].record is not None:
+                    self.records.append(outcomes[i].record)
+        return outcomes
+
+    def _serve(self, names: list[str], outcomes: list[Any], context: str, want: bool, lowered: bool) -> None:
+        import hashlib
+
+        from llverify.ttgir.loader import read_bytes
+        from llverify.ttgir.modcache import module_key, side_digests
+        from llverify.ttgir.model import TtgirError
+
+        candidates: list[list[str]] = []
+        for name in names:
+            try:
+                digest = hashlib.sha256(read_bytes(name)).hexdigest()
+            except TtgirError:
+                candidates.append([])  # the unit reports it
+                continue
+            if lowered:
+                candidates.append([module_key(context, digest, side_digests(name))])
+            else:
+                candidates.append([module_key(context, digest, None), module_key(context, digest, {"path": name})])
+        rows = self.cache.lookup([k for ks in candidates for k in ks])
+        for i, (name, keys) in enumerate(zip(names, candidates)):
+            for key in keys:
+                if key not in rows:
+                    continue
+                o = self.cache.serve(key, rows[key], name)
+                if o is not None and want:
+                    o.findings = self.cache.findings(key, name)
+                    if o.findings is None:
+                        o = None
+                if o is not None:
+                    outcomes[i] = o
+                    break
+
+
+def _size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0

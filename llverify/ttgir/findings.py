@@ -10,13 +10,16 @@ gate results unchanged; the JSON record adds ``op``, ``location``,
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from llverify.prove.verdict import Verdict
-from llverify.spec.model import CheckDecl, CheckResult
-from llverify.spec.source import Pos
-from llverify.spec.summary import result_json
 from llverify.ttgir.model import Location, SourceLocation
+
+if TYPE_CHECKING:  # pragma: no cover
+    from llverify.spec.model import CheckResult
+
+# the spec front end (and YAML with it) loads only when a finding is rendered as a check result: a gate
+# worker that sends back text lines never needs it
 
 __all__ = ["Finding", "finding_from_json"]
 
@@ -41,6 +44,9 @@ class Finding:
         return self.verdict.status == self.expect
 
     def to_check_result(self) -> CheckResult:
+        from llverify.spec.model import CheckDecl, CheckResult
+        from llverify.spec.source import Pos
+
         name = f"{self.rule}: {self.op} ({self.kernel}" + (f", {self.stage}" if self.stage else "") + ")"
         check = CheckDecl(spec=self.location.file, index=self.index, name=name, property=self.verdict.property,
                           args={}, expect=self.expect, pos=Pos(self.location.line, self.location.col),
@@ -48,6 +54,8 @@ class Finding:
         return CheckResult(check, self.verdict)
 
     def to_json(self) -> dict[str, Any]:
+        from llverify.spec.summary import result_json
+
         out = result_json(self.to_check_result())
         out["rule"] = self.rule
         out["op"] = self.op

@@ -26,7 +26,7 @@ from llverify.ttgir.model import Function, Module, Op, Region, TtgirError
 from llverify.ttgir.passes import is_tritongpu, validate_passes
 from llverify.ttgir.rules import OpContext, rules_for
 
-__all__ = ["check_module", "GateResult", "gate_file", "op_counts"]
+__all__ = ["check_module", "GateResult", "gate_file", "gate_path", "op_counts"]
 
 
 def _walk(fn: Function, region: Region, warps: int, parent: Op | None
@@ -104,14 +104,23 @@ class GateResult:
 
 def gate_file(path: str) -> GateResult:
     """Read ``path`` (a module or a dump) and check every module in it; never raises."""
-    from llverify.ttgir.loader import load_paths
+    return gate_path(path)[0]
+
+
+def gate_path(path: str) -> tuple[GateResult, bytes | None]:
+    """:func:`gate_file`, with the bytes that were read and checked (None when the file could not be read):
+    the module cache hashes exactly these, never a second read that could see another text."""
+    from llverify.ttgir.loader import load_files
 
     t0 = time.perf_counter()
     findings: list[Finding] = []
     errors: list[str] = []
     modules = 0
+    data: bytes | None = None
     try:
-        loaded = load_paths([path])
+        files = load_files([path])
+        loaded = [m for _, mods in files for m in mods]
+        data = files[0][0] if len(files) == 1 else None
     except Exception as exc:  # noqa: BLE001 - a reader bug is reported for this file only
         loaded = [TtgirError(f"{path}:1:1: internal error while reading: {type(exc).__name__}: {exc}")]
     snapshots = []
@@ -127,7 +136,7 @@ def gate_file(path: str) -> GateResult:
         findings.extend(check_module(m))
     if len(snapshots) > 1:
         findings.extend(validate_passes(snapshots))
-    return GateResult(path, tuple(findings), tuple(errors), modules, time.perf_counter() - t0)
+    return GateResult(path, tuple(findings), tuple(errors), modules, time.perf_counter() - t0), data
 
 
 def op_counts(findings: Sequence[Finding]) -> dict[str, dict[str, int]]:

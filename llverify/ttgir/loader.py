@@ -26,9 +26,12 @@ from pathlib import Path
 from typing import Iterator, Sequence
 
 from llverify.ttgir.model import Module, TtgirError
-from llverify.ttgir.reader import MAX_MODULE_BYTES, parse_module
 
-__all__ = ["load_paths", "load_text", "is_dump", "split_dump", "discover", "read_text"]
+__all__ = ["load_paths", "load_text", "is_dump", "split_dump", "discover", "read_text", "read_bytes", "decode_text"]
+
+#: :data:`llverify.ttgir.reader.MAX_MODULE_BYTES` (equal by a test): kept here so that reading and hashing a
+#: file (a warm cached run) does not load the reader
+MAX_MODULE_BYTES = 64 << 20
 
 _DUMP_HEADER = re.compile(r"^// -----// (.*?)(?://----- //)?\s*$", re.M)
 _STAGE = re.compile(r"IR Dump (Before|After):? ([\w.\-]+)")
@@ -70,6 +73,11 @@ def _stage_name(header: str) -> str:
 
 def read_text(path: str) -> str:
     """The text of a regular file, size-limited and UTF-8 checked (raises TtgirError)."""
+    return decode_text(read_bytes(path), path)
+
+
+def read_bytes(path: str) -> bytes:
+    """The bytes of a regular file, size-limited (raises TtgirError)."""
     try:
         st = os.stat(path)
     except OSError as exc:
@@ -97,7 +105,11 @@ def read_text(path: str) -> str:
             chunks.append(chunk)
     finally:
         os.close(fd)
-    data = b"".join(chunks)
+    return b"".join(chunks)
+
+
+def decode_text(data: bytes, path: str) -> str:
+    """``data`` as UTF-8 text (raises TtgirError at the first invalid byte)."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -120,6 +132,8 @@ _SPLIT = re.compile(r"^// -----[ \t]*$", re.M)
 def load_text(text: str, path: str) -> list[Module | TtgirError]:
     """Every module in ``text``: one, one per dump snapshot, or one per ``// -----`` chunk (MLIR's
     ``--split-input-file`` convention of Triton's lit tests), each with the file's own line numbers."""
+    from llverify.ttgir.reader import parse_module
+
     if not is_dump(text):
         parts = _SPLIT.split(text)
         out: list[Module | TtgirError] = []
@@ -179,17 +193,23 @@ def discover(paths: Sequence[str]) -> list[str | TtgirError]:
 
 def load_paths(paths: Sequence[str]) -> list[Module | TtgirError]:
     """Every module under ``paths``; unreadable or malformed inputs come back as TtgirError entries."""
-    out: list[Module | TtgirError] = []
+    return [m for _, mods in load_files(paths) for m in mods]
+
+
+def load_files(paths: Sequence[str]) -> list[tuple[bytes | None, list[Module | TtgirError]]]:
+    """Per file under ``paths``: the bytes read (None when unreadable) and its modules or errors."""
+    out: list[tuple[bytes | None, list[Module | TtgirError]]] = []
     for item in discover(paths):
         if isinstance(item, TtgirError):
-            out.append(item)
+            out.append((None, [item]))
             continue
         try:
-            text = read_text(item)
+            data = read_bytes(item)
+            text = decode_text(data, item)
         except TtgirError as exc:
-            out.append(exc)
+            out.append((None, [exc]))
             continue
-        out.extend(load_text(text, item))
+        out.append((data, load_text(text, item)))
     return out
 
 

@@ -20,14 +20,19 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from llverify import __version__
-from llverify.prove.verdict import STATUSES, to_jsonable
-from llverify.spec.summary import cx_table
-from llverify.ttgir.findings import Finding
 
-__all__ = ["render", "counts", "summary_line"]
+if TYPE_CHECKING:  # pragma: no cover
+    from llverify.ttgir.findings import Finding
+
+# the prover's, spec front end's and findings' modules load on first need: a warm cached run renders the
+# text report from stored lines (:func:`assemble_text`) without them
+
+__all__ = ["render", "counts", "summary_line", "summary_text", "text_lines", "assemble_text", "as_error_line"]
+
+STATUSES: tuple[str, ...] = ("proved", "refuted", "unknown", "error")  # llverify.prove.verdict's (a test)
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
@@ -40,9 +45,13 @@ def counts(findings: Sequence[Finding]) -> dict[str, int]:
 
 
 def summary_line(findings: Sequence[Finding], errors: Sequence[str], summary: dict[str, Any]) -> str:
-    c = counts(findings)
+    return summary_text(counts(findings), len(findings), errors, summary)
+
+
+def summary_text(c: dict[str, int], n: int, errors: Sequence[str], summary: dict[str, Any]) -> str:
+    """The summary line from the verdict counts ``c`` of ``n`` obligations."""
     return (f"{c['proved']} proved, {c['refuted']} refuted, {c['unknown']} unknown, {c['error']} errors "
-            f"({len(findings)} obligations in {summary.get('modules', 0)} modules of {summary.get('files', 0)} files"
+            f"({n} obligations in {summary.get('modules', 0)} modules of {summary.get('files', 0)} files"
             + (f", {summary['cached_files']} from the cache" if summary.get("cached_files") else "")
             + (f"; {len(errors)} unreadable" if errors else "") + ")")
 
@@ -63,6 +72,8 @@ def _diagnostic(f: Finding) -> list[str]:
     lines = [head, f"    subject: {v.subject}"]
     cx = v.counterexample
     if cx is not None:
+        from llverify.spec.summary import cx_table
+
         header, rows = cx_table(cx)
         lines.append("    counterexample: " + ", ".join(f"{h}={x}" for h, x in zip(header, rows[0])))
         if cx.note:
@@ -96,25 +107,40 @@ def render(fmt: str, findings: Sequence[Finding], errors: Sequence[str], diff_te
 
 def _text(findings: Sequence[Finding], errors: Sequence[str], diff_text: str, summary: dict[str, Any],
           verbose: bool) -> str:
-    lines: list[str] = []
-    for e in errors:
-        lines.append(as_error_line(e))
+    diag, conv = text_lines(findings, verbose)
+    return assemble_text(errors, diag, conv, counts(findings), len(findings), diff_text, summary)
+
+
+def text_lines(findings: Sequence[Finding], verbose: bool = False) -> tuple[list[str], list[str]]:
+    """The text report's lines for ``findings``: the per-obligation lines (diagnostics of those not proved;
+    every obligation with ``verbose``) and the conversion table's rows.  Each finding contributes its own
+    lines, in order, so the lines of a run are the concatenation of its modules' lines (the module cache
+    stores them per module)."""
+    diag: list[str] = []
     for f in findings:
         if verbose or f.verdict.status != "proved":
             if f.verdict.status == "proved":
-                lines.append(f"{_where(f)}: proved: {f.rule}: {f.verdict.subject} [{f.op} in {f.kernel}]")
+                diag.append(f"{_where(f)}: proved: {f.rule}: {f.verdict.subject} [{f.op} in {f.kernel}]")
             else:
-                lines.extend(_diagnostic(f))
-    conv = _conversions(findings)
+                diag.extend(_diagnostic(f))
+    conv = [f"  {_where(f)}  {f.kernel}  {f.verdict.details.get('classification')}  {_cost_text(f)}"
+            for f in _conversions(findings)]
+    return diag, conv
+
+
+def assemble_text(errors: Sequence[str], diag: Sequence[str], conv: Sequence[str], c: dict[str, int], n: int,
+                  diff_text: str, summary: dict[str, Any]) -> str:
+    """The text report from its parts (:func:`text_lines` of every finding, verdict counts ``c`` of ``n``)."""
+    lines: list[str] = [as_error_line(e) for e in errors]
+    lines.extend(diag)
     if conv:
         lines.append("")
         lines.append(f"conversions ({len(conv)}):")
-        for f in conv:
-            lines.append(f"  {_where(f)}  {f.kernel}  {f.verdict.details.get('classification')}  {_cost_text(f)}")
+        lines.extend(conv)
     if diff_text:
         lines.append("")
         lines.append(diff_text.rstrip())
-    lines.append(summary_line(findings, errors, summary))
+    lines.append(summary_text(c, n, errors, summary))
     return "\n".join(lines) + "\n"
 
 
@@ -130,6 +156,8 @@ def as_error_line(message: str) -> str:
 
 
 def _json(findings: Sequence[Finding], errors: Sequence[str], diff_text: str, summary: dict[str, Any]) -> str:
+    from llverify.prove.verdict import to_jsonable
+
     doc = {"llverify": __version__, "results": [f.to_json() for f in findings],
            "summary": {**counts(findings), **to_jsonable(summary)}, "errors": list(errors)}
     if diff_text:
@@ -147,6 +175,8 @@ def _sarif(findings: Sequence[Finding], errors: Sequence[str], fail_on_unknown: 
             continue
         text = f"{f.rule}: {v.status}: {v.message or v.subject} ({f.op} in {f.kernel})"
         if v.counterexample is not None:
+            from llverify.spec.summary import cx_table
+
             header, rows = cx_table(v.counterexample)
             text += "; counterexample: " + ", ".join(f"{h}={x}" for h, x in zip(header, rows[0]))
         res: dict[str, Any] = {

@@ -1,0 +1,253 @@
+"""The gate's module cache: an unchanged module's verdicts come back without reading it as TTGIR.
+
+A *record* is everything the gate printed or decided for one module file: its number of modules,
+its verdict counts, the text report's lines for it (the diagnostics of its obligations that are not
+proved, its conversion table rows) and every finding in full (for the other formats, a policy, a
+baseline).  It is stored in the ``modules`` table of the verdict cache file
+(:mod:`llverify.executor.store`) under a key that is the SHA-256 of:
+
+* the SHA-256 of the file's bytes (exactly the bytes that were parsed: the worker that checked the
+  module hashes what it read, so a file edited during the run is never stored under the old text);
+* the *context*: llverify's version and code fingerprint (every ``*.py`` and ``*.json`` of the
+  package, so an edited checkout never reuses a stale record), the Python version, the installed Z3
+  (distribution and native library size and time) and numpy, the options verdicts depend on
+  (``LLVERIFY_PARANOID``, ``--lowered``) and this record format's version;
+* the file's path, only where the record mentions it anywhere but in the obligations' own location
+  (then it is not valid at another path), and always with ``--lowered`` (whose findings name the
+  ``.llir`` beside the module), together with the SHA-256 of the ``.llir`` and ``.json`` beside it.
+
+What is stored, and so what can be served: only modules whose every obligation is ``proved`` or
+``unknown``, read without error.  A module with a refutation or an error is checked again on every run
+(every counterexample printed was replayed in that run).  An ``unknown`` is served: it is not a proof,
+and the key covers everything it depends on (the gate gives the solver a deterministic resource
+budget, never a wall-clock timeout; an unknown whose message speaks of a timeout, a cancellation or
+memory is not stored).
+
+Locations: a record is stored with the module's path replaced by a NUL character (which no module
+text contains: the reader refuses NUL bytes) and served with the current path put back, so the same
+text at another path reports its own path; the worker checks that substituting its path into the
+stored lines gives exactly the lines it printed, else the record is not stored.
+
+Trust: each record's two columns carry SHA-256 digests, checked when the column is read (a damaged or
+hand-edited row is deleted and the module checked again); the file's own rules (foreign, truncated,
+corrupt: moved aside and rebuilt; WAL; concurrent writers) are :mod:`llverify.executor.store`'s.  The
+digests detect corruption, not a malicious writer: the cache file is trusted as much as the checkout.
+
+Standard library only: a warm run loads neither the reader nor the prover.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import time
+from typing import Any, Iterable, Sequence
+
+from llverify import __version__
+from llverify.executor.store import code_fingerprint, dependency_identity, fresh_db, open_db
+
+__all__ = ["Outcome", "ModuleCache", "key_context", "module_key", "RECORD_VERSION", "PLACEHOLDER", "STATUSES",
+           "side_digests", "finding_from_doc"]
+
+RECORD_VERSION = 2
+PLACEHOLDER = "\x00"
+STATUSES = ("proved", "refuted", "unknown", "error")
+#: words in an unknown's message that mean it depended on time or memory, not on the inputs alone
+VOLATILE = ("timeout", "time out", "timed out", "canceled", "cancelled", "memout", "memory", "interrupted")
+
+
+class Outcome:
+    """What the gate produced for one input path (fresh or served).
+
+    ``diag``/``conv``: the text report's lines for it (path in place); ``findings``: the
+    :class:`~llverify.ttgir.findings.Finding` objects when the run needs them (other formats, a policy,
+    a baseline, ``-v``), else None; ``record``: ``(key, summary, findings)`` JSON to store, if storable.
+    """
+
+    __slots__ = ("path", "modules", "errors", "n", "counts", "diag", "conv", "findings", "record", "cached")
+
+    def __init__(self, path: str, modules: int, errors: Sequence[str], n: int, counts: dict[str, int],
+                 diag: list[str], conv: list[str], findings: Sequence[Any] | None = None,
+                 record: tuple[str, str, str] | None = None, cached: bool = False) -> None:
+        self.path, self.modules, self.errors, self.n, self.counts = path, modules, tuple(errors), n, counts
+        self.diag, self.conv, self.findings, self.record, self.cached = diag, conv, findings, record, cached
+
+    def __getstate__(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, s) for s in self.__slots__)
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        for s, v in zip(self.__slots__, state):
+            setattr(self, s, v)
+
+
+def key_context(lowered: bool) -> str:
+    """The part of every key that is not the module (see the module docstring), as canonical JSON."""
+    return json.dumps({"record": RECORD_VERSION, "llverify": __version__, "code": code_fingerprint(),
+                       "deps": dependency_identity(),
+                       "options": {"paranoid": os.environ.get("LLVERIFY_PARANOID") == "1", "lowered": bool(lowered)}},
+                      sort_keys=True, separators=(",", ":"))
+
+
+def module_key(context: str, digest: str, extra: dict[str, Any] | None = None) -> str:
+    """The key of a module whose bytes hash to ``digest``; ``extra``: the path and side files, when bound to them."""
+    payload = json.dumps({"context": context, "module": digest, "extra": extra}, sort_keys=True,
+                         separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(payload.encode()).hexdigest()
+
+
+def side_digests(path: str) -> dict[str, Any]:
+    """For ``--lowered``: the path and the SHA-256 of the ``.llir`` and ``.json`` beside it (None where absent
+    or not a regular file); :func:`llverify.ttgir.units.lowered_findings` computes the same from what it reads."""
+    from llverify.ttgir.loader import read_bytes
+    from llverify.ttgir.model import TtgirError
+
+    stem = os.path.splitext(path)[0]
+    out: dict[str, Any] = {"path": path, "ttgir_suffix": path.endswith(".ttgir")}
+    for ext in ("llir", "json"):
+        try:
+            out[ext] = hashlib.sha256(read_bytes(f"{stem}.{ext}")).hexdigest()
+        except TtgirError:
+            out[ext] = None
+    return out
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def volatile(message: str) -> bool:
+    low = message.lower()
+    return any(w in low for w in VOLATILE)
+
+
+def encode_record(modules: int, counts: dict[str, int], n: int, diag: list[str], conv: list[str],
+                  findings_docs: list[dict[str, Any]]) -> tuple[str, str]:
+    """The two stored columns: the summary (counts and text lines) and the findings, as JSON."""
+    summary = json.dumps({"v": RECORD_VERSION, "modules": modules, "n": n, "counts": counts, "diag": diag,
+                          "conv": conv}, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    # keys in their own order: a served finding's details (a cost table) print in the order a fresh one does
+    findings = json.dumps(findings_docs, separators=(",", ":"), ensure_ascii=True)
+    return summary, findings
+
+
+def _sub(lines: Iterable[str], path: str) -> list[str]:
+    return [line.replace(PLACEHOLDER, path) for line in lines]
+
+
+class ModuleCache:
+    """The ``modules`` table of a cache file (see the module docstring)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = str(path)
+        self.conn, self.rebuilt = open_db(self.path)
+
+    def _recover(self) -> None:
+        try:
+            self.conn.close()
+        except sqlite3.Error:
+            pass
+        self.rebuilt = True
+        self.conn = fresh_db(self.path)
+
+    def lookup(self, keys: Sequence[str]) -> dict[str, tuple[str, str]]:
+        """``{key: (summary JSON, its digest)}`` for the stored ``keys`` (a damaged file is rebuilt: no hits)."""
+        out: dict[str, tuple[str, str]] = {}
+        try:
+            for i in range(0, len(keys), 500):
+                chunk = list(keys[i:i + 500])
+                marks = ",".join("?" * len(chunk))
+                for key, summary, digest in self.conn.execute(
+                        f"SELECT key, summary, summary_digest FROM modules WHERE key IN ({marks})", chunk):
+                    out[key] = (summary, digest)
+        except sqlite3.DatabaseError:
+            self._recover()
+            return {}
+        return out
+
+    def serve(self, key: str, row: tuple[str, str], path: str) -> Outcome | None:
+        """An outcome from a stored summary, or None (and the row deleted) when it does not check out."""
+        summary, digest = row
+        try:
+            if _digest(summary) != digest:
+                raise ValueError("digest mismatch")
+            doc = json.loads(summary)
+            counts = {s: int(doc["counts"].get(s, 0)) for s in STATUSES}
+            if doc.get("v") != RECORD_VERSION or counts["refuted"] or counts["error"]:
+                raise ValueError("not a servable record")
+            if sum(counts.values()) != int(doc["n"]) or int(doc["modules"]) < 1:
+                raise ValueError("inconsistent record")
+            diag = _sub(doc["diag"], path)
+            conv = _sub(doc["conv"], path)
+        except (ValueError, KeyError, TypeError, AttributeError):
+            self.delete(key)
+            return None
+        return Outcome(path, int(doc["modules"]), (), int(doc["n"]), counts, diag, conv, cached=True)
+
+    def findings(self, key: str, path: str) -> list[Any] | None:
+        """The stored findings of ``key`` at ``path`` (digest-checked), or None."""
+        try:
+            row = self.conn.execute("SELECT findings, findings_digest FROM modules WHERE key = ?", (key,)).fetchone()
+        except sqlite3.DatabaseError:
+            self._recover()
+            return None
+        if row is None:
+            return None
+        try:
+            if _digest(row[0]) != row[1]:
+                raise ValueError("digest mismatch")
+            return [finding_from_doc(d, path) for d in json.loads(row[0])]
+        except (ValueError, KeyError, TypeError, AttributeError, IndexError):
+            self.delete(key)
+            return None
+
+    def store(self, records: Sequence[tuple[str, str, str]]) -> None:
+        """Write ``(key, summary, findings)`` records in one transaction (a write failure only costs time)."""
+        if not records:
+            return
+        now = time.time()
+        rows = [(k, s, _digest(s), f, _digest(f), now) for k, s, f in records]
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+            self.conn.executemany("INSERT OR REPLACE INTO modules VALUES (?, ?, ?, ?, ?, ?)", rows)
+            self.conn.execute("COMMIT")
+        except sqlite3.DatabaseError:
+            try:
+                self.conn.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
+            self._recover()
+
+    def delete(self, key: str) -> None:
+        try:
+            self.conn.execute("DELETE FROM modules WHERE key = ?", (key,))
+        except sqlite3.DatabaseError:
+            self._recover()
+
+    def __len__(self) -> int:
+        try:
+            return int(self.conn.execute("SELECT COUNT(*) FROM modules").fetchone()[0])
+        except sqlite3.DatabaseError:
+            self._recover()
+            return 0
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def finding_from_doc(doc: dict[str, Any], path: str) -> Any:
+    """The :class:`~llverify.ttgir.findings.Finding` a stored doc (:func:`llverify.ttgir.units.finding_doc`)
+    describes, located in ``path``; only proved and unknown verdicts are accepted."""
+    from llverify.prove.verdict import Verdict
+    from llverify.ttgir.findings import Finding
+    from llverify.ttgir.model import Location, SourceLocation
+
+    if doc["status"] not in ("proved", "unknown"):
+        raise ValueError("not a servable verdict")
+    v = Verdict(doc["status"], doc["property"], doc["subject"], doc["method"], float(doc["seconds"]), doc["message"],
+                None, doc["certificate"], doc["details"])
+    src = doc["source"]
+    return Finding(v, doc["rule"], doc["op"], Location(path, int(doc["line"]), int(doc["col"])),
+                   None if src is None else SourceLocation(src[0], int(src[1]), int(src[2]), src[3]),
+                   doc["kernel"], doc["target"], doc["stage"], int(doc["index"]), doc["expect"])

@@ -1,0 +1,155 @@
+"""The gate's unit of work: one input path checked into an :class:`~llverify.ttgir.modcache.Outcome`.
+
+:func:`run_unit` runs in a worker (or in process for ``-j 1``); it never raises.  It returns what the
+command prints for the path (the text report's lines, verdict counts, the findings when the run needs
+them) and, when the run has a cache and the module is storable, the record for the module cache,
+keyed by the SHA-256 of the very bytes it checked (see :mod:`llverify.ttgir.modcache`).  The parent
+process writes the records, in one transaction, after the run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import replace
+from typing import Any, Sequence
+
+from llverify.ttgir.modcache import (PLACEHOLDER, STATUSES, Outcome, encode_record, key_context, module_key,
+                                     volatile)
+
+__all__ = ["run_unit", "lowered_findings", "finding_doc", "failed_outcome"]
+
+
+def run_unit(unit: tuple[str, bool, bool, str | None]) -> Outcome:
+    """Gate ``path``; ``unit`` = (path, the run needs Finding objects, --lowered, the cache key context or None)."""
+    from llverify.ttgir.gate import gate_path
+
+    path, want_findings, lowered, context = unit
+    if context is not None and key_context(lowered) != context:
+        context = None  # this worker runs other code or solvers than the parent keyed (a remote Ray node): no record
+    res, data = gate_path(path)
+    findings = list(res.findings)
+    errors = list(res.errors)
+    side = None
+    if lowered:
+        low, low_errors, side = lowered_findings(path, data)
+        findings.extend(low)
+        errors.extend(low_errors)
+    return make_outcome(path, findings, errors, res.modules, want_findings, context, data, side)
+
+
+def failed_outcome(path: str, message: str) -> Outcome:
+    """A unit whose worker died: one error for its path."""
+    return Outcome(path, 0, (f"{path}:1:1: {message}",), 0, {s: 0 for s in STATUSES}, [], [], [])
+
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _plain(value: Any) -> Any:
+    """:func:`llverify.prove.verdict.to_jsonable`, fast on the plain dicts, tuples and scalars verdicts hold."""
+    t = type(value)
+    if t in _SCALARS:
+        return value
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if t is tuple or t is list:
+        return [_plain(v) for v in value]
+    from llverify.prove.verdict import to_jsonable
+
+    return to_jsonable(value)
+
+
+def finding_doc(f: Any) -> dict[str, Any]:
+    """What the module cache stores of a finding (:func:`llverify.ttgir.modcache.finding_from_doc` inverts it;
+    only proved and unknown verdicts are stored, so there is never a counterexample)."""
+    v = f.verdict
+    src = f.source
+    return {"rule": f.rule, "op": f.op, "line": f.location.line, "col": f.location.col,
+            "source": None if src is None else [src.file, src.line, src.col, src.name],
+            "kernel": f.kernel, "target": f.target, "stage": f.stage, "index": f.index, "expect": f.expect,
+            "status": v.status, "property": v.property, "subject": v.subject, "method": v.method,
+            "seconds": v.seconds, "message": v.message, "certificate": _plain(v.certificate),
+            "details": _plain(v.details)}
+
+
+def _storable(findings: Sequence[Any], errors: Sequence[str], modules: int) -> bool:
+    from llverify.prove.solver_budget import DEFAULT_RLIMIT, default_rlimit
+
+    if errors or modules < 1 or default_rlimit() != DEFAULT_RLIMIT:
+        return False
+    for f in findings:
+        v = f.verdict
+        if v.status == "unknown":
+            if volatile(v.message) or volatile(v.subject):
+                return False
+        elif v.status != "proved":
+            return False  # a refutation is re-decided, an error re-checked, on every run
+    return True
+
+
+def make_outcome(path: str, findings: list[Any], errors: list[str], modules: int, want_findings: bool,
+                 context: str | None, data: bytes | None, side: dict[str, Any] | None) -> Outcome:
+    from llverify.ttgir.model import Location
+    from llverify.ttgir.report import text_lines
+
+    counts = {s: 0 for s in STATUSES}
+    for f in findings:
+        counts[f.verdict.status] += 1
+    diag, conv = text_lines(findings)
+    record = None
+    if context is not None and data is not None and _storable(findings, errors, modules):
+        # only the findings that print a line need the placeholder (the stored docs carry no file at all)
+        placed = [replace(f, location=Location(PLACEHOLDER, f.location.line, f.location.col))
+                  if f.verdict.status != "proved" or f.rule == "conversion" else f for f in findings]
+        pdiag, pconv = text_lines(placed)
+        # the stored lines, with this path put back, must be exactly what this run prints
+        if ([x.replace(PLACEHOLDER, path) for x in pdiag] == diag
+                and [x.replace(PLACEHOLDER, path) for x in pconv] == conv):
+            summary, docs = encode_record(modules, counts, len(findings), pdiag, pconv,
+                                          [finding_doc(f) for f in findings])
+            escaped = json.dumps(path, ensure_ascii=True)[1:-1]
+            mentions_path = any(p in summary or p in docs for p in {path, escaped})
+            extra = side if side is not None else ({"path": path} if mentions_path else None)
+            record = (module_key(context, hashlib.sha256(data).hexdigest(), extra), summary, docs)
+    return Outcome(path, modules, errors, len(findings), counts, diag, conv,
+                   findings if want_findings else None, record, False)
+
+
+def lowered_findings(path: str, data: bytes | None) -> tuple[list[Any], list[str], dict[str, Any]]:
+    """Lowered-code findings for a ``.ttgir`` whose ``.llir`` (and Triton's ``.json`` metadata, for the shared
+    size) sit beside it, as in a Triton cache directory; nothing when they do not.  Also the side files'
+    identity (:func:`llverify.ttgir.modcache.side_digests`) computed from the very bytes validated."""
+    from llverify.lowered.llir import LlirError, parse_llir
+    from llverify.lowered.validate import validate
+    from llverify.ttgir.loader import decode_text, read_bytes, read_text
+    from llverify.ttgir.model import TtgirError
+    from llverify.ttgir.reader import parse_module
+
+    stem = os.path.splitext(path)[0]
+    side: dict[str, Any] = {"path": path, "ttgir_suffix": path.endswith(".ttgir")}
+    raw: dict[str, bytes | None] = {}
+    for ext in ("llir", "json"):
+        try:
+            raw[ext] = read_bytes(f"{stem}.{ext}")
+        except TtgirError:
+            raw[ext] = None
+        side[ext] = None if raw[ext] is None else hashlib.sha256(raw[ext]).hexdigest()
+    if not (path.endswith(".ttgir") and raw["llir"] is not None and raw["json"] is not None):
+        return [], [], side
+    try:
+        shared = int(json.loads(decode_text(raw["json"], stem + ".json")).get("shared") or 0)
+        text = decode_text(data, path) if data is not None else read_text(path)
+        found = validate(parse_module(text, path), parse_llir(decode_text(raw["llir"], stem + ".llir"), stem + ".llir"),
+                         shared)
+    except (TtgirError, LlirError, OSError, ValueError, TypeError, AttributeError) as exc:
+        return [], [f"{stem}.llir:1:1: lowered code not validated: {exc}"], side
+    out = []
+    for lf in found:
+        low = lf.lowered
+        v = lf.finding.verdict
+        out.append(replace(lf.finding, verdict=v.with_(details={**v.details, "lowered": {
+            "file": low.file, "line": low.line, "col": low.col}}),
+                           rule=v.property if v.property.startswith("lowered") else f"lowered_{v.property}"))
+    return out, [], side

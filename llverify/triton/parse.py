@@ -76,7 +76,8 @@ _FIELDS: dict[str, dict[str, str]] = {
     "padded_shared": {"interval_padding_pairs": "interval_padding_pairs", "order": "order", "shape": "shape", "offset": "offset_bases", "block": "block_bases"},
     "linear": {"register": "reg_bases", "lane": "lane_bases", "warp": "warp_bases", "block": "block_bases"},
     "tensor_memory": {"blockM": "block_m", "blockN": "block_n", "colStride": "col_stride", "CTASplitM": "cta_split_m",
-                      "CTASplitN": "cta_split_n", "twoCTAs": "two_ctas", "fp4Padded": "fp4_padded"},
+                      "CTASplitN": "cta_split_n", "twoCTAs": "two_ctas", "fp4Padded": "fp4_padded",
+                      "unpacked": "unpacked"},
     "tensor_memory_scales": {"blockRepOrder": "block_rep_order"},
 }
 
@@ -294,7 +295,16 @@ def _to_spec(kind: str, body: dict[str, Any], text: str, pos: int) -> dict[str, 
         raise AttrParseError(text, pos, "versionMajor in #ttg.nvidia_mma")
     if kind == "tensor_memory":
         spec["block"] = [spec.pop("block_m", 128), spec.pop("block_n", 128)]
-        spec.setdefault("col_stride", 1)
+        if "unpacked" in spec:
+            # Triton 3.5 and older: `unpacked = true|false` where 3.6+ prints `colStride` (32 / element bits when
+            # unpacked, else 1).  The element width is the memdesc's, so the spec keeps `unpacked` and the type's
+            # reader resolves it (llverify.ttgir.layouts); a spec with both is ambiguous
+            if "col_stride" in spec:
+                raise AttrParseError(text, pos, "either unpacked or colStride in #ttng.tensor_memory_encoding")
+            if not isinstance(spec["unpacked"], bool):
+                raise AttrParseError(text, pos, "unpacked = true or false", found=repr(spec["unpacked"]))
+        else:
+            spec.setdefault("col_stride", 1)
         spec.pop("cta_split_m", None), spec.pop("cta_split_n", None)
     return spec
 

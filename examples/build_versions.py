@@ -160,7 +160,7 @@ def main() -> None:
     ap.add_argument("--python", required=True, help="interpreter of the virtualenv holding that Triton")
     ap.add_argument("--out", required=True)
     ap.add_argument("-j", "--jobs", type=int, default=2)
-    ap.add_argument("--only", default=None)
+    ap.add_argument("--only", default=None, help="comma-separated substrings of the kernels to compile")
     ap.add_argument("--dump", nargs="*", default=[])
     ap.add_argument("--timeout", type=float, default=180.0)
     ap.add_argument("--lowered", action="store_true",
@@ -179,7 +179,7 @@ def main() -> None:
     info = json.loads(listing.stdout.strip().splitlines()[-1])
     todo = []
     for name, c in info["cases"].items():
-        if opts.only and opts.only not in name:
+        if opts.only and not any(part in name for part in opts.only.split(",")):
             continue
         for cfg in c["configs"]:
             for target in c["targets"] or TARGETS:

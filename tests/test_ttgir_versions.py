@@ -179,3 +179,29 @@ def test_pipeliner_changing_the_loops_consumer_is_refuted(tmp_path) -> None:
     hits = [f for f in res.findings if f.rule == "pass_preserves_data" and f.verdict.status == "refuted"]
     assert len(hits) == 1 and hits[0].op == "arith.divf"
     assert hits[0].location.line == text[:text.index(line.replace("tensor<64x64xf32", "tensor<64x32xf32"))].count("\n") + 1
+
+
+# -- Triton 3.6: a buffer index captured by a warp_specialize partition ----------------------------------
+
+WS_36 = VERSIONS / "3.6.0" / "ws_matmul-k-cuda_100-w4.ttgir"
+
+
+def test_partition_capture_of_a_constant_buffer_index_is_proved() -> None:
+    """3.6 passes the constant 0 into the partitions as an operand of ttg.warp_specialize; inside, the
+    index of the 1-buffer TMEM accumulator and barrier is the partition's block argument, which was taken
+    for an arbitrary input ("not enumerable", 2 unknowns).  It is now the operand it receives."""
+    res = gate_file(str(WS_36))
+    st = _statuses(res)
+    assert not res.errors and st.get("unknown", 0) == 0 and st.get("refuted", 0) == 0
+    idx = [f for f in res.findings if f.rule == "buffer_index"]
+    assert len(idx) > 10 and all(f.verdict.status == "proved" for f in idx)
+
+
+def test_partition_capture_of_an_out_of_range_index_is_refuted(tmp_path) -> None:
+    text = WS_36.read_text()
+    head = next(ln for ln in text.splitlines() if ln.lstrip().startswith("ttg.warp_specialize("))
+    assert head.count("%K, %c0_i32,") == 1
+    res = _gate_text(tmp_path, "mutant.ttgir", text.replace(head, head.replace("%K, %c0_i32,", "%K, %c1_i32,")))
+    bad = [f for f in res.findings if f.rule == "buffer_index" and f.verdict.status == "refuted"]
+    assert [f.location.line for f in bad] == [107, 112]
+    assert all(f.verdict.counterexample.inputs == {"index": 1} and f.op == "ttg.memdesc_index" for f in bad)

@@ -81,7 +81,13 @@ class ValueSets:
     def __init__(self, fn: Function) -> None:
         self.defs: dict[str, tuple[Op, int]] = {}
         self.loop_args: dict[str, tuple[Op, int]] = {}  # name -> (scf.for, index among its block args)
+        # a ttg.warp_specialize partition's block argument -> the op's operand it receives (partitions are
+        # isolated from above: Triton 3.6 passes constants such as a buffer index 0 in as captures)
+        self.captures: dict[str, str] = {}
+        self._ambiguous: set[str] = set()
         self._index(fn.body)
+        for name in self._ambiguous:
+            self.captures.pop(name, None)
         self._memo: dict[str, frozenset[int] | None] = {}
 
     def _index(self, region: Region) -> None:
@@ -92,6 +98,16 @@ class ValueSets:
                 if op.name == "scf.for" and op.regions and op.regions[0].blocks:
                     for k, a in enumerate(op.regions[0].blocks[0].arguments):
                         self.loop_args[a.name] = (op, k)
+                if op.name == "ttg.warp_specialize":
+                    for r in op.regions[1:]:  # regions[0] is the default region (no block arguments)
+                        args = r.blocks[0].arguments if r.blocks else ()
+                        if len(args) != len(op.operands):
+                            continue
+                        for a, operand in zip(args, op.operands):
+                            if a.name == operand or self.captures.get(a.name, operand) != operand:
+                                self._ambiguous.add(a.name)
+                            else:
+                                self.captures[a.name] = operand
                 for r in op.regions:
                     self._index(r)
 
@@ -119,6 +135,8 @@ class ValueSets:
     def _value(self, name: str, env: dict[str, int]) -> int:
         if name in env:
             return env[name]
+        if name in self.captures:
+            return self._value(self.captures[name], env)
         if name in self.loop_args or name not in self.defs:
             raise _Unknown(name)
         op, _ = self.defs[name]
@@ -246,6 +264,9 @@ class ValueSets:
         if name in self.loop_args:
             yield name
             return
+        if name in self.captures:
+            yield from self._deps(self.captures[name], depth + 1)
+            return
         d = self.defs.get(name)
         if d is None or d[0].name == "scf.for":
             return
@@ -304,6 +325,8 @@ class SymbolicScalars:
             raise _Unknown("expression too deep")
         if name in self._terms:
             return self._terms[name]
+        if name in self.vs.captures:
+            return self._term(self.vs.captures[name], depth + 1)
         d = self.vs.defs.get(name)
         width = None
         if d is not None and d[0].results:

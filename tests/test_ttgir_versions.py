@@ -205,3 +205,76 @@ def test_partition_capture_of_an_out_of_range_index_is_refuted(tmp_path) -> None
     bad = [f for f in res.findings if f.rule == "buffer_index" and f.verdict.status == "refuted"]
     assert [f.location.line for f in bad] == [107, 112]
     assert all(f.verdict.counterexample.inputs == {"index": 1} and f.op == "ttg.memdesc_index" for f in bad)
+
+
+# -- Triton 3.4: memdesc_subview, constants with attributes, partitions that reuse value names ------------
+
+WS_34 = VERSIONS / "3.4.0" / "ws_matmul-k-cuda_90-w4.ttgir"
+
+
+def test_subview_offsets_are_proved_in_bounds() -> None:
+    """3.4 has one ``ttg.memdesc_subview %buf[%i, %c0, %c0]`` where 3.5+ print memdesc_index/subslice: its
+    offsets were not checked at all.  Its partitions print constants as ``arith.constant {async_task_id = ...}
+    0 : i32`` (read now) and reuse value names (``%53``, ``%c0_i32_6`` in both partitions): each partition is
+    its own scope."""
+    text = WS_34.read_text()
+    assert text.count("%c0_i32_6 = arith.constant {async_task_id") == 2
+    res = gate_file(str(WS_34))
+    sub = [f for f in res.findings if f.rule == "subview_in_bounds"]
+    assert len(sub) > 40 and all(f.verdict.status == "proved" for f in sub)
+    st = _statuses(res)
+    assert st.get("refuted", 0) == 0 and st.get("unknown", 0) == 1  # the 3-barrier array 3xi64: no linear layout
+
+
+def test_subview_offset_past_the_allocation_is_refuted(tmp_path) -> None:
+    text = WS_34.read_text()
+    line = next(ln for ln in text.splitlines()
+                if "ttg.memdesc_subview %arg10[%61, %c0_i32_6, %c0_i32_6]" in ln and "3x64x64xf16" in ln)
+    assert "%c64_i32_7 = arith.constant" in text
+    res = _gate_text(tmp_path, "mutant.ttgir",
+                     text.replace(line, line.replace("[%61, %c0_i32_6, %c0_i32_6]", "[%61, %c64_i32_7, %c0_i32_6]")))
+    bad = [f for f in res.findings if f.rule == "subview_in_bounds" and f.verdict.status == "refuted"]
+    assert len(bad) == 1 and bad[0].verdict.counterexample.inputs == {"index": 64}
+
+
+PARTITIONS = """\
+#shared = #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+#smem = #ttg.shared_memory
+module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32} {
+  tt.func public @k() attributes {noinline = false} {
+    %bars = ttg.local_alloc : () -> !ttg.memdesc<2x1xi64, #shared, #smem, mutable>
+    %c0_i32 = arith.constant 0 : i32
+    ttg.warp_specialize(%bars, %c0_i32) attributes {requestedRegisters = array<i32: 24, 24>}
+    default {
+      ttg.warp_yield
+    }
+    partition0(%b: !ttg.memdesc<2x1xi64, #shared, #smem, mutable>, %z: i32) num_warps(1) {
+      %i = arith.constant IDX0 : i32
+      %v = ttg.memdesc_index %b[%i] : !ttg.memdesc<2x1xi64, #shared, #smem, mutable> -> !ttg.memdesc<1xi64, #shared, #smem, mutable>
+      %w = ttg.memdesc_index %b[%z] : !ttg.memdesc<2x1xi64, #shared, #smem, mutable> -> !ttg.memdesc<1xi64, #shared, #smem, mutable>
+      ttg.warp_return
+    }
+    partition1(%b: !ttg.memdesc<2x1xi64, #shared, #smem, mutable>, %z: i32) num_warps(1) {
+      %i = arith.constant IDX1 : i32
+      %v = ttg.memdesc_index %b[%i] : !ttg.memdesc<2x1xi64, #shared, #smem, mutable> -> !ttg.memdesc<1xi64, #shared, #smem, mutable>
+      ttg.warp_return
+    } : (!ttg.memdesc<2x1xi64, #shared, #smem, mutable>, i32) -> ()
+    tt.return
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("idx0,idx1,verdicts", [("1", "5", ["proved", "proved", "refuted"]),
+                                                 ("5", "1", ["refuted", "proved", "proved"]),
+                                                 ("0", "1", ["proved", "proved", "proved"])])
+def test_partitions_reusing_a_name_are_separate_scopes(tmp_path, idx0, idx1, verdicts) -> None:
+    """``%i`` is defined in both partitions; each use sees its own partition's definition (the function-wide
+    table took the last one: partition 1's 5 refuted partition 0's index 1, or its 1 proved partition 0's 5).
+    ``%z`` is the captured constant 0."""
+    text = PARTITIONS.replace("IDX0", idx0).replace("IDX1", idx1)
+    res = _gate_text(tmp_path, "p.ttgir", text)
+    assert not res.errors
+    got = [f.verdict.status for f in sorted((f for f in res.findings if f.rule == "buffer_index"),
+                                            key=lambda f: f.location.line)]
+    assert got == verdicts

@@ -278,3 +278,39 @@ def test_partitions_reusing_a_name_are_separate_scopes(tmp_path, idx0, idx1, ver
     got = [f.verdict.status for f in sorted((f for f in res.findings if f.rule == "buffer_index"),
                                             key=lambda f: f.location.line)]
     assert got == verdicts
+
+
+# -- Triton 3.5: amd_mfma's elementType ------------------------------------------------------------------
+
+def test_mfma_element_type_is_read() -> None:
+    """3.5 prints an int32 accumulator's MFMA as ``elementType = i32`` (3.6+: ``elementBitWidth``, omitted at
+    32): the batched int8 dot of examples/version_kernels.py had 136 unknowns ("expected a value")."""
+    path = VERSIONS / "3.5.1" / "batched_i8_dot-k-hip_gfx942-w4.ttgir"
+    assert "elementType = i32" in path.read_text()
+    res = gate_file(str(path))
+    st = _statuses(res)
+    assert not res.errors and st.get("unknown", 0) == 0 and st.get("refuted", 0) == 0
+    assert any(f.rule == "dot_operands" and f.verdict.status == "proved" for f in res.findings)
+    base = "tensor<64x64x{e}, #ttg.amd_mfma<{{version = 3, warpsPerCTA = [2, 2], instrShape = [16, 16], isTransposed = true, {f}}}>>"
+    for e, old, new in (("i32", "elementType = i32", "elementBitWidth = 32"),
+                        ("f64", "elementType = f64", "elementBitWidth = 64")):
+        a = layout_of(parse_typeref(base.format(e=e, f=old), {}))
+        b = layout_of(parse_typeref(base.format(e=e, f=new), {}))
+        assert isinstance(a, BuiltLayout) and isinstance(b, BuiltLayout) and a.layout == b.layout
+    assert layout_of(parse_typeref(base.format(e="f64", f="elementType = f64"), {})).layout != \
+        layout_of(parse_typeref(base.format(e="f64", f="elementType = f32"), {})).layout
+    bad = layout_of(parse_typeref(base.format(e="i32", f="elementType = foo"), {}))
+    assert not isinstance(bad, BuiltLayout) and "expected a value" in bad.reason
+
+
+# -- our kernels of other shapes (examples/version_kernels.py), 3.9 and 3.4 ------------------------------
+
+@pytest.mark.parametrize("rel", ["3.9.0/splitk_matmul-k-cuda_90-w4.ttgir", "3.9.0/batched_i8_dot-k-cuda_100-w4.ttgir",
+                                 "3.4.0/splitk_matmul-k-hip_gfx942-w4.ttgir"])
+def test_version_kernels_are_proved(rel) -> None:
+    """Split-K with atomics (wgmma on sm_90, MFMA on gfx942 in 3.4's spelling) and a batched int8 dot."""
+    res = gate_file(str(VERSIONS / rel))
+    st = _statuses(res)
+    assert not res.errors and st.get("refuted", 0) == 0 and st.get("unknown", 0) == 0 and st["proved"] > 40
+    ops = {f.op for f in res.findings}
+    assert ("tt.atomic_rmw" in ops) == ("splitk" in rel)

@@ -83,6 +83,8 @@ _FIELDS: dict[str, dict[str, str]] = {
 
 #: bare enum keywords a field value may be (``blockRepOrder = kThenMn``); any other bare name is an error
 _ENUM_WORDS = frozenset({"mnThenK", "kThenMn"})
+#: a builtin scalar type as a field value (``elementType = f64``)
+_SCALAR_TYPE = re.compile(r"^(?:[if](?:8|16|32|64)|bf16|i1)$")
 
 _WS = re.compile(r"\s*")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
@@ -159,6 +161,9 @@ class _P:
             self.i = m.end()
             return m.group() == "true"
         if m and m.group() in _ENUM_WORDS:
+            self.i = m.end()
+            return m.group()
+        if m and _SCALAR_TYPE.match(m.group()):  # `elementType = i32` (Triton 3.5's amd_mfma)
             self.i = m.end()
             return m.group()
         raise AttrParseError(self.s, self.i, "a value (integer, true/false, [list], #attribute or {fields})")
@@ -275,6 +280,12 @@ def _to_spec(kind: str, body: dict[str, Any], text: str, pos: int) -> dict[str, 
                 spec["version"] = v
             elif v != 0:
                 raise AttrParseError(text, pos, "versionMinor = 0 in #amd_mfma", found=repr(v))
+            continue
+        if kind == "amd_mfma" and k == "elementType":
+            # Triton 3.5 and older: the accumulator's type where 3.6+ prints `elementBitWidth` (omitted at 32)
+            if not isinstance(v, str) or not _SCALAR_TYPE.match(v):
+                raise AttrParseError(text, pos, "a scalar type for elementType in #amd_mfma", found=repr(v))
+            spec["element_bitwidth"] = dtype_bits(v)
             continue
         if kind == "amd_wmma" and k == "ctaLayout":
             # Triton 3.9.0 prints the WMMA warp/register bases as ctaLayout = {register = [...], warp = [...]}

@@ -128,10 +128,18 @@ def patch(cls):
         stages["ttgir"], stages["llir"] = stop_ttgir, stop_llir
     cls.add_stages = add_stages
 
-from triton.backends.nvidia.compiler import CUDABackend
-from triton.backends.amd.compiler import HIPBackend
-patch(CUDABackend)
-patch(HIPBackend)
+import triton.compiler.compiler as _cc
+_make_backend = _cc.make_backend
+_patched = set()
+
+def make_backend(*a, **k):  # patch the class of whatever backend object this version makes
+    b = _make_backend(*a, **k)
+    if type(b) not in _patched:
+        _patched.add(type(b))
+        patch(type(b))
+    return b
+
+_cc.make_backend = make_backend
 backend, arch = job["target"].split(":")
 target = GPUTarget(backend, int(arch) if backend == "cuda" else arch, 32 if backend == "cuda" else 64)
 constexprs = case["configs"][job["config"]]

@@ -314,3 +314,25 @@ def test_version_kernels_are_proved(rel) -> None:
     assert not res.errors and st.get("refuted", 0) == 0 and st.get("unknown", 0) == 0 and st["proved"] > 40
     ops = {f.op for f in res.findings}
     assert ("tt.atomic_rmw" in ops) == ("splitk" in rel)
+
+
+# -- Triton 3.3: bare i1 constants used through a functional signature ----------------------------------
+
+def test_bare_i1_constant_has_type_i1(tmp_path) -> None:
+    """``%true = arith.constant true`` prints no type (an i1 literal); 3.3's ``ttng.tc_gen5_mma`` lists its
+    i1 operands in a functional signature ``(..., i1, i1) -> ()``, and each use was unknown ("type not read:
+    defined as '?'", 40 on the 3.3.1 sweep).  A use typed i32 is refuted."""
+    path = VERSIONS / "3.3.1" / "matmul-t64s1-cuda_100-w4.ttgir"
+    text = path.read_text()
+    res = gate_file(str(path))
+    st = _statuses(res)
+    assert not res.errors and st.get("unknown", 0) == 0 and st.get("refuted", 0) == 0
+    mod = parse_module(text, str(path))
+    consts = {op.results[0].name: op.results[0].type.text for _, op, _ in mod.walk()
+              if op.name == "arith.constant" and op.results[0].name in ("%true", "%false")}
+    assert consts and set(consts.values()) == {"i1"}
+    line = next(ln for ln in text.splitlines() if "ttng.tc_gen5_mma" in ln)
+    assert "mutable>, i1, i1)" in line
+    res = _gate_text(tmp_path, "mutant.ttgir", text.replace(line, line.replace("mutable>, i1, i1)", "mutable>, i1, i32)")))
+    bad = [f for f in res.findings if f.verdict.status == "refuted"]
+    assert len(bad) == 1 and bad[0].rule == "use_type" and bad[0].op == "ttng.tc_gen5_mma"

@@ -479,6 +479,9 @@ class _Assembler:
             operands = (operands[0], operands[2], operands[1], *operands[3:])
         result_names = _result_names(results_text)
         lhs_types, rhs_types, for_results = self._signature(name, rest, signature)
+        if name == "arith.constant" and not signature.strip() and re.fullmatch(r"\s*(?:true|false)\s*",
+                                                                               _remove_dicts(before_sig)):
+            lhs_types = [self.typeref("i1")]  # MLIR prints an i1 constant bare: `%true = arith.constant true`
         res_types = self._result_types(name, result_names, lhs_types, rhs_types, for_results, operands)
         if rhs_types is None and not for_results:
             res_types = [_implied_element(name, t) for t in res_types]

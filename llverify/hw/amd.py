@@ -8,6 +8,10 @@ then ``tiles_per_warp[N]`` register tiles and the N warps, registers to cover
 the whole N extent of the shape, ``tiles_per_warp[M]`` register tiles, the M
 warps, the batch warps; fitted to the shape.
 
+``instr_shape`` is ``[M, N, K]`` as Triton 3.6+ prints it, or ``[M, N]`` as Triton 3.5 and older do: K
+selects the instruction but is not an input of the accumulator layout nor of the MFMA dot operand layout
+(whose K extent per instruction is ``64 / nonK * k_width``).
+
 WMMA (warp size 32) is :func:`amd_wmma`; dot operands of both live in :mod:`llverify.hw.amd_dot`.
 """
 
@@ -32,8 +36,9 @@ def amd_mfma(version: int, instr_shape: Sequence[int], transposed: bool, warps_p
     if isinstance(version, bool) or not isinstance(version, int) or not 1 <= version <= 4:
         raise LayoutError(f"{kind}: version = {version!r} must be in [1, 4]")
     instr = as_int_list(instr_shape, "instr_shape", kind)
-    if len(instr) != 3:
-        raise LayoutError(f"{kind}: instr_shape = {instr} must be [M, N, K]")
+    if len(instr) not in (2, 3):
+        # Triton 3.5 and older print [M, N]; the instruction's K enters neither this layout nor its operands'
+        raise LayoutError(f"{kind}: instr_shape = {instr} must be [M, N, K] (or [M, N], as Triton 3.5 prints it)")
     if instr[:2] not in ([32, 32], [16, 16], [64, 4], [4, 64]):
         raise LayoutError(f"{kind}: instr_shape = {instr} is not an MFMA shape (M x N in 32x32, 16x16, 64x4, 4x64)")
     if instr[:2] == [64, 4] and not transposed:

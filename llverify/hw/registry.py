@@ -70,7 +70,8 @@ DECLARATIONS: tuple[Kind, ...] = (
     Kind("tensor_memory", tensor_memory, mnemonic="tensor_memory_encoding", dialect="ttng",
          sample=sampling.tensor_memory_case,
          fields={"blockM": "block_m", "blockN": "block_n", "colStride": "col_stride", "CTASplitM": "cta_split_m",
-                 "CTASplitN": "cta_split_n", "twoCTAs": "two_ctas", "fp4Padded": "fp4_padded"}),
+                 "CTASplitN": "cta_split_n", "twoCTAs": "two_ctas", "fp4Padded": "fp4_padded",
+                 "unpacked": "unpacked"}),  # Triton 3.5 and older; read as col_stride (llverify.triton.parse)
     Kind("tensor_memory_scales", tensor_memory_scales, mnemonic="tensor_memory_scales_encoding", dialect="ttng",
          sample=sampling.tensor_memory_scales_case, fields={"blockRepOrder": "block_rep_order"}),
     # instruction tiles (seed 000, section 5.3); shape optional, fixed by the instruction

@@ -77,6 +77,8 @@ def attr_fields(kind: str) -> dict[str, str]:
 
 #: bare enum keywords a field value may be (``blockRepOrder = kThenMn``); any other bare name is an error
 _ENUM_WORDS = frozenset({"mnThenK", "kThenMn"})
+#: a builtin scalar type as a field value (``elementType = f64``)
+_SCALAR_TYPE = re.compile(r"^(?:[if](?:8|16|32|64)|bf16|i1)$")
 
 _WS = re.compile(r"\s*")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
@@ -153,6 +155,9 @@ class _P:
             self.i = m.end()
             return m.group() == "true"
         if m and m.group() in _ENUM_WORDS:
+            self.i = m.end()
+            return m.group()
+        if m and _SCALAR_TYPE.match(m.group()):  # `elementType = i32` (Triton 3.5's amd_mfma)
             self.i = m.end()
             return m.group()
         raise AttrParseError(self.s, self.i, "a value (integer, true/false, [list], #attribute or {fields})")
@@ -271,6 +276,12 @@ def _to_spec(kind: str, body: dict[str, Any], text: str, pos: int) -> dict[str, 
             elif v != 0:
                 raise AttrParseError(text, pos, "versionMinor = 0 in #amd_mfma", found=repr(v))
             continue
+        if kind == "amd_mfma" and k == "elementType":
+            # Triton 3.5 and older: the accumulator's type where 3.6+ prints `elementBitWidth` (omitted at 32)
+            if not isinstance(v, str) or not _SCALAR_TYPE.match(v):
+                raise AttrParseError(text, pos, "a scalar type for elementType in #amd_mfma", found=repr(v))
+            spec["element_bitwidth"] = dtype_bits(v)
+            continue
         if kind == "amd_wmma" and k == "ctaLayout":
             # Triton 3.9.0 prints the WMMA warp/register bases as ctaLayout = {register = [...], warp = [...]}
             if not isinstance(v, dict) or set(v) - {"register", "warp"}:
@@ -290,7 +301,16 @@ def _to_spec(kind: str, body: dict[str, Any], text: str, pos: int) -> dict[str, 
         raise AttrParseError(text, pos, "versionMajor in #ttg.nvidia_mma")
     if kind == "tensor_memory":
         spec["block"] = [spec.pop("block_m", 128), spec.pop("block_n", 128)]
-        spec.setdefault("col_stride", 1)
+        if "unpacked" in spec:
+            # Triton 3.5 and older: `unpacked = true|false` where 3.6+ prints `colStride` (32 / element bits when
+            # unpacked, else 1).  The element width is the memdesc's, so the spec keeps `unpacked` and the type's
+            # reader resolves it (llverify.ttgir.layouts); a spec with both is ambiguous
+            if "col_stride" in spec:
+                raise AttrParseError(text, pos, "either unpacked or colStride in #ttng.tensor_memory_encoding")
+            if not isinstance(spec["unpacked"], bool):
+                raise AttrParseError(text, pos, "unpacked = true or false", found=repr(spec["unpacked"]))
+        else:
+            spec.setdefault("col_stride", 1)
         spec.pop("cta_split_m", None), spec.pop("cta_split_n", None)
     if kind == "linear":
         problem = permutation_problem({d: spec.get(d) or [] for d in ("reg_bases", "lane_bases", "warp_bases",
@@ -375,6 +395,11 @@ def parse_type(text: str, aliases: Mapping[str, Any] | None = None
     spec, shape, dtype, alloc = parse_type_spec(text, aliases)
     if spec.get("kind") == "nvmma_shared" and "element_bitwidth" not in spec:
         spec = {**spec, "element_bitwidth": dtype_bits(dtype)}
+    if spec.get("kind") == "tensor_memory" and "unpacked" in spec:  # Triton 3.5's spelling of colStride
+        unpacked = bool(spec["unpacked"])
+        spec = {k: v for k, v in spec.items() if k != "unpacked"}
+        bits = dtype_bits(dtype)
+        spec["col_stride"] = 32 // bits if unpacked and bits < 32 else 1
     try:
         layout = build_spec(spec, alloc or shape)
         if spec.get("kind") == "tensor_memory":

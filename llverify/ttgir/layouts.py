@@ -136,6 +136,12 @@ def layout_of(t: TypeRef) -> BuiltLayout | LayoutProblem:
     bits = element_bits(t.element)
     if spec.get("kind") == "nvmma_shared" and "element_bitwidth" not in spec and bits:
         spec["element_bitwidth"] = bits
+    if spec.get("kind") == "tensor_memory" and "unpacked" in spec:
+        # Triton 3.5's `unpacked = true` is 3.6's colStride = 32 / element bits; packed (and 32-bit) is 1
+        unpacked = spec.pop("unpacked")
+        if unpacked and not bits:
+            return LayoutProblem(f"tensor_memory: unpacked needs the element width, unknown for {t.element!r}")
+        spec["col_stride"] = 32 // bits if unpacked and bits < 32 else 1
     full = tuple(t.alloc_shape or t.shape)
     if any(d <= 0 for d in full):
         return LayoutProblem(f"dynamic or empty dimension in shape {list(full)}")

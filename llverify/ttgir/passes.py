@@ -7,7 +7,8 @@ module adds what only a pair of snapshots shows:
 
 * **the data is preserved**: an op that exists on both sides (matched by op
   name, Python source location and result position, and only where that
-  key names as many ops before as after; conversions are excluded) computes the same
+  key names as many ops before as after; conversions and the loop-carried results of ``scf`` region ops
+  are excluded) computes the same
   logical tensor: same shape and element type; a pass may change its
   *layout* (that is what layout passes do), never its shape;
 * **what the pass did to data movement**: ``ttg.convert_layout`` ops
@@ -48,6 +49,14 @@ def _key(op: Op) -> str | None:
     return f"{op.name}@{op.source.file}:{op.source.line}:{op.source.col}"
 
 
+def _carries_state(op: Op) -> bool:
+    """An op whose results are the values its regions yield (``scf.for``/``while``/``if``,
+    ``ttg.warp_specialize``): result ``i`` is whatever loop-carried value a pass put at position ``i``, so
+    its results are no computed tensor to compare (Triton 3.4's AMD stream pipeliner appends prefetched
+    tiles to an attention loop's ``iter_args``).  The ops inside the regions are still compared."""
+    return bool(op.regions) and (op.name.startswith("scf.") or op.name == "ttg.warp_specialize")
+
+
 def _index(m: Module) -> dict[str, list[Op]]:
     out: dict[str, list[Op]] = {}
     for _, op, _ in m.walk():
@@ -80,6 +89,8 @@ def validate_passes(modules: Sequence[Module]) -> list[Finding]:
         for key in sorted(set(a) & set(b)):
             if key.startswith("ttg.convert_layout@") or len(a[key]) != len(b[key]):
                 continue  # conversions are what passes add and remove; ambiguous matches are not compared
+            if any(_carries_state(op) for op in a[key] + b[key]):
+                continue  # loop-carried values: pipelining and layout passes add, drop and reorder them
             # ops sharing a key may be reordered by a pass: compare the multisets of computed tensors
             before_t = sorted((ra.type.shape, ra.type.element, i) for op_a in a[key]
                               for i, ra in enumerate(op_a.results) if ra.type.kind == "tensor")

@@ -382,9 +382,10 @@ class _Assembler:
 
     def function(self, b: _OpBuilder) -> Function:
         head, loc = _split_loc(b.head)
-        m = re.match(r"^tt\.func\s+(?:(public|private|nested)\s+)?@([\w$.\-]+)\s*", head)
+        m = _FUNC_HEAD.match(head)
         if not m:
             raise _fail(self.path, b.line, b.col, f"malformed tt.func: {head[:60]!r}")
+        fname = m.group(2) if m.group(2) is not None else _unescape_symbol(m.group(3))
         self.types = {}  # tt.func is isolated from above: SSA names do not carry over from the previous function
         rest = head[m.end():]
         args: list[Value] = []
@@ -401,7 +402,7 @@ class _Assembler:
             res = sig[:cut] if cut >= 0 else sig
             results = tuple(self.typeref(t) for t in split_top(strip_parens(res.strip()), ",") if t.strip())
         body = self.region(b.regions[0]) if b.regions else Region(())
-        return Function(m.group(2), tuple(args), results, body, Location(self.path, b.line, b.col),
+        return Function(fname, tuple(args), results, body, Location(self.path, b.line, b.col),
                         self.locs.resolve(loc), public=(m.group(1) or "public") == "public")
 
     def block_args(self, text: str) -> list[Value]:
@@ -478,6 +479,9 @@ class _Assembler:
             operands = (operands[0], operands[2], operands[1], *operands[3:])
         result_names = _result_names(results_text)
         lhs_types, rhs_types, for_results = self._signature(name, rest, signature)
+        if name == "arith.constant" and not signature.strip() and re.fullmatch(r"\s*(?:true|false)\s*",
+                                                                               _remove_dicts(before_sig)):
+            lhs_types = [self.typeref("i1")]  # MLIR prints an i1 constant bare: `%true = arith.constant true`
         res_types = self._result_types(name, result_names, lhs_types, rhs_types, for_results, operands)
         if rhs_types is None and not for_results:
             res_types = [_implied_element(name, t) for t in res_types]
@@ -580,6 +584,17 @@ class _Assembler:
             return list(cand) * n
         unknown = TypeRef("", "other")
         return (list(cand) + [unknown] * n)[:n]
+
+
+# `tt.func private @name(...)`, or a quoted symbol `@"triton.language.standard.zeros__(0, 0)c..."` (the
+# not-yet-inlined helpers of the early snapshots of an MLIR_ENABLE_DUMP; MLIR escapes `"` and `\` inside)
+_FUNC_HEAD = re.compile(r'^tt\.func\s+(?:(public|private|nested)\s+)?@(?:([\w$.\-]+)|"((?:[^"\\\n]|\\.)*)")\s*')
+
+
+def _unescape_symbol(text: str) -> str:
+    """The content of a quoted MLIR symbol: ``\\"``, ``\\\\`` and two-digit hex escapes ``\\22``."""
+    return re.sub(r"\\([0-9a-fA-F]{2}|.)", lambda m: chr(int(m.group(1), 16)) if len(m.group(1)) == 2
+                  else m.group(1), text)
 
 
 _PARTITION_HEAD = re.compile(r"^partition\d+\s*\((.*)\)\s*num_warps\s*\(\s*(\d+)\s*\)\s*$", re.S)

@@ -22,7 +22,7 @@ from llverify.prove.properties import conversion, distributed, equal, memory
 from llverify.prove.verdict import Counterexample, Verdict
 from llverify.ttgir.layouts import BuiltLayout, LayoutProblem, layout_of
 from llverify.ttgir.model import Function, Module, Op, TypeRef
-from llverify.ttgir.scalars import SymbolicScalars, ValueSets
+from llverify.ttgir.scalars import Scope, SymbolicScalars, ValueSets, partition_scopes
 
 __all__ = ["OpContext", "Rule", "memo_distributed", "memo_memory", "memo_equal", "memo_thread_local",
            "memo_conversion", "bank_count_exact", "bank_count_simulated", "clear_caches", "unknown", "structural",
@@ -44,18 +44,37 @@ class OpContext:
     value_sets: dict[str, Any] = field(default_factory=dict)  # per function name, shared by the module's ops
 
     def symbolic_scalars(self) -> SymbolicScalars:
-        """The Z3 view of this op's function's scalars (:class:`~llverify.ttgir.scalars.SymbolicScalars`), once."""
-        key = "#symbolic:" + self.function.name
+        """The Z3 view of the scalars in this op's scope (:class:`~llverify.ttgir.scalars.SymbolicScalars`), once."""
+        key = "#symbolic:" + self._scope_key(self._scope())
         sym = self.value_sets.get(key)
         if sym is None:
-            sym = self.value_sets[key] = SymbolicScalars(self.function)  # type: ignore[assignment]
+            sym = self.value_sets[key] = SymbolicScalars(self.function, self.scalars())  # type: ignore[assignment]
         return sym  # type: ignore[return-value]
 
     def scalars(self) -> ValueSets:
-        """The scalar value sets of this op's function (:mod:`llverify.ttgir.scalars`), built once."""
-        vs = self.value_sets.get(self.function.name)
+        """The scalar value sets of this op's scope (:mod:`llverify.ttgir.scalars`): its function's body, or the
+        ``warp_specialize`` partition it is in (partitions are isolated: their names are their own), built once."""
+        return self._scope_values(self._scope())
+
+    def _scope(self) -> Scope | None:
+        key = "#scopes:" + self.function.name
+        scopes = self.value_sets.get(key)
+        if scopes is None:
+            scopes = self.value_sets[key] = partition_scopes(self.function)
+        return scopes.get(id(self.op))
+
+    def _scope_key(self, scope: Scope | None) -> str:
+        return self.function.name + ("" if scope is None else f"#partition{id(scope.region)}")
+
+    def _scope_values(self, scope: Scope | None) -> ValueSets:
+        key = self._scope_key(scope)
+        vs = self.value_sets.get(key)
         if vs is None:
-            vs = self.value_sets[self.function.name] = ValueSets(self.function)
+            if scope is None:
+                vs = ValueSets(self.function)
+            else:
+                vs = ValueSets(self.function, scope.region, self._scope_values(scope.parent), scope.op.operands)
+            self.value_sets[key] = vs
         return vs
 
     @property

@@ -19,7 +19,8 @@ from llverify.ttgir.model import Op
 from llverify.ttgir.rule_support import OpContext, Rule, clear_caches
 from llverify.ttgir.rules_data import SHAPE_OPS, convert_layout, gather, reduce_scan, shape_op, stores
 from llverify.ttgir.rules_dot import dot_operands
-from llverify.ttgir.rules_memory import TMA_COPIES, memdesc_index, shared_access, subslice, tma_buffer, tmem_access
+from llverify.ttgir.rules_memory import (TMA_COPIES, memdesc_index, memdesc_subview, shared_access, subslice, tma_buffer,
+                                        tmem_access)
 from llverify.ttgir.rules_values import (boundary, elementwise, has_layout_result, is_boundary, is_elementwise,
                                          is_memory_op, layout_types, memory_operands, use_types)
 
@@ -70,6 +71,9 @@ RULES: tuple[Rule, ...] = (
     Rule("buffer_index", "memdesc_index picks one of the allocation's buffers for every reachable index value",
          "TritonGPU memdesc semantics; the pipeliner's wrap-around counters enumerated exactly",
          lambda op: op.name == "ttg.memdesc_index", memdesc_index),
+    Rule("subview_in_bounds", "Triton 3.4's memdesc_subview: every offset keeps the view inside its allocation "
+         "for every reachable value", "TritonGPU memdesc semantics; as buffer_index",
+         lambda op: op.name == "ttg.memdesc_subview", memdesc_subview),
 )
 
 

@@ -20,7 +20,7 @@ from llverify.ttgir.memory_ops import SHARED_ACCESS_OPS, TMEM_ACCESS_OPS, regist
 from llverify.ttgir.rule_support import (OpContext, memo_equal, bank_count_exact, bank_count_simulated, unknown,
                                          structural, enc_text, op_names, is_tensor, int_array)
 
-__all__ = ["TMA_COPIES", "tma_buffer", "tmem_access", "shared_access", "memdesc_index", "subslice"]
+__all__ = ["TMA_COPIES", "tma_buffer", "tmem_access", "shared_access", "memdesc_index", "memdesc_subview", "subslice"]
 
 
 TMA_COPIES = ("ttng.async_tma_copy_global_to_local", "ttng.async_tma_copy_local_to_global",
@@ -164,31 +164,55 @@ def memdesc_index(ctx: OpContext) -> Iterable[Verdict]:
         return
     n = src.shape[0]
     index = op.operands[1]
-    subject = f"{op_names(op)}[{index}] of {n} buffers"
+    yield _index_below(ctx, index, n, f"{op_names(op)}[{index}] of {n} buffers", "buffer index", "buffers", t0)
+
+
+def memdesc_subview(ctx: OpContext) -> Iterable[Verdict]:
+    """Triton 3.4's ``ttg.memdesc_subview %buf[%o0, ..., %oN]`` (3.5+ split it into ``memdesc_index`` and
+    ``memdesc_subslice``): one offset per allocation dim; a result of lower rank drops the leading dims
+    (a buffer index).  Claim: for every value each offset can take, ``0 <= offset <= dim - view size``
+    (a dropped dim has view size 1), evaluated as ``memdesc_index``'s index."""
+    op = ctx.op
+    t0 = time.perf_counter()
+    src = op.operand_types[0] if op.operand_types else None
+    res = op.results[0].type if op.results else None
+    if src is None or res is None or src.kind != "memdesc" or not src.shape:
+        return
+    offsets = list(op.operands[1:])
+    dropped = len(src.shape) - len(res.shape)
+    if len(offsets) != len(src.shape) or dropped < 0:
+        yield unknown("view_in_bounds", f"{op_names(op)}: {list(res.shape)} of {list(src.shape)}",
+                      f"{len(offsets)} offsets for a rank-{len(src.shape)} allocation and a rank-{len(res.shape)} "
+                      "view: not the form modelled")
+        return
+    view = [1] * dropped + list(res.shape)
+    for d, (o, n, v) in enumerate(zip(offsets, src.shape, view)):
+        subject = f"{op_names(op)} offset {d} = {o}: view {v} of {n}"
+        yield _index_below(ctx, o, n - v + 1, subject, f"offset {d}", f"positions (dim {n}, view {v})", t0)
+
+
+def _index_below(ctx: OpContext, index: str, n: int, subject: str, what: str, unit: str, t0: float) -> Verdict:
+    """``0 <= index < n`` for every value ``index`` can take (see :func:`memdesc_index`)."""
     values = ctx.scalars().value_set(index)
     if values is None:
         # not enumerable: prove the bound for every value of the unknowns (Z3), else no claim
         status = ctx.symbolic_scalars().always_between(index, 0, n)
         if status == "unsat":
-            yield Verdict("proved", "view_in_bounds", subject, "smt", time.perf_counter() - t0,
-                          f"0 <= {index} < {n} for every value of the loop state and kernel arguments (Z3)")
-            return
-        yield unknown("view_in_bounds", subject, f"the values of {index} are not enumerable (a kernel argument, "
+            return Verdict("proved", "view_in_bounds", subject, "smt", time.perf_counter() - t0,
+                           f"0 <= {index} < {n} for every value of the loop state and kernel arguments (Z3)")
+        return unknown("view_in_bounds", subject, f"the values of {index} are not enumerable (a kernel argument, "
                                                   "a loop bound or state not constant, or too many) and Z3 "
                                                   "does not bound it for arbitrary inputs")
-        return
     bad = sorted(v for v in values if not 0 <= v < n)
     if bad and not list(ctx.scalars()._deps(index)):
-        yield structural("view_in_bounds", subject, False, {"index": bad[0]},
-                          {"buffers": n, "index": bad[0]}, f"buffer index {bad[0]} is outside the {n} buffers", t0)
-        return
+        return structural("view_in_bounds", subject, False, {"index": bad[0]},
+                          {unit.split(" ")[0]: n, "index": bad[0]}, f"{what} {bad[0]} is outside the {n} {unit}", t0)
     if bad:
         # a loop state reaches it, but only after some iterations: real once the loop runs long enough
-        yield unknown("view_in_bounds", subject, f"the loop state can make the index {bad[0]}, outside the {n} "
-                                                  f"buffers, once the loop runs long enough (reachable values "
+        return unknown("view_in_bounds", subject, f"the loop state can make the {what} {bad[0]}, outside the {n} "
+                                                  f"{unit}, once the loop runs long enough (reachable values "
                                                   f"{sorted(values)[:16]})")
-        return
-    yield structural("view_in_bounds", subject, True, {}, {"buffers": n, "reachable index values": sorted(values)},
+    return structural("view_in_bounds", subject, True, {}, {unit.split(" ")[0]: n, "reachable index values": sorted(values)},
                       "", t0)
 
 

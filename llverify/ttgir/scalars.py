@@ -46,7 +46,7 @@ complete proof, not an estimate.  The induction variable of a loop with constant
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from llverify.ttgir.model import Function, Op, Region
 
@@ -75,24 +75,79 @@ class _Unknown(Exception):
     pass
 
 
+class Scope:
+    """A ``ttg.warp_specialize`` partition: its region, the op (whose operands its block arguments receive)
+    and the enclosing partition (None: the function body)."""
+
+    def __init__(self, region: Region, op: Op, parent: "Scope | None") -> None:
+        self.region, self.op, self.parent = region, op, parent
+
+
+def partition_scopes(fn: Function) -> dict[int, Scope]:
+    """``id(op) -> Scope`` for every op inside a warp_specialize partition of ``fn`` (the innermost one)."""
+    out: dict[int, Scope] = {}
+
+    def walk(region: Region, scope: Scope | None) -> None:
+        for block in region.blocks:
+            for op in block.ops:
+                if scope is not None:
+                    out[id(op)] = scope
+                for k, r in enumerate(op.regions):
+                    walk(r, Scope(r, op, scope) if op.name == "ttg.warp_specialize" and k > 0 else scope)
+
+    walk(fn.body, None)
+    return out
+
+
 class ValueSets:
     """Value sets of one function's scalar values (see the module docstring); memoised per instance."""
 
-    def __init__(self, fn: Function) -> None:
+    def __init__(self, fn: Function, scope: Region | None = None, parent: "ValueSets | None" = None,
+                 captured: Sequence[str] = ()) -> None:
+        """``scope``: a ``ttg.warp_specialize`` partition region (None: the function body).  Partitions are
+        isolated from above and MLIR numbers each one's values afresh (Triton 3.4 prints ``%53`` in two
+        partitions), so each is its own scope: its ops are indexed only in its own instance, never in the
+        function's.  Its block arguments receive the op's operands ``captured``, resolved in ``parent``
+        (Triton 3.6 passes a buffer index 0 in that way): a captured value is known when the parent knows
+        it as one value, else unknown."""
         self.defs: dict[str, tuple[Op, int]] = {}
         self.loop_args: dict[str, tuple[Op, int]] = {}  # name -> (scf.for, index among its block args)
-        self._index(fn.body)
+        self.captures: dict[str, str] = {}  # a partition's block argument -> the operand it receives (in parent)
+        self.parent = parent
+        self.arg_widths: dict[str, int | None] = {}
+        # a name defined twice in one scope is not valid MLIR; should a printer do it anyway, the name is never
+        # resolved (a free variable in the Z3 terms), since a use could see either definition
+        self._redefined: set[str] = set()
+        if scope is None:
+            self.arg_widths = {a.name: _width(a.type.text) for a in fn.arguments}
+            self._index(fn.body)
+        else:
+            args = scope.blocks[0].arguments if scope.blocks else ()
+            for a, operand in zip(args, captured):
+                self.captures[a.name] = operand
+                self.arg_widths[a.name] = _width(a.type.text)
+            self._index(scope)
+        for name in self._redefined:
+            self.defs.pop(name, None)
+            self.loop_args.pop(name, None)
         self._memo: dict[str, frozenset[int] | None] = {}
+
+    def _define(self, name: str) -> None:
+        if name in self.defs or name in self.loop_args or name in self.captures or name in self.arg_widths:
+            self._redefined.add(name)
 
     def _index(self, region: Region) -> None:
         for block in region.blocks:
             for op in block.ops:
                 for i, r in enumerate(op.results):
+                    self._define(r.name)
                     self.defs[r.name] = (op, i)
                 if op.name == "scf.for" and op.regions and op.regions[0].blocks:
                     for k, a in enumerate(op.regions[0].blocks[0].arguments):
+                        self._define(a.name)
                         self.loop_args[a.name] = (op, k)
-                for r in op.regions:
+                # a warp_specialize's partitions (regions 1..) are scopes of their own; its default region is not
+                for r in (op.regions[:1] if op.name == "ttg.warp_specialize" else op.regions):
                     self._index(r)
 
     def value_set(self, name: str) -> frozenset[int] | None:
@@ -119,6 +174,11 @@ class ValueSets:
     def _value(self, name: str, env: dict[str, int]) -> int:
         if name in env:
             return env[name]
+        if name in self.captures:
+            known = self.parent.value_set(self.captures[name]) if self.parent is not None else None
+            if known is None or len(known) != 1:
+                raise _Unknown(f"{name}, passed into the partition")
+            return next(iter(known))
         if name in self.loop_args or name not in self.defs:
             raise _Unknown(name)
         op, _ = self.defs[name]
@@ -129,7 +189,9 @@ class ValueSets:
     def _eval(self, op: Op, env: dict[str, int]) -> int:
         rtype = op.results[0].type.text if op.results else ""
         if op.name == "arith.constant":
-            m = re.match(r"^\s*%[\w$.\-#]+\s*=\s*arith\.constant\s+(-?\d+|true|false)\s*:\s*(i\d+|index)\b", op.text)
+            # Triton 3.4 prints an attribute dictionary first: `arith.constant {async_task_id = array<i32: 1>} 0 : i32`
+            m = re.match(r"^\s*%[\w$.\-#]+\s*=\s*arith\.constant\s+(?:\{[^{}]*\}\s*)?(-?\d+|true|false)\s*:\s*"
+                         r"(i\d+|index)\b", op.text)
             if not m:
                 raise _Unknown("not an integer constant")
             lit = m.group(1)
@@ -246,6 +308,8 @@ class ValueSets:
         if name in self.loop_args:
             yield name
             return
+        if name in self.captures:
+            return  # one value from outside the partition, or unknown (see _value)
         d = self.defs.get(name)
         if d is None or d[0].name == "scf.for":
             return
@@ -269,10 +333,10 @@ class SymbolicScalars:
     'sat'
     """
 
-    def __init__(self, fn: Function) -> None:
-        self.vs = ValueSets(fn)
+    def __init__(self, fn: Function, vs: ValueSets | None = None) -> None:
+        self.vs = vs if vs is not None else ValueSets(fn)
         self._terms: dict[str, object] = {}
-        self._arg_widths = {a.name: _width(a.type.text) for a in fn.arguments}
+        self._arg_widths = self.vs.arg_widths  # kernel arguments, or a partition's block arguments
         self._answers: dict[tuple[str, int, int], str] = {}
 
     def always_between(self, name: str, lo: int, hi: int) -> str:
@@ -304,6 +368,13 @@ class SymbolicScalars:
             raise _Unknown("expression too deep")
         if name in self._terms:
             return self._terms[name]
+        if name in self.vs.captures and self._arg_widths.get(name):
+            try:
+                term = z3.BitVecVal(self.vs._value(name, {}), self._arg_widths[name])
+            except _Unknown:
+                term = z3.BitVec(f"free{name}", self._arg_widths[name])
+            self._terms[name] = term
+            return term
         d = self.vs.defs.get(name)
         width = None
         if d is not None and d[0].results:

@@ -53,7 +53,8 @@ def test_accesses_are_all_found() -> None:
         text = (DATA / f"{stem}.llir").read_text()
         expected = sum(1 for line in text.splitlines()
                        if re.search(r"^\s*(%\S+ = )?(load|store) .*ptr addrspace\(3\) (%|@global_smem|getelementptr)", line)
-                       or re.search(r"\bcall\b.*ptr addrspace\(3\)", line))
+                       or (re.search(r"\bcall\b.*ptr addrspace\(3\)", line)
+                           and not re.search(r'asm[^"]*"[^"\[]*wait for regs', line)))  # a pass-through
         assert len([a for f in parse_llir(text).functions for a in f.accesses]) == expected, stem
 
 

@@ -68,6 +68,8 @@ class Access:
     pointer: str
     bytes: int
     instr: Instr
+    guard: tuple[str, bool] | None = None  # inline asm `@$n` / `@!$n`: the i1 operand, and whether negated
+    footprint: int = 0  # bytes an inline-asm st/ld.shared touches (its type and vector width), 0 when not read
 
 
 @dataclass(frozen=True)
@@ -126,6 +128,81 @@ def _fold_gep(m: re.Match) -> str:
     return str(int(m.group(2)) * size)
 
 
+_ASM_CALL = re.compile(r'asm\s+(?:sideeffect\s+|alignstack\s+|inteldialect\s+)*"((?:[^"\\]|\\.)*)",\s*'
+                       r'"((?:[^"\\]|\\.)*)"\((.*)\)')
+_ASM_SHARED = re.compile(r"\b(?:st|ld|atom|red)\.shared(?:::cta)?(?:\.\w+)*?(?:\.v([248]))?\.[bsuf](8|16|32|64)\b")
+
+
+def _asm_footprint(asm: str) -> int:
+    """Bytes of shared memory an inline-asm instruction touches at its shared address, from PTX's own
+    operand sizes; 0 when the form is not one of these (a TMA box, whose size the TTGIR holds, among them).
+
+    * ``st/ld/atom/red.shared[.vN].{b,s,u,f}M``: M / 8 bytes, times N;
+    * ``tensormap.*`` on a shared tensormap: the 128-byte (``.b1024``) object;
+    * ``mbarrier.*`` and an ``mbarrier::...`` commit to a ``.b64`` barrier: 8 bytes;
+    * ``tcgen05.alloc ... .shared::cta.b32``: the 4-byte TMEM address it writes.
+
+    >>> _asm_footprint("@$2 st.shared::cta.v4.b32 [ $0 + 0 ], {$1, $1, $1, $1};"), _asm_footprint("mbarrier.init.shared::cta.b64 [$0], 1;")
+    (16, 8)
+    """
+    if "tensormap." in asm and "shared" in asm:
+        return 128
+    if "mbarrier" in asm and ".b64" in asm:
+        return 8
+    w = _ASM_SHARED.search(asm)
+    if w:
+        return int(w.group(2)) // 8 * int(w.group(1) or 1)
+    if "tcgen05.alloc" in asm and ".shared::cta.b32" in asm:
+        return 4
+    return 0
+
+
+def _split_args(text: str) -> list[str]:
+    """Top-level comma split of a call's argument list (commas inside <...>, (...), [...] stay)."""
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        if ch in "<([{":
+            depth += 1
+        elif ch in ">)]}":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        out.append(cur.strip())
+    return out
+
+
+def _asm_guard_and_footprint(body: str) -> tuple[tuple[str, bool] | None, int]:
+    """An inline-asm shared access's predicate and byte footprint.
+
+    ``call void asm sideeffect "@$2 st.shared::cta.b32 [ $0 + 0 ], $1;", "r,r,b"(ptr addrspace(3) %p, i32 %v,
+    i1 %g)``: the PTX guard ``@$2`` names the third operand, ``%g`` (``@!$n`` negates it; ``$n`` counts the
+    outputs, constraints starting with ``=``, first); the footprint is the type's bytes times the vector width
+    (``.v4.b32``: 16).  Either is unread (None, 0) when the asm does not have that form.
+
+    >>> _asm_guard_and_footprint('call void asm sideeffect "@$2 st.shared::cta.b32 [ $0 + 0 ], $1;", '
+    ...                          '"r,r,b"(ptr addrspace(3) %592, <1 x i32> zeroinitializer, i1 %591)')
+    (('%591', False), 4)
+    """
+    m = _ASM_CALL.search(body)
+    if m is None:
+        return None, 0
+    asm, constraints, args = m.group(1), m.group(2), _split_args(m.group(3))
+    footprint = _asm_footprint(asm)
+    g = re.match(r"^\s*@(!?)\$(\d+)\s", asm)
+    if g is None:
+        return None, footprint
+    outputs = sum(1 for c in constraints.split(",") if c.strip().startswith("="))
+    k = int(g.group(2)) - outputs
+    if not 0 <= k < len(args):
+        return None, 0  # a guard that names no input: the footprint is not trusted either
+    value = args[k].split()[-1]
+    return (value, g.group(1) == "!"), footprint
+
+
 def _access(instr: Instr) -> Access | None:
     body = instr.body
     if "addrspace(3)" not in body:
@@ -152,7 +229,11 @@ def _access(instr: Instr) -> Access | None:
         if m:
             return Access(m.group(1), ptrs[0], 16, instr)  # each lane supplies one 16-byte row address
         if " asm " in f" {body} ":
-            return Access("asm", ptrs[0], 0, instr)
+            text = _ASM_CALL.search(body)
+            if text is not None and "shared" not in text.group(1) and "[" not in text.group(1):
+                return None  # the pointer only passes through (wgmma's `// wait for regs: $0, ...`)
+            guard, footprint = _asm_guard_and_footprint(body)
+            return Access("asm", ptrs[0], 0, instr, guard, footprint)
         return Access("call", ptrs[0], 0, instr)
     return None
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence
 
 import z3
 
@@ -163,14 +163,22 @@ def _access_findings(module: Module, llir: LlirModule, fn: LlirFunction, sym: Sy
                                        "USE_IR_LOC=ttgir so debug locations name .ttgir lines)")))
     t0 = time.perf_counter()
     addr = sym.value(acc.pointer, 32)
-    size = max(1, acc.bytes)
+    size = max(1, acc.bytes or acc.footprint)
+    width_unread = acc.kind == "asm" and not acc.footprint  # only the first byte's bounds are decided
     wide = z3.ZeroExt(1, addr.term)
     bad = z3.Or(addr.poison, z3.Extract(31, 31, addr.term) == 1,
                 z3.UGT(wide + size, z3.BitVecVal(shared_bytes, 33)))
+    active = _guard_term(sym, acc)
+    if active is not None:
+        bad = z3.And(active, bad)  # a predicated-off thread accesses nothing (PTX `@p`)
     res = smt_check([z3.ULT(sym.tid, threads), bad])
     secs = time.perf_counter() - t0
     frees = sorted(addr.free)
-    if res.status == "unsat":
+    if res.status == "unsat" and width_unread:
+        results.append(finding(Verdict("unknown", "in_bounds", subject, "smt", secs,
+                                       "the inline asm's access width is not read: only its first byte is proved "
+                                       f"inside the {shared_bytes} bytes of shared memory")))
+    elif res.status == "unsat":
         results.append(finding(Verdict("proved", "in_bounds", subject, "smt", secs,
                                        f"inside the {shared_bytes} bytes of shared memory for all {threads} threads"
                                        + (f" and all values of {', '.join(frees)}" if frees else ""),
@@ -186,8 +194,10 @@ def _access_findings(module: Module, llir: LlirModule, fn: LlirFunction, sym: Sy
                                            "out of bounds only for some values of free variables, which may never "
                                            f"occur: {whys}", details={"free_variables": frees})))
         else:
-            got = Concrete(fn, tid, values).value(acc.pointer, 32)
-            if got is not None and got < (1 << 31) and got + size <= shared_bytes:
+            replay = Concrete(fn, tid, values)
+            got = replay.value(acc.pointer, 32)
+            off = acc.guard is not None and _guard_value(replay, acc) is False
+            if off or (got is not None and got < (1 << 31) and got + size <= shared_bytes):
                 results.append(finding(Verdict("error", "in_bounds", subject, None, secs,
                                                f"internal: Z3 and the interpreter disagree at tid {tid}")))
             else:
@@ -198,8 +208,8 @@ def _access_findings(module: Module, llir: LlirModule, fn: LlirFunction, sym: Sy
                                    "replayed by the concrete LLVM interpreter"))))
     else:
         results.append(finding(Verdict("unknown", "in_bounds", subject, "smt", secs, f"Z3: {res.reason}")))
-    # wavefronts of the real addresses
-    if not frees and acc.bytes:
+    # wavefronts of the real addresses (a predicated access: not claimed, the active lanes vary)
+    if not frees and acc.bytes and acc.guard is None:
         lanes = bank_model_for_target(module.target).lanes if _known_target(module.target) else 0
         if lanes:
             t1 = time.perf_counter()
@@ -221,6 +231,29 @@ def _access_findings(module: Module, llir: LlirModule, fn: LlirFunction, sym: Sy
                                                "every thread's address evaluated concretely"), details=details)
                 results.append(finding(v))
     return results
+
+
+def _guard_term(sym: Symbolic, acc: Access) -> Any:
+    """The Z3 condition under which a predicated inline-asm access executes (a poison predicate may), or None
+    when it always does."""
+    if acc.guard is None:
+        return None
+    name, negated = acc.guard
+    if name in ("true", "false"):
+        return z3.BoolVal((name == "true") != negated)
+    g = sym.value(name, 1)
+    on = g.term == (0 if negated else 1)
+    return z3.Or(g.poison, on)
+
+
+def _guard_value(replay: Concrete, acc: Access) -> bool | None:
+    """Whether a predicated access executes for the replayed thread (None: poison, it may)."""
+    assert acc.guard is not None
+    name, negated = acc.guard
+    if name in ("true", "false"):
+        return (name == "true") != negated
+    v = replay.value(name, 1)
+    return None if v is None else (v == 1) != negated
 
 
 def _known_target(target: str) -> bool:

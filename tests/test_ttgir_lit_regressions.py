@@ -276,3 +276,27 @@ def test_tma_descriptor_with_a_signed_element_type_moves_signless_data() -> None
     assert "xsi8, #nv>" in text and "128x64xi8, #nv, #ttg" in text
     fs = _findings(text)
     assert not _status(fs, "refuted") and _status(fs, "proved", "tma_buffer")
+
+
+def test_a_hand_wrapped_module_header_is_read() -> None:
+    """``module attributes {`` with one attribute per line and ``} {`` (Triton's lit tests write it so); the
+    counts it states are the ones the layouts are checked against."""
+    text = textwrap.dedent("""\
+        #blocked = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}>
+        module attributes {
+            "ttg.num-warps" = 2 : i32,
+            "ttg.num-ctas" = 1 : i32,
+            "ttg.threads-per-warp" = 32 : i32,
+            ttg.target = "cuda:90"
+        } {
+          tt.func @f(%p: !tt.ptr<f32>) {
+            %0 = tt.splat %p : !tt.ptr<f32> -> tensor<64x!tt.ptr<f32>, #blocked>
+            tt.return
+          }
+        }
+        """)
+    m = parse_module(text)
+    assert (m.num_warps, m.threads_per_warp, m.num_ctas, m.target) == (2, 32, 1, "cuda:90")
+    assert not _status(check_module(m), "refuted") and _status(check_module(m), "proved", "thread_counts")
+    four = parse_module(text.replace('"ttg.num-warps" = 2', '"ttg.num-warps" = 4'))
+    assert _status(check_module(four), "refuted", "thread_counts")

@@ -184,6 +184,36 @@ _CONTINUES = (",", ":", "=", "->", "(", "*")
 _LEADS = ("->", "* ", ": ", "{")
 
 
+def _attributes_open(header: str) -> bool:
+    """Whether a module header's ``attributes {...}`` dictionary is still open (quoted text skipped).
+
+    >>> _attributes_open('module attributes {'), _attributes_open('module attributes {"a" = 1 : i32} {')
+    (True, False)
+    """
+    i = header.find("attributes")
+    j = header.find("{", i) if i >= 0 else -1
+    if j < 0:
+        return False
+    depth, quoted, k = 0, False, j
+    while k < len(header):
+        ch = header[k]
+        if quoted:
+            if ch == "\\":
+                k += 1
+            elif ch == '"':
+                quoted = False
+        elif ch == '"':
+            quoted = True
+        elif ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                return False
+        k += 1
+    return True
+
+
 def _logical_lines(lines: list[str]) -> Iterator[tuple[int, str]]:
     """Physical lines joined where an op continues (unbalanced brackets, a trailing ``,`` ``:`` ``->``...):
     MLIR allows ``tt.func @f(\n  %a: ...,\n  %b: ...) {`` and ``tt.dot %a, %b, %c :\n  T * T -> T``.
@@ -206,6 +236,8 @@ def _logical_lines(lines: list[str]) -> Iterator[tuple[int, str]]:
         text = " ".join(buf)
         body = text.strip()
         depth = max_depth_final(body)
+        if body.startswith("module") and _attributes_open(body):
+            continue  # a hand-wrapped module header: `module attributes {` / `"ttg.num-warps" = 4 : i32,` / `} {`
         if body.endswith("{") or body.startswith(("}", "^")) or (depth <= 0 and not body.endswith(_CONTINUES)):
             if not body.endswith("{") and not body.startswith("^") and following[lineno - 1].startswith(_LEADS):
                 continue  # hand-wrapped lit tests: the next line goes on with `-> T`, `* T`, `: T`, `{attrs}`

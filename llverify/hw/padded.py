@@ -124,11 +124,14 @@ def padded_shared(interval_padding_pairs: Sequence[Sequence[int]], shape: Sequen
               for dim in order for k in range(shp[dim].bit_length() - 1)]
         bb: list[list[int]] = []
     else:
-        first = as_bases(offset_bases, "offset_bases", _KIND)
-        if not first:
+        ob = as_bases(offset_bases, "offset_bases", _KIND)
+        if not ob:
             raise LayoutError(f"{_KIND}: offset_bases must not be empty")
-        rank = len(first[0])
-        ob = as_bases(offset_bases, "offset_bases", _KIND, rank)
+        rank = len(ob[0])
+        for i, vec in enumerate(ob):
+            if len(vec) != rank:
+                raise LayoutError(f"{_KIND}: offset_bases[{i}] = {vec} has {len(vec)} components, expected rank "
+                                  f"{rank}")
         bb = as_bases(blocks, "block_bases", _KIND, rank)
         shp = check_shape(shape, rank, _KIND)
     try:

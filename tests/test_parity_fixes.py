@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from llverify.errors import LayoutError
 from llverify.hw.registry import build, build_spec
 from llverify.triton.parse import parse_attr, parse_type_spec
 
@@ -101,3 +102,59 @@ def test_public_algebra_helpers() -> None:
     sup = LinearLayout.supremum(["register", "warp"], ["lane", "warp", "block"])
     assert sup.index("register") < sup.index("warp") and sup.index("lane") < sup.index("warp") < sup.index("block")
     assert set(sup) == {"register", "lane", "warp", "block"}
+
+
+def test_amd_wmma_without_is_transpose_or_instr_shape_matches_triton() -> None:
+    """Triton 3.9 reads an ``#ttg.amd_wmma`` without ``isTranspose`` as not transposed and without ``instrShape``
+    as 16x16x16 (its printer omits both at their defaults; Triton's lit tests write them so). llverify refused
+    them ("missing required parameter(s) transposed")."""
+    if not oracle.available():
+        pytest.skip("triton is not installed")
+    encs = ["#ttg.amd_wmma<{version = 3, ctaLayout = {warp = [[0, 1], [1, 0]]}, instrShape = [16, 16, 32]}>",
+            "#ttg.amd_wmma<{version = 2, ctaLayout = {warp = [[0, 1], [0, 2]]}}>",
+            "#ttg.amd_wmma<{version = 1, ctaLayout = {warp = []}}>",
+            "#ttg.amd_wmma<{version = 2, isTranspose = true, ctaLayout = {warp = [[0, 1], [0, 2]]}}>"]
+    shapes = ([64, 64], [32, 128], [16, 16])
+    items = [{"type": f"tensor<{shape[0]}x{shape[1]}xf32, {enc}>", "shape": list(shape), "num_warps": 4,
+              "threads": 32, "num_ctas": 1} for enc in encs for shape in shapes]
+    results = oracle.run_type_cases(items)
+    for item, res in zip(items, results):
+        assert res["ok"], (item, res)
+        spec, shape, _, _ = parse_type_spec(item["type"])
+        mine = build_spec(spec, shape)
+        assert {d: [list(b) for b in bs] for d, bs in mine.bases.items()} == res["bases"], item
+    # the defaults are the explicit spellings: omitting them changes nothing
+    a = build_spec(parse_attr(encs[1]), [32, 32])
+    b = build_spec(parse_attr("#ttg.amd_wmma<{version = 2, isTranspose = false, ctaLayout = {warp = [[0, 1], "
+                              "[0, 2]]}, instrShape = [16, 16, 16]}>"), [32, 32])
+    assert a == b
+    # and a transposed one is a different layout (the default is not ignored)
+    assert build_spec(parse_attr(encs[3]), [32, 32]) != a
+
+
+def test_mma_v2_tiles_wider_than_one_instruction_match_triton() -> None:
+    """Triton 3.9 builds an ``nvidia_mma`` v2 with any ``instrShape = [..., M, N]`` of multiples of 8 (its lit
+    tests use ``[16, 16]``): the tile repeats m16n8/m8n8 in registers. llverify refused all but [16, 8]/[8, 8]."""
+    if not oracle.available():
+        pytest.skip("triton is not installed")
+    cases = []
+    for instr in ([16, 16], [32, 32], [8, 16], [64, 8], [16, 8]):
+        for wpc in ([4, 1], [2, 2]):
+            for shape in ([128, 32], [16, 16]):
+                parent = {"version": [2, 0], "warps_per_cta": wpc, "instr_shape": instr}
+                cases.append({"kind": "nvidia_mma", "shape": shape, "params": parent})
+                for op, kw in ((0, 2), (1, 4), (0, 8)):
+                    cases.append({"kind": "dot_operand", "shape": shape,
+                                  "params": {"operand_index": op, "k_width": kw,
+                                             "parent": {"kind": "nvidia_mma", **parent}}})
+    for case, res in zip(cases, oracle.run_cases(cases)):
+        assert res["ok"], case
+        L = build(case["kind"], case["shape"], **case["params"])
+        assert {d: [list(b) for b in bs] for d, bs in L.bases.items()} == res["bases"], case
+    # [16, 16] is a different tile from [16, 8] wherever the shape shows it
+    a = build("nvidia_mma", [16, 16], version=[2, 0], warps_per_cta=[1, 1], instr_shape=[16, 16])
+    b = build("nvidia_mma", [32, 32], version=[2, 0], warps_per_cta=[1, 1], instr_shape=[32, 32])
+    assert a.bases["register"] != b.bases["register"]
+    # a tile that is not a multiple of 8 is still refused, naming the parameter
+    with pytest.raises(LayoutError, match="instr_shape"):
+        build("nvidia_mma", [16, 16], version=[2, 0], warps_per_cta=[1, 1], instr_shape=[16, 4])

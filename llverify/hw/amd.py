@@ -116,7 +116,7 @@ def wmma_params(version: object, transposed: object, warp_bases: object, reg_bas
     return version, bool(transposed), warp, reg, instr, cga, r
 
 
-def amd_wmma(version: int, transposed: bool, warp_bases: Sequence[Sequence[int]], shape: Sequence[int],
+def amd_wmma(version: int, warp_bases: Sequence[Sequence[int]], shape: Sequence[int], transposed: bool = False,
              reg_bases: Sequence[Sequence[int]] | None = None, instr_shape: Sequence[int] | None = None,
              cga_layout: Sequence[Sequence[int]] | None = None, rank: int | None = None,
              ctas_per_cga: Sequence[int] | None = None, cta_split_num: Sequence[int] | None = None,
@@ -130,9 +130,11 @@ def amd_wmma(version: int, transposed: bool, warp_bases: Sequence[Sequence[int]]
     16.  ``transposed`` swaps the roles of the two dims inside the tile.  Then
     ``reg_bases`` and ``warp_bases`` (in units of whole tiles) are multiplied
     in, out dims ordered ``N, M, batch``, and the result is fitted to the shape
-    with the CGA (repetitions along N first).
+    with the CGA (repetitions along N first).  ``transposed`` defaults to false and
+    ``instr_shape`` to ``[16, 16, 16]``, as Triton 3.9 reads an ``#ttg.amd_wmma``
+    that omits ``isTranspose`` / ``instrShape`` (its printer omits them then).
 
-    >>> L = amd_wmma(2, False, [[0, 1], [1, 0]], shape=[32, 32])
+    >>> L = amd_wmma(2, [[0, 1], [1, 0]], shape=[32, 32])
     >>> [list(b) for b in L.bases["warp"]]
     [[0, 16], [16, 0]]
     """

@@ -68,9 +68,12 @@ def mma_params(version: object, warps_per_cta: Sequence[int], instr_shape: Seque
     if major == 2:
         check_rank(instr, "instr_shape", rank, kind)
         check_pow2(instr, "instr_shape", kind)
-        if instr[-2] not in (8, 16) or instr[-1] != 8 or any(x != 1 for x in instr[:-2]):
-            raise LayoutError(f"{kind}: instr_shape = {instr} is not an mma.sync (v2) shape: "
-                              f"expected [..., 1, 16, 8] or [..., 1, 8, 8]")
+        # Triton 3.9 takes a v2 instr_shape as the tile of nvidiaMmaTile: M = instr[-2] and N = instr[-1] rows
+        # and columns, any multiples of 8 (m16n8 and m8n8 are the instructions; a wider tile repeats them in
+        # registers), the batch entries unused (LinearLayoutConversions.cpp, NvidiaMmaEncodingAttr::toLinearLayout)
+        if instr[-2] % 8 or instr[-1] % 8:
+            raise LayoutError(f"{kind}: instr_shape = {instr} is not an mma.sync (v2) tile: its last two entries "
+                              f"(M, N) must be multiples of 8, e.g. [..., 16, 8] or [..., 8, 8]")
         tile = list(instr)
     elif major == 3:
         if rank != 2 and not (operand and rank in (3, 4)):

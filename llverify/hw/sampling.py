@@ -87,7 +87,11 @@ def _blocked_params(rng: random.Random, rank: int) -> dict[str, Any]:
 def _mma_params(rng: random.Random, rank: int, version: int | None = None) -> dict[str, Any]:
     v = version or (3 if rank == 2 and rng.random() < 0.4 else 2)
     if v == 2:
-        instr = [1] * (rank - 2) + [16 if rng.random() < 0.8 else 8, 8]
+        r = rng.random()
+        if r < 0.85:
+            instr = [1] * (rank - 2) + [16 if r < 0.7 else 8, 8]
+        else:  # a wider tile Triton also builds (the instruction repeated in registers), batch entries unused
+            instr = [rng.choice([1, 2])] * (rank - 2) + [8 * _p2(rng, 0, 3), 8 * _p2(rng, 0, 2)]
     else:
         instr = [16, 8 * rng.choice([1, 2, 4, 8, 16, 32]), rng.choice([8, 16, 32])]
     wl = rng.randint(0, 3)

@@ -96,7 +96,7 @@ def test_errors_name_the_parameter():
     with pytest.raises(LayoutError, match="warp_size"):
         blocked([1], [16], [1], [0], shape=[32], warp_size=32)
     with pytest.raises(LayoutError, match="instr_shape"):
-        nvidia_mma([2, 0], [1, 1], [16, 16], shape=[16, 16])
+        nvidia_mma([2, 0], [1, 1], [16, 4], shape=[16, 16])  # Triton asserts N % 8 == 0
     with pytest.raises(LayoutError, match="swizzle"):
         build("nvmma_shared", [8, 16], swizzle_byte_width=128, element_bitwidth=16)
     with pytest.raises(LayoutError, match="unknown parameter"):

@@ -48,6 +48,11 @@ def _fit(x: sp.Expr, t: CType) -> sp.Expr:
     return x if t[0] == 0 else _wrap(x, t)
 
 
+def _is_truth_value(x: Any) -> bool:
+    """A SymPy Boolean (a comparison, ``And``, ...), not an integer symbol (SymPy's symbols are Booleans too)."""
+    return isinstance(x, Boolean) and not isinstance(x, sp.Symbol)
+
+
 def _signed_range(t: CType) -> tuple[int, int]:
     half = 1 << (t[0] - 1)
     return -half, half
@@ -119,10 +124,10 @@ class SympyAlgebra(Algebra[Any, Any]):
         return _COMPARE[op](a, b)
 
     def truth(self, x: Any, t: CType) -> Any:
-        return x if isinstance(x, Boolean) else sp.Ne(x, 0)
+        return x if _is_truth_value(x) else sp.Ne(x, 0)
 
     def is_zero(self, x: Any, t: CType) -> Any:
-        return sp.Not(x) if isinstance(x, Boolean) else sp.Eq(x, 0)
+        return sp.Not(x) if _is_truth_value(x) else sp.Eq(x, 0)
 
     def both(self, p: Any, q: Any) -> Any:
         return sp.And(p, q)

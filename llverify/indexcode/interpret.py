@@ -203,9 +203,10 @@ class _Walk(Generic[V, B]):
             a, b, t = self.common(self.go(n.then, al.both(path, c)), self.go(n.orelse, al.both(path, al.negate(c))))
             return al.select(c, a, b, t), t
         if isinstance(n, MinMax):
-            acc = self.go(n.args[0], path)
-            for arg in n.args[1:]:
-                x, y, t = self.common(acc, self.go(arg, path))
+            args = [self.go(arg, path) for arg in n.args]
+            acc = args[0]
+            for arg in args[1:]:
+                x, y, t = self.common(acc, arg)
                 acc = (al.minimum(x, y, t) if n.op == "min" else al.maximum(x, y, t)), t
             return acc
         assert isinstance(n, Binary)

@@ -3,7 +3,7 @@
 A tree is interpreted with numpy (one point), Z3 (the variables fixed to the point, then simplified) and
 SymPy (symbols, then substituted).  At each point the three name the same first fault (what and column),
 and where none fires, the same value.  For Python code, the interval algebra's range holds the value.
-A broken algebra (C's ``/`` flooring, an overflow left out) is caught by the same check.
+A broken algebra (C's ``/`` flooring, an overflow left out, a too narrow interval) is caught by the same check.
 """
 
 from __future__ import annotations
@@ -18,12 +18,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from llverify.index.expr import sym
-from llverify.index.sympy_algebra import SympyAlgebra
+from llverify.index.sympy_algebra import SympyAlgebra, from_code
 from llverify.indexcode.bitvector import Z3Algebra, python_width
 from llverify.indexcode.evaluate import NumpyAlgebra
 from llverify.indexcode.interpret import Interpretation, interpret
-from llverify.indexcode.intervals import interval_of
-from llverify.indexcode.parse import ParsedCode, parse_code
+from llverify.indexcode.intervals import IntervalAlgebra, interval_of
+from llverify.indexcode.parse import IndexCodeError, ParsedCode, parse_code
 
 C_TYPES = {"x": "int32", "y": "uint32", "z": "int64"}
 C_BITS = {"int32": (32, True), "uint32": (32, False), "int64": (64, True)}
@@ -205,3 +205,22 @@ def test_a_z3_algebra_that_forgets_signed_overflow_is_caught() -> None:
     p, point, types = parse_code("x + 1", "c"), {"x": 2**31 - 1}, {"x": "int32"}
     assert z3_outcome(p, point, types, _NoOverflowZ3()) == ("value", -2**31)
     assert numpy_outcome(p, point, types)[0] == "fault"
+
+
+class _NarrowIntervals(IntervalAlgebra):
+    def ring(self, op: str, a: Any, b: Any, t: Any) -> Any:
+        return self._keep(a) if op == "+" else super().ring(op, a, b, t)
+
+
+def test_an_interval_algebra_that_narrows_addition_is_caught() -> None:
+    p = parse_code("x + y", "python")
+    ranges = {v: PY_RANGES[v] for v in p.variables}
+    lo, hi = interpret(p, ranges, _NarrowIntervals()).value
+    value = numpy_outcome(p, {"x": 20, "y": 40}, {})[1]
+    assert not lo <= value <= hi
+    assert assert_agree(p, {"x": 20, "y": 40}) == ("value", 60)
+
+
+def test_an_operation_an_algebra_cannot_model_is_a_located_error() -> None:
+    with pytest.raises(IndexCodeError, match=r"^col 1: only shifts by a non-negative constant have a SymPy form"):
+        from_code("x << y")

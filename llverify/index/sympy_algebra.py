@@ -129,14 +129,7 @@ class SympyAlgebra(Algebra[Any, Any]):
     def is_zero(self, x: Any, t: CType) -> Any:
         return sp.Not(x) if _is_truth_value(x) else sp.Eq(x, 0)
 
-    def both(self, p: Any, q: Any) -> Any:
-        return sp.And(p, q)
-
-    def either(self, p: Any, q: Any) -> Any:
-        return sp.Or(p, q)
-
-    def negate(self, p: Any) -> Any:
-        return sp.Not(p)
+    both, either, negate = staticmethod(sp.And), staticmethod(sp.Or), staticmethod(sp.Not)
 
     def boolean(self, c: Any, t: CType) -> Any:
         """Python keeps a truth value a SymPy Boolean (the simplifier's form); C's is an int 0 or 1."""

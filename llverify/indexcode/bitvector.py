@@ -170,14 +170,7 @@ class Z3Algebra(Algebra[Any, Any]):
     def is_zero(self, x: Any, t: CType) -> Any:
         return x == 0
 
-    def both(self, p: Any, q: Any) -> Any:
-        return z3.And(p, q)
-
-    def either(self, p: Any, q: Any) -> Any:
-        return z3.Or(p, q)
-
-    def negate(self, p: Any) -> Any:
-        return z3.Not(p)
+    both, either, negate = staticmethod(z3.And), staticmethod(z3.Or), staticmethod(z3.Not)
 
     def boolean(self, c: Any, t: CType) -> Any:
         return z3.If(c, z3.BitVecVal(1, t[0]), z3.BitVecVal(0, t[0]))

@@ -14,6 +14,7 @@ gives ``-3`` (C truncates), while the Python ``x // 2`` gives ``-4``.
 
 from __future__ import annotations
 
+import operator
 from typing import Any, Callable, Mapping
 
 import numpy as np
@@ -142,14 +143,7 @@ class NumpyAlgebra(Algebra[np.ndarray, np.ndarray]):
     def is_zero(self, x: np.ndarray, t: CType) -> np.ndarray:
         return np.asarray(x == 0, dtype=bool)
 
-    def both(self, p: np.ndarray, q: np.ndarray) -> np.ndarray:
-        return p & q
-
-    def either(self, p: np.ndarray, q: np.ndarray) -> np.ndarray:
-        return p | q
-
-    def negate(self, p: np.ndarray) -> np.ndarray:
-        return ~p
+    both, either, negate = staticmethod(operator.and_), staticmethod(operator.or_), staticmethod(operator.invert)
 
     def boolean(self, c: np.ndarray, t: CType) -> np.ndarray:
         return np.where(c, self._full(1), self._full(0))

@@ -33,6 +33,15 @@ def _shape_op_mismatch(plan: ShapeOpPlan, k: int, hw: dict[str, int]) -> tuple[d
     return None
 
 
+def _data_moves(k: int, hw: dict[str, int], sem: tuple[dict, dict], method: str, t0: float, subj: str,
+                details: dict) -> Verdict:
+    """The refutation at output ``k``, slot ``hw``, whose replayed sides ``sem`` differ."""
+    return Verdict("refuted", "shape_op_noop", subj, method, time.perf_counter() - t0,
+                   "the op would move data: this slot does not already hold its element",
+                   Counterexample({"output": k, **hw}, {"op(output element)": sem[0], "operand element at slot": sem[1]}),
+                   details=details)
+
+
 def _prove_shape_op_f2(plan: ShapeOpPlan, t0: float, subj: str, details: dict) -> Verdict:
     """Column-wise F2 proof: ``coord(L_out(x)) == (op, L_op(point(x)))`` on each affine piece.
 
@@ -81,11 +90,7 @@ def _prove_shape_op_f2(plan: ShapeOpPlan, t0: float, subj: str, details: dict) -
                                    "internal error of the f2 method: the op's bit map disagrees with its semantics "
                                    f"at output {k}, slot {hw}", details=details)
                 if sem is not None:
-                    return Verdict("refuted", "shape_op_noop", subj, "f2", time.perf_counter() - t0,
-                                   "the op would move data: this slot does not already hold its element",
-                                   Counterexample({"output": k, **hw},
-                                                  {"op(output element)": sem[0], "operand element at slot": sem[1]}),
-                                   details=details)
+                    return _data_moves(k, hw, sem, "f2", t0, subj, details)
     return Verdict("proved", "shape_op_noop", subj, "f2", time.perf_counter() - t0,
                    f"{plan.op}: coord(L_out) == L_in(point) on every affine piece ({checked} points checked)",
                    certificate={"kind": "f2-affine-columns", "points_checked": checked}, details=details)
@@ -114,10 +119,6 @@ def prove_shape_op(plan: ShapeOpPlan, limit: int = 1 << 16, method: str = "auto"
             hw = {d: v for (d, _), v in zip(dims, idx)}
             sem = _shape_op_mismatch(plan, k, hw)
             if sem is not None:
-                return Verdict("refuted", "shape_op_noop", subj, "exhaustive", time.perf_counter() - t0,
-                               "the op would move data: this slot does not already hold its element",
-                               Counterexample({"output": k, **hw},
-                                              {"op(output element)": sem[0], "operand element at slot": sem[1]}),
-                               details=details)
+                return _data_moves(k, hw, sem, "exhaustive", t0, subj, details)
     return Verdict("proved", "shape_op_noop", subj, "exhaustive", time.perf_counter() - t0,
                    f"{plan.op} is a no-op on all {total} slots", certificate={"points": total}, details=details)

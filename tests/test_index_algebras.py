@@ -224,3 +224,11 @@ def test_an_interval_algebra_that_narrows_addition_is_caught() -> None:
 def test_an_operation_an_algebra_cannot_model_is_a_located_error() -> None:
     with pytest.raises(IndexCodeError, match=r"^col 1: only shifts by a non-negative constant have a SymPy form"):
         from_code("x << y")
+
+
+def test_an_integer_variable_as_a_condition_is_compared_with_zero() -> None:
+    """SymPy's symbols are Booleans too: ``a if x else b`` must test ``x != 0``, not use ``x`` as a truth value."""
+    a, b, x = sym("a"), sym("b"), sym("x")
+    assert from_code("a if x else b") == sp.Piecewise((a, sp.Ne(x, 0)), (b, True))
+    assert from_code("not x") == sp.Eq(x, 0)
+    assert from_code("a if a < b else b") == sp.Piecewise((a, a < b), (b, True))

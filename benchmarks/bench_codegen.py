@@ -36,7 +36,8 @@ from llverify.codegen.common import remove_broadcast_registers  # noqa: E402
 from llverify.codegen.triton_swizzle import triton_mma_v2_operand_swizzle  # noqa: E402
 from llverify.hw import build  # noqa: E402
 from llverify.layout import LinearLayout as LL  # noqa: E402
-from llverify.prove import plans  # noqa: E402
+from llverify.prove import (plan_banks, plan_broadcast, plan_conversion, plan_gather,  # noqa: E402
+                           plan_shape_ops, plan_shuffle, plan_swizzle)
 
 
 def timeit(fn, reps=5):
@@ -114,14 +115,14 @@ def main() -> None:
     L = LL.from_bases({"register": [[0, 1], [1, 0]], "lane": [[0, 2], [0, 4], [2, 0], [4, 0], [8, 0]],
                        "warp": [[16, 0]], "block": []}, ["dim0", "dim1"])
     cases = [
-        ("conversion (64x64)", lambda: plans.prove_conversion_plan(convert(A64, B64))),
-        ("shuffle (64 elems)", lambda: plans.prove_shuffle_plan(shuffle_plan(sA, sB))),
-        ("bank count (64x64)", lambda: plans.prove_bank_count(B64, sh64, 32)),
-        ("optimal swizzle (64x64 f32)", lambda: plans.prove_optimal_swizzle(A64, B64, 32)),
-        ("broadcast store", lambda: plans.prove_broadcast_store(broadcast_predicate(L))),
-        ("gather", lambda: plans.prove_gather(gather_plan(L, 1))),
-        ("shape op (trans, f2)", lambda: plans.prove_shape_op(infer_shape_op("trans", L, perm=[1, 0]))),
-        ("shape op (trans, exhaustive)", lambda: plans.prove_shape_op(infer_shape_op("trans", L, perm=[1, 0]),
+        ("conversion (64x64)", lambda: plan_conversion.prove_conversion_plan(convert(A64, B64))),
+        ("shuffle (64 elems)", lambda: plan_shuffle.prove_shuffle_plan(shuffle_plan(sA, sB))),
+        ("bank count (64x64)", lambda: plan_banks.prove_bank_count(B64, sh64, 32)),
+        ("optimal swizzle (64x64 f32)", lambda: plan_swizzle.prove_optimal_swizzle(A64, B64, 32)),
+        ("broadcast store", lambda: plan_broadcast.prove_broadcast_store(broadcast_predicate(L))),
+        ("gather", lambda: plan_gather.prove_gather(gather_plan(L, 1))),
+        ("shape op (trans, f2)", lambda: plan_shape_ops.prove_shape_op(infer_shape_op("trans", L, perm=[1, 0]))),
+        ("shape op (trans, exhaustive)", lambda: plan_shape_ops.prove_shape_op(infer_shape_op("trans", L, perm=[1, 0]),
                                                                      method="exhaustive")),
     ]
     print(f"{'plan':>28} {'ms':>9} {'status':>8} {'method':>11}")
@@ -137,13 +138,13 @@ def main() -> None:
         big = build("blocked", [1 << r, 1 << (bits - r)], size_per_thread=[2, 4], threads_per_warp=[4, 8],
                     warps_per_cta=[4, 1], order=[1, 0])
         plan = infer_shape_op("reshape", big, shape=[1 << (bits - 2), 4])
-        tf, vf = timeit(lambda: plans.prove_shape_op(plan), reps=3)
+        tf, vf = timeit(lambda: plan_shape_ops.prove_shape_op(plan), reps=3)
         if bits <= 18:
-            te, ve = timeit(lambda: plans.prove_shape_op(plan, limit=1 << 20, method="exhaustive"), reps=1)
+            te, ve = timeit(lambda: plan_shape_ops.prove_shape_op(plan, limit=1 << 20, method="exhaustive"), reps=1)
             te_s, ve_s = f"{te * 1e3:>14.1f}", ve.status
             ratio = f"{te / tf:>8.0f}"
         else:
-            te, te_s, ve_s, ratio = None, f"{'(refused)':>14}", plans.prove_shape_op(plan, method="exhaustive").status, f"{'-':>8}"
+            te, te_s, ve_s, ratio = None, f"{'(refused)':>14}", plan_shape_ops.prove_shape_op(plan, method="exhaustive").status, f"{'-':>8}"
         print(f"{1 << bits:>10} {tf * 1e3:>9.2f} {te_s} {ratio} {vf.status:>7} {ve_s:>8}")
         res["shape_ops"].append({"slots": 1 << bits, "f2_s": tf, "exhaustive_s": te, "f2": vf.status,
                                  "exhaustive": ve_s})

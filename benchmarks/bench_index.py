@@ -33,7 +33,9 @@ from llverify.index.expr import count_ops, to_code, to_native
 from llverify.index.simplify import simplify
 from llverify.layout import LinearLayout
 from llverify.prove.code import code_equals_code, code_equals_layout
-from llverify.indexcode.parse import Binary, Const, Var, parse_code
+from llverify.indexcode.bitvector import Z3Algebra
+from llverify.indexcode.interpret import interpret
+from llverify.indexcode.parse import parse_code
 
 
 def swizzled(rows: int, cols: int, vec: int, pp: int, mp: int) -> LinearLayout:
@@ -59,38 +61,63 @@ def cases(bits: int):
            f"(row / {t}) * {t * n} + (col / {t}) * {t * t} + (row % {t}) * {t} + col % {t}")
 
 
-def int_encoding(code: str, ref: str, ranges: dict[str, int], timeout_s: float) -> tuple[str, float]:
-    """LEGO-style: both sides over Z3 integers (floor div/mod; XOR through bit-vectors)."""
-    vars_ = {v: z3.Int(v) for v in ranges}
-    width = max(r.bit_length() for r in ranges.values()) * 2 + 2
+class Z3IntAlgebra(Z3Algebra):
+    """LEGO-style: index code over Z3 integers (floor ``div``/``mod``; XOR through an int2bv round trip).
 
-    def go(n):
-        if isinstance(n, Var):
-            return vars_[n.name]
-        if isinstance(n, Const):
-            return z3.IntVal(n.value)
-        assert isinstance(n, Binary)
-        a, b = go(n.left), go(n.right)
-        if n.op == "+":
-            return a + b
-        if n.op == "-":
-            return a - b
-        if n.op == "*":
-            return a * b
-        if n.op in ("/", "//"):
-            return a / b   # Z3 Int div: floor for positive divisors (all divisors here are)
-        if n.op == "%":
-            return a % b
-        if n.op in ("^", "|", "&"):
-            x, y = z3.Int2BV(a, width), z3.Int2BV(b, width)
-            return z3.BV2Int({"^": x ^ y, "|": x | y, "&": x & y}[n.op])
-        raise ValueError(n.op)
+    Every value is a mathematical integer and nothing wraps or faults: the model of an integer pipeline,
+    sound here only because every value is non-negative and no divisor is negative.
+    """
+
+    def __init__(self, width: int) -> None:
+        super().__init__()
+        self.width = width
+
+    def var(self, value, t):
+        return value
+
+    def const(self, value, t):
+        return z3.IntVal(value)
+
+    def convert(self, x, frm, to):
+        return x
+
+    def bitwise(self, op, a, b, t):
+        x, y = z3.Int2BV(a, self.width), z3.Int2BV(b, self.width)
+        return z3.BV2Int({"^": x ^ y, "|": x | y, "&": x & y}[op])
+
+    def floor_div(self, a, b, t):
+        return a / b  # Z3 Int div: floor for positive divisors (all divisors here are)
+
+    trunc_div = floor_div
+
+    def floor_mod(self, a, b, t):
+        return a % b
+
+    trunc_mod = floor_mod
+
+    def compare(self, op, a, b, t):
+        return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b, "==": a == b, "!=": a != b}[op]
+
+    def boolean(self, c, t):
+        return z3.If(c, z3.IntVal(1), z3.IntVal(0))
+
+    def fault_condition(self, cond, path):
+        return None  # an integer model has no undefined behaviour
+
+
+def int_encoding(code: str, ref: str, ranges: dict[str, int], timeout_s: float) -> tuple[str, float]:
+    """LEGO-style: both sides over Z3 integers (the one interpreter with :class:`Z3IntAlgebra`)."""
+    vars_ = {v: z3.Int(v) for v in ranges}
+    algebra = Z3IntAlgebra(max(r.bit_length() for r in ranges.values()) * 2 + 2)
+
+    def go(text: str, lang: str):
+        return interpret(parse_code(text, lang), vars_, algebra).value
 
     s = z3.Solver()
     s.set("timeout", int(timeout_s * 1000))
     for v, r in ranges.items():
         s.add(vars_[v] >= 0, vars_[v] < r)
-    s.add(go(parse_code(code, "c").root) != go(parse_code(ref, "python").root))
+    s.add(go(code, "c") != go(ref, "python"))
     t0 = time.perf_counter()
     res = s.check()
     dt = time.perf_counter() - t0

@@ -16,8 +16,13 @@ from llverify.codegen.swizzle import optimal_swizzle
 from llverify.codegen.vectorize import fastest_dim_vector_width, global_vector_width, instruction_tiles
 from llverify.errors import LayoutError
 from llverify.layout import LinearLayout as LL
-from llverify.prove.plans import (prove_bank_count, prove_broadcast_store, prove_conversion_plan, prove_gather,
-                                  prove_optimal_swizzle, prove_shape_op, prove_shuffle_plan)
+from llverify.prove.plan_banks import prove_bank_count
+from llverify.prove.plan_broadcast import prove_broadcast_store
+from llverify.prove.plan_conversion import prove_conversion_plan
+from llverify.prove.plan_gather import prove_gather
+from llverify.prove.plan_shape_ops import prove_shape_op
+from llverify.prove.plan_shuffle import prove_shuffle_plan
+from llverify.prove.plan_swizzle import prove_optimal_swizzle
 
 
 def lay(reg, lane, warp=(), block=(), names=("dim0", "dim1"), sizes=None):

@@ -10,7 +10,7 @@ import pytest
 from llverify.codegen.shape_ops import infer_shape_op
 from llverify.hw import build
 from llverify.layout import LinearLayout as LL
-from llverify.prove.plans import prove_shape_op
+from llverify.prove.plan_shape_ops import prove_shape_op
 
 
 def layouts() -> dict[str, LL]:

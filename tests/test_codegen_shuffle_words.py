@@ -8,7 +8,7 @@ import random
 import pytest
 
 from llverify.codegen.shuffle import LaneMap, shuffle_plan, transposition_packing
-from llverify.prove.plans import prove_shuffle_plan
+from llverify.prove.plan_shuffle import prove_shuffle_plan
 from tests.test_codegen_plans import lay, unit_layout
 
 

@@ -25,7 +25,9 @@ from llverify.codegen.triton_swizzle import triton_mma_v2_operand_swizzle, trito
 from llverify.evaluate import evaluate_flat
 from llverify.hw import build
 from llverify.layout import LinearLayout as LL
-from llverify.prove.plans import prove_conversion_plan, prove_optimal_swizzle, prove_shuffle_plan
+from llverify.prove.plan_conversion import prove_conversion_plan
+from llverify.prove.plan_shuffle import prove_shuffle_plan
+from llverify.prove.plan_swizzle import prove_optimal_swizzle
 
 
 # ------------------------------------------------------------------ the zoo

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from llverify.hw import build
-from llverify.prove import plans_banks
+from llverify.prove import plan_banks
 
 
 def _pair(rows: int):
@@ -17,19 +17,19 @@ def _pair(rows: int):
 
 def test_small_accesses_are_cross_checked_by_default() -> None:
     acc, sh = _pair(64)
-    assert acc.total_in_bits <= plans_banks.CROSS_CHECK_BITS
-    v = plans_banks.prove_bank_count(acc, sh, 32)
+    assert acc.total_in_bits <= plan_banks.CROSS_CHECK_BITS
+    v = plan_banks.prove_bank_count(acc, sh, 32)
     assert v.status == "proved" and v.details["simulator_wavefronts"] == v.details["wavefronts"]
 
 
 @pytest.mark.parametrize("paranoid", [False, True])
 def test_large_accesses_only_when_paranoid(paranoid: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     acc, sh = _pair(4096)  # 2^18 points
-    assert plans_banks.CROSS_CHECK_BITS < acc.total_in_bits <= plans_banks.PARANOID_CROSS_CHECK_BITS
+    assert plan_banks.CROSS_CHECK_BITS < acc.total_in_bits <= plan_banks.PARANOID_CROSS_CHECK_BITS
     if paranoid:
         monkeypatch.setenv("LLVERIFY_PARANOID", "1")
     else:
         monkeypatch.delenv("LLVERIFY_PARANOID", raising=False)
-    v = plans_banks.prove_bank_count(acc, sh, 32)
+    v = plan_banks.prove_bank_count(acc, sh, 32)
     assert v.status == "proved"
     assert ("simulator_wavefronts" in v.details) == paranoid

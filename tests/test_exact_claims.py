@@ -9,7 +9,7 @@ from llverify.codegen.swizzle import optimal_swizzle
 from llverify.hw.registry import build
 from llverify.prove.bank_claims import bank_claims
 from llverify.prove.conversion_claims import conversion_claims
-from llverify.prove.plans_banks import prove_bank_count
+from llverify.prove.plan_banks import prove_bank_count
 from llverify.prove.properties import conversion
 
 ACC = build("blocked", [64, 64], size_per_thread=[1, 8], threads_per_warp=[8, 4], warps_per_cta=[4, 1], order=[1, 0])

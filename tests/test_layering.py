@@ -237,3 +237,37 @@ def test_no_string_imports():
     assert len(string_imports((ROOT / "cli.py").read_text())) == 1  # the gpu subcommand only
     assert string_imports("import importlib\nm = importlib.import_module('llverify.hw')\n") == [2]
     assert not string_imports("from importlib import resources\n")
+
+
+# -- plan proofs mirror codegen/ -----------------------------------------------------------------
+#
+# Each plan module of ``llverify/codegen/`` that has a proof has exactly one proof module, named after
+# it: ``codegen/swizzle.py`` is proved by ``prove/plan_swizzle.py``, whose docstring names the codegen
+# module and states what is proved.
+def plan_proof_mismatches(root: Path) -> list[str]:
+    """``prove/plan_<x>.py`` modules with no ``codegen/<x>.py``, or whose docstring does not name it."""
+    bad = []
+    for path in sorted((root / "prove").glob("plan_*.py")):
+        plan = path.stem.removeprefix("plan_")
+        doc = ast.get_docstring(ast.parse(path.read_text())) or ""
+        if not (root / "codegen" / f"{plan}.py").exists():
+            bad.append(f"{path.name}: no codegen/{plan}.py")
+        elif f"llverify.codegen.{plan}`" not in doc:
+            bad.append(f"{path.name}: its docstring does not name llverify.codegen.{plan}")
+    return bad
+
+
+def test_plan_proofs_mirror_codegen_one_module_per_plan():
+    assert not plan_proof_mismatches(ROOT)
+    assert not list((ROOT / "prove").glob("plans*.py"))  # no grab-bag of plan proofs
+    assert len(list((ROOT / "prove").glob("plan_*.py"))) >= 9
+
+
+def test_the_mirror_check_catches_a_misnamed_proof(tmp_path):
+    (tmp_path / "prove").mkdir()
+    (tmp_path / "codegen").mkdir()
+    (tmp_path / "codegen" / "swizzle.py").write_text("")
+    (tmp_path / "prove" / "plan_swizzle.py").write_text('"""Proof of :mod:`llverify.codegen.banks`."""\n')
+    (tmp_path / "prove" / "plan_swizzles.py").write_text('"""Proof of :mod:`llverify.codegen.swizzle`."""\n')
+    assert plan_proof_mismatches(tmp_path) == ["plan_swizzle.py: its docstring does not name llverify.codegen.swizzle",
+                                               "plan_swizzles.py: no codegen/swizzles.py"]

@@ -8,7 +8,7 @@ import pytest
 from llverify.codegen import ldmatrix as ldm
 from llverify.hw.registry import build
 from llverify.prove.conversion_claims import conversion_claims
-from llverify.prove.plans_matrix import matrix_bank_claims, prove_matrix_bank_count
+from llverify.prove.plan_ldmatrix import matrix_bank_claims, prove_matrix_bank_count
 from llverify.prove.properties import conversion
 from llverify.triton.parse import layout_from_attr
 
@@ -77,7 +77,7 @@ def test_soundness_alarm_when_closed_form_and_enumeration_disagree(monkeypatch):
         rep = real(*a, **k)
         return rep.__class__(**{**rep.__dict__, "wavefronts": rep.wavefronts + 1})
 
-    import llverify.prove.plans_matrix as pm
+    import llverify.prove.plan_ldmatrix as pm
 
     monkeypatch.setattr(pm, "matrix_wavefronts", off_by_one)
     v = pm.prove_matrix_bank_count(DOT_A, SWZ, 16, "ldmatrix")

@@ -16,7 +16,7 @@ from llverify.codegen.shuffle import ShuffleRound, shuffle_plan, triton_lowering
 from llverify.errors import LayoutError
 from llverify.hw import blocked
 from llverify.layout import LinearLayout
-from llverify.prove.plans import prove_shuffle_plan
+from llverify.prove.plan_shuffle import prove_shuffle_plan
 
 
 def _b(shape, spt, tpw, wpc, order):

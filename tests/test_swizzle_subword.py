@@ -1,5 +1,5 @@
 """Optimal swizzles for sub-word vectors (8- and 16-bit, below 32 bits): decided by the distinct-word bound
-(issue 13, item 2; llverify.prove.plans_banks.distinct_word_bound)."""
+(issue 13, item 2; llverify.prove.plan_swizzle.distinct_word_bound)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from llverify.codegen.bank_sim import simulate_wavefronts
 from llverify.codegen.banks import bank_wavefronts
 from llverify.codegen.swizzle import flat_to_layout, optimal_swizzle
 from llverify.hw import blocked, swizzled_shared
-from llverify.prove.plans import prove_optimal_swizzle
-from llverify.prove.plans_banks import distinct_word_bound
+from llverify.prove.plan_swizzle import prove_optimal_swizzle
+from llverify.prove.plan_swizzle import distinct_word_bound
 
 
 def _b(shape, spt, tpw, wpc, order):

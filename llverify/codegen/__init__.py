@@ -1,7 +1,8 @@
 """The paper's code-generation algorithms (seed 000, section 5), as pure plans.
 
 Each function takes layouts and returns an immutable plan; the proofs that a
-plan is correct or optimal live one layer up, in :mod:`llverify.prove.plans`.
+plan is correct or optimal live one layer up, one module per plan module: ``codegen/swizzle.py`` is proved by
+:mod:`llverify.prove.plan_swizzle`, ``codegen/banks.py`` by :mod:`llverify.prove.plan_banks`, and so on.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ layouts and the two maps the no-op claim is about:
 * ``in_coord(k, coord)``: output ``k``'s coordinate -> (operand, input coordinate)
   (the op's semantics).
 
-The claim (proved in ``llverify.prove.plans.prove_shape_op``): for every
+The claim (proved in ``llverify.prove.plan_shape_ops.prove_shape_op``): for every
 output ``k`` and slot ``hw``, ``in_coord(k, L_out_k(hw)) == (operand,
 L_operand(slot))`` where ``(operand, slot) = in_point(k, hw)``.
 

@@ -44,7 +44,7 @@ element per word): G = (4, 7), R = (1,), 2 rounds; ``S`` swaps the two lane
 bits (``src_lane(u) = c_k ^ swap(u)``, ``c_0 = 0``, ``c_1 = 1``), lane t
 sends word ``k ^ t0`` (``P_s = [1, 0]``) and lane u stores into word
 ``k ^ u0`` (``P_r = [1, 0]``), ``Q = 0``.  The tables ``rounds[k]`` are computed independently,
-per lane, from the elements; :func:`llverify.prove.plans.prove_shuffle_plan`
+per lane, from the elements; :func:`llverify.prove.plan_shuffle.prove_shuffle_plan`
 proves the tables on every (warp, lane, register) and that the affine
 structure expands to exactly those tables.
 

@@ -50,7 +50,7 @@ warps (4, 8), 3 zero registers.  ``c`` sends B's lanes 3, 4 to A's lanes 0, 1
 and lanes 0..2 to 0; ``Ψ = 0``; one round: lane u reads lane ``u >> 3``;
 warp bits shift the source lane by ``λ = 4, 8`` (lanes 2, 3 of A): warp w
 lane u reads lane ``(u >> 3) ^ 4w``; registers 1..7 copy register 0.
-:func:`llverify.prove.plans.prove_shuffle_plan` proves it on every warp.
+:func:`llverify.prove.plan_shuffle.prove_shuffle_plan` proves it on every warp.
 """
 
 from __future__ import annotations

@@ -9,8 +9,8 @@ side conditions it proves.
 * :func:`to_code` prints an expression as Python (``//``) or C (``/``) with
   the parentheses precedence needs (and around arithmetic inside bitwise
   operators, for readability);
-* :func:`from_code` turns parsed index code (:mod:`llverify.indexcode.parse`)
-  into SymPy;
+* :func:`~llverify.index.sympy_algebra.from_code` turns parsed index code
+  into SymPy (through the one interpreter of index code);
 * :func:`count_ops` counts operators (LEGO's cost model, seed 004 section 4.1):
   ``count_ops(FloorDiv(x, 8) * 8 + Modulo(x, 8)) == 4``.
 """
@@ -21,12 +21,9 @@ from typing import Mapping
 
 import sympy as sp
 
-from llverify.indexcode.parse import (
-    Binary, Cast, Compare, Const, IndexCodeError, Logical, MinMax, Node, ParsedCode, Ternary, Unary, Var,
-    parse_code,
-)
+from llverify.indexcode.parse import IndexCodeError
 
-__all__ = ["FloorDiv", "Modulo", "BitXor", "BitOr", "BitAnd", "sym", "to_code", "from_code", "count_ops",
+__all__ = ["FloorDiv", "Modulo", "BitXor", "BitOr", "BitAnd", "sym", "to_code", "count_ops",
            "evaluate", "to_native"]
 
 
@@ -201,60 +198,6 @@ def to_code(e: sp.Basic, lang: str = "python") -> str:
         raise IndexCodeError(f"cannot print {type(e).__name__} as index code: {e}")
 
     return go(sp.sympify(e))[0]
-
-
-# ----------------------------------------------------------------- parsing --
-def from_code(code: str | ParsedCode, lang: str = "python", symbols: Mapping[str, sp.Symbol] | None = None) -> sp.Expr:
-    """SymPy expression of parsed Python index code (``//`` floor, ``%``, bit ops, ternaries)."""
-    p = code if isinstance(code, ParsedCode) else parse_code(code, lang)
-    if p.lang != "python":
-        raise IndexCodeError("from_code takes Python index code (C division truncates, SymPy's floors)")
-    syms = dict(symbols or {})
-
-    def go(n: Node) -> sp.Basic:
-        if isinstance(n, Var):
-            return syms.setdefault(n.name, sym(n.name))
-        if isinstance(n, Const):
-            return sp.Integer(n.value)
-        if isinstance(n, Cast):
-            return go(n.operand)
-        if isinstance(n, Unary):
-            x = go(n.operand)
-            if n.op == "not":
-                return sp.Not(x) if isinstance(x, sp.logic.boolalg.Boolean) else sp.Eq(x, 0)
-            return {"-": -x, "+": x, "~": -x - 1}[n.op]
-        if isinstance(n, Compare):
-            a, b = go(n.left), go(n.right)
-            return {"<": sp.Lt, "<=": sp.Le, ">": sp.Gt, ">=": sp.Ge, "==": sp.Eq, "!=": sp.Ne}[n.op](a, b)
-        if isinstance(n, Logical):
-            a, b = go(n.left), go(n.right)
-            return sp.And(a, b) if n.op == "and" else sp.Or(a, b)
-        if isinstance(n, Ternary):
-            c = go(n.cond)
-            if not isinstance(c, sp.logic.boolalg.Boolean):
-                c = sp.Ne(c, 0)
-            return sp.Piecewise((go(n.then), c), (go(n.orelse), True))
-        if isinstance(n, MinMax):
-            return (sp.Min if n.op == "min" else sp.Max)(*[go(a) for a in n.args])
-        assert isinstance(n, Binary)
-        a, b = go(n.left), go(n.right)
-        if n.op == "+":
-            return a + b
-        if n.op == "-":
-            return a - b
-        if n.op == "*":
-            return a * b
-        if n.op == "//":
-            return FloorDiv(a, b)
-        if n.op == "%":
-            return Modulo(a, b)
-        if n.op in ("<<", ">>"):
-            if not b.is_Integer or b < 0:
-                raise IndexCodeError(f"col {n.col}: only shifts by a non-negative constant have a SymPy form")
-            return a * 2 ** int(b) if n.op == "<<" else FloorDiv(a, 2 ** int(b))
-        return {"^": BitXor, "|": BitOr, "&": BitAnd}[n.op](a, b)
-
-    return go(p.root)
 
 
 def evaluate(e: sp.Basic, values: Mapping[str, int]) -> int:

@@ -42,7 +42,8 @@ from typing import Sequence
 import sympy as sp
 
 from llverify.index.derive import derive
-from llverify.index.expr import FloorDiv, Modulo, evaluate, from_code, sym, to_code
+from llverify.index.expr import FloorDiv, Modulo, evaluate, sym, to_code
+from llverify.index.sympy_algebra import from_code
 from llverify.index.simplify import simplify
 from llverify.layout import LinearLayout
 from llverify.prove.code import IndexCodeError, bijective, code_equals_code, code_equals_layout

@@ -1,9 +1,14 @@
 """The meaning of index code, and its Z3 bit-vector encoding.
 
-The semantics stated here has two independent implementations: this Z3
-encoder and the concrete numpy evaluator of :mod:`llverify.indexcode.evaluate`,
-so that a Z3 counterexample is *replayed* by code that shares nothing with
-the encoder.
+One walker, :func:`llverify.indexcode.interpret.interpret`, applies the
+semantics stated here (types, which operation, where a fault can arise) to
+any :class:`~llverify.indexcode.interpret.Algebra`; this module's
+:class:`Z3Algebra` says what the operations are on bit-vectors, and the
+numpy algebra of :mod:`llverify.indexcode.evaluate`, written separately,
+what they are on integers, so a Z3 counterexample is *replayed* by
+operations that share no code with the encoder's.  The walker itself is
+checked against gcc's UBSan (``tests/test_c_ub_differential.py``) and the
+algebras against each other (``tests/test_index_algebras.py``).
 
 **C** (``lang == "c"``): every value has a type among ``int32``, ``uint32``,
 ``int64``, ``uint64`` (``long`` is 64 bits).  Variables have their declared
@@ -42,137 +47,13 @@ from typing import Any, Mapping
 
 import z3
 
-from llverify.indexcode.c_types import (
-    DEFAULT_C_TYPE, INT32, MAX_PYTHON_WIDTH, CType, common_type, resolve_types, type_name,
-)
-from llverify.indexcode.parse import (
-    C_TYPES, Binary, Cast, Compare, Const, IndexCodeError, Logical, MinMax, Node, ParsedCode, Ternary,
-    Unary, Var,
-)
+from llverify.indexcode.c_types import DEFAULT_C_TYPE, MAX_PYTHON_WIDTH, CType, resolve_types
+from llverify.indexcode.interpret import Algebra, Fault, interpret
+from llverify.indexcode.intervals import interval_of, python_width
+from llverify.indexcode.parse import ParsedCode
 
-__all__ = ["CType", "Fault", "Z3Result", "python_width", "interval_of", "encode", "DEFAULT_C_TYPE",
+__all__ = ["CType", "Fault", "Z3Algebra", "Z3Result", "python_width", "interval_of", "encode", "DEFAULT_C_TYPE",
            "MAX_PYTHON_WIDTH", "resolve_types"]
-
-# ---------------------------------------------------------------- intervals --
-def _bits_signed(lo: int, hi: int) -> int:
-    """Smallest two's-complement width holding every value of [lo, hi]."""
-    return max(lo.bit_length() if lo >= 0 else (-lo - 1).bit_length(),
-               hi.bit_length() if hi >= 0 else (-hi - 1).bit_length()) + 1
-
-
-def interval_of(parsed: ParsedCode, ranges: Mapping[str, tuple[int, int]]) -> dict[int, tuple[int, int]]:
-    """Sound closed intervals ``[lo, hi]`` of every node under Python semantics.
-
-    ``ranges`` gives each variable's closed range.  Keys are ``id(node)``.
-    """
-    out: dict[int, tuple[int, int]] = {}
-
-    def mag(iv: tuple[int, int]) -> int:
-        return max(abs(iv[0]), abs(iv[1]))
-
-    def bitspan(*ivs: tuple[int, int]) -> tuple[int, int]:
-        k = max(max(iv[0].bit_length() if iv[0] >= 0 else (-iv[0] - 1).bit_length(),
-                    iv[1].bit_length() if iv[1] >= 0 else (-iv[1] - 1).bit_length()) for iv in ivs)
-        if all(iv[0] >= 0 for iv in ivs):
-            return (0, (1 << k) - 1)
-        return (-(1 << k), (1 << k) - 1)
-
-    def go(n: Node) -> tuple[int, int]:
-        if isinstance(n, Var):
-            r = ranges[n.name]
-        elif isinstance(n, Const):
-            r = (n.value, n.value)
-        elif isinstance(n, Cast):
-            r = go(n.operand)
-        elif isinstance(n, Unary):
-            a = go(n.operand)
-            r = {"-": (-a[1], -a[0]), "+": a, "~": (-a[1] - 1, -a[0] - 1), "not": (0, 1)}[n.op]
-        elif isinstance(n, (Compare,)):
-            go(n.left), go(n.right)
-            r = (0, 1)
-        elif isinstance(n, Logical):
-            a, b = go(n.left), go(n.right)
-            r = (min(a[0], b[0], 0), max(a[1], b[1], 0))
-        elif isinstance(n, Ternary):
-            go(n.cond)
-            a, b = go(n.then), go(n.orelse)
-            r = (min(a[0], b[0]), max(a[1], b[1]))
-        elif isinstance(n, MinMax):
-            ivs = [go(x) for x in n.args]
-            f = min if n.op == "min" else max
-            r = (f(iv[0] for iv in ivs), f(iv[1] for iv in ivs))
-        elif isinstance(n, Binary):
-            a, b = go(n.left), go(n.right)
-            op = n.op
-            if op == "+":
-                r = (a[0] + b[0], a[1] + b[1])
-            elif op == "-":
-                r = (a[0] - b[1], a[1] - b[0])
-            elif op == "*":
-                ps = [x * y for x in a for y in b]
-                r = (min(ps), max(ps))
-            elif op in ("//", "/"):
-                if b[0] > 0 or b[1] < 0:
-                    qs = [x // y for x in a for y in b]
-                    r = (min(qs), max(qs))
-                else:
-                    m = mag(a) + 1
-                    r = (-m, m)
-            elif op == "%":
-                if b[0] > 0:
-                    r = (0, b[1] - 1) if a[0] < 0 else (0, min(a[1], b[1] - 1))
-                elif b[1] < 0:
-                    r = (b[0] + 1, 0)
-                else:
-                    m = mag(b)
-                    r = (-m, m)
-            elif op == "<<":
-                s = max(b[1], 0)
-                if s > 4 * MAX_PYTHON_WIDTH:
-                    raise IndexCodeError(f"col {n.col}: shift amount up to {b[1]} is too large to model")
-                r = (min(a[0] << s, a[0], 0), max(a[1] << s, a[1], 0))
-            elif op == ">>":
-                r = (min(a[0], 0), max(a[1], 0))
-            elif op == "&":
-                if a[0] >= 0 or b[0] >= 0:
-                    hi = min(x[1] for x in (a, b) if x[0] >= 0)
-                    r = (0, hi)
-                else:
-                    r = bitspan(a, b)
-            else:  # | ^
-                r = bitspan(a, b)
-        else:  # pragma: no cover
-            raise TypeError(n)
-        out[id(n)] = r
-        return r
-
-    go(parsed.root)
-    return out
-
-
-def python_width(parsed: ParsedCode, ranges: Mapping[str, tuple[int, int]], extra: int = 0) -> int:
-    """A bit-vector width in which every intermediate value of the Python code fits (signed).
-
-    ``extra`` is a value bound the caller also needs (e.g. the other side of a comparison).
-    Raises :class:`IndexCodeError` above ``MAX_PYTHON_WIDTH``.
-    """
-    ivs = interval_of(parsed, ranges)
-    w = max(_bits_signed(lo, hi) for lo, hi in ivs.values())
-    w = max(w, _bits_signed(0, max(extra, 0)), 2) + 1
-    if w > MAX_PYTHON_WIDTH:
-        raise IndexCodeError(f"Python index code needs {w}-bit integers for the declared ranges, "
-                             f"above the modelling limit of {MAX_PYTHON_WIDTH}")
-    return w
-
-
-# ------------------------------------------------------------------- Z3 --
-@dataclass(frozen=True)
-class Fault:
-    """A possible undefined behaviour / runtime error: ``when`` is its Z3 condition."""
-
-    when: Any
-    what: str
-    col: int
 
 
 @dataclass(frozen=True)
@@ -190,11 +71,142 @@ class Z3Result:
 
 
 def _conv(t: Any, frm: CType, to: CType) -> Any:
+    """``t`` (a ``frm``) as a ``to``: extended by ``frm``'s signedness, or truncated."""
     if to[0] > frm[0]:
         return z3.SignExt(to[0] - frm[0], t) if frm[1] else z3.ZeroExt(to[0] - frm[0], t)
     if to[0] < frm[0]:
         return z3.Extract(to[0] - 1, 0, t)
     return t
+
+
+def _min_signed(t: CType) -> Any:
+    return z3.BitVecVal(1 << (t[0] - 1), t[0])
+
+
+_UNSIGNED_COMPARE = {"<": z3.ULT, "<=": z3.ULE, ">": z3.UGT, ">=": z3.UGE}
+_SIGNED_COMPARE = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
+                   ">=": lambda a, b: a >= b}
+_NO_SIGNED_OVERFLOW = {
+    "+": lambda a, b: z3.And(z3.BVAddNoOverflow(a, b, True), z3.BVAddNoUnderflow(a, b)),
+    "-": lambda a, b: z3.And(z3.BVSubNoOverflow(a, b), z3.BVSubNoUnderflow(a, b, True)),
+    "*": lambda a, b: z3.And(z3.BVMulNoOverflow(a, b, True), z3.BVMulNoUnderflow(a, b)),
+}
+
+
+class Z3Algebra(Algebra[Any, Any]):
+    """Index code as Z3 bit-vector terms: a value of type ``(bits, signed)`` is a ``bits``-wide bit-vector.
+
+    Bit-vector arithmetic wraps, which is C's unsigned arithmetic and (where no fault holds) its signed
+    arithmetic; Python's integers are signed bit-vectors ``py_width`` wide, enough for every value.
+
+    >>> al = Z3Algebra()
+    >>> z3.simplify(al.trunc_div(z3.BitVecVal(-7, 32), z3.BitVecVal(2, 32), (32, True))).as_signed_long()
+    -3
+    """
+
+    def __init__(self, py_width: int | None = None) -> None:
+        self.python_type: CType = (py_width or 0, True)
+
+    def true(self) -> Any:
+        return z3.BoolVal(True)
+
+    def var(self, value: tuple[Any, bool], t: CType) -> Any:
+        term, signed = value
+        return _conv(term, (term.size(), signed), t)
+
+    def const(self, value: int, t: CType) -> Any:
+        return z3.BitVecVal(value, t[0])
+
+    def convert(self, x: Any, frm: CType, to: CType) -> Any:
+        return _conv(x, frm, to)
+
+    def neg(self, x: Any, t: CType) -> Any:
+        return -x
+
+    def invert(self, x: Any, t: CType) -> Any:
+        return ~x
+
+    def ring(self, op: str, a: Any, b: Any, t: CType) -> Any:
+        return {"+": a + b, "-": a - b, "*": a * b}[op]
+
+    def bitwise(self, op: str, a: Any, b: Any, t: CType) -> Any:
+        return {"&": a & b, "|": a | b, "^": a ^ b}[op]
+
+    def _floor(self, a: Any, b: Any) -> tuple[Any, Any, Any]:
+        q, r = a / b, z3.SRem(a, b)  # truncating
+        return q, r, z3.And(r != 0, (r < 0) != (b < 0))
+
+    def floor_div(self, a: Any, b: Any, t: CType) -> Any:
+        q, _, adjust = self._floor(a, b)
+        return z3.If(adjust, q - 1, q)
+
+    def floor_mod(self, a: Any, b: Any, t: CType) -> Any:
+        _, r, adjust = self._floor(a, b)
+        return z3.If(adjust, r + b, r)
+
+    def trunc_div(self, a: Any, b: Any, t: CType) -> Any:
+        return a / b if t[1] else z3.UDiv(a, b)
+
+    def trunc_mod(self, a: Any, b: Any, t: CType) -> Any:
+        return z3.SRem(a, b) if t[1] else z3.URem(a, b)
+
+    def shl(self, a: Any, b: Any, t: CType, tb: CType) -> Any:
+        return a << _conv(b, tb, t)
+
+    def shr(self, a: Any, b: Any, t: CType, tb: CType) -> Any:
+        bb = _conv(b, tb, t)
+        return a >> bb if t[1] else z3.LShR(a, bb)
+
+    def compare(self, op: str, a: Any, b: Any, t: CType) -> Any:
+        if op == "==":
+            return a == b
+        if op == "!=":
+            return a != b
+        return (_SIGNED_COMPARE if t[1] else _UNSIGNED_COMPARE)[op](a, b)
+
+    def truth(self, x: Any, t: CType) -> Any:
+        return x != 0
+
+    def is_zero(self, x: Any, t: CType) -> Any:
+        return x == 0
+
+    both, either, negate = staticmethod(z3.And), staticmethod(z3.Or), staticmethod(z3.Not)
+
+    def boolean(self, c: Any, t: CType) -> Any:
+        return z3.If(c, z3.BitVecVal(1, t[0]), z3.BitVecVal(0, t[0]))
+
+    def select(self, c: Any, a: Any, b: Any, t: CType) -> Any:
+        return z3.If(c, a, b)
+
+    def neg_overflows(self, x: Any, t: CType) -> Any:
+        return x == _min_signed(t)
+
+    def ring_overflows(self, op: str, a: Any, b: Any, t: CType) -> Any:
+        return z3.Not(_NO_SIGNED_OVERFLOW[op](a, b))
+
+    def div_overflows(self, a: Any, b: Any, t: CType) -> Any:
+        return z3.And(a == _min_signed(t), b == z3.BitVecVal(-1, t[0]))
+
+    def shift_negative(self, b: Any, tb: CType) -> Any:
+        return (b < 0) if tb[1] else z3.BoolVal(False)
+
+    def _too_big(self, b: Any, bits: int) -> Any:
+        bw = b.size()
+        return z3.UGE(b, z3.BitVecVal(bits, bw)) if bits < (1 << bw) else z3.BoolVal(False)
+
+    def shift_out_of_range(self, b: Any, tb: CType, bits: int) -> Any:
+        neg = self.shift_negative(b, tb)
+        return z3.Or(neg, z3.And(z3.Not(neg), self._too_big(b, bits)))
+
+    def shl_overflows(self, a: Any, b: Any, t: CType, tb: CType) -> Any:
+        w = t[0]
+        wide = z3.ZeroExt(w, a) << z3.ZeroExt(w, _conv(b, tb, t))
+        bad = z3.Or(a < 0, z3.UGE(wide, z3.BitVecVal(1 << (w - 1), 2 * w)))
+        return z3.And(z3.Not(self.shift_negative(b, tb)), z3.Not(self._too_big(b, w)), bad)
+
+    def fault_condition(self, cond: Any, path: Any) -> Any:
+        c = z3.simplify(z3.And(path, cond))
+        return None if z3.is_false(c) else c
 
 
 def encode(parsed: ParsedCode, var_terms: Mapping[str, tuple[Any, bool]],
@@ -205,148 +217,7 @@ def encode(parsed: ParsedCode, var_terms: Mapping[str, tuple[Any, bool]],
     (it is converted to the variable's type: C declared type, or the Python
     width ``py_width``).  Faults carry their path condition.
     """
-    python = parsed.lang == "python"
-    tmap = resolve_types(parsed, types)
-    faults: list[Fault] = []
-    if python:
-        if py_width is None:
-            raise ValueError("python code needs py_width")
-        PT: CType = (py_width, True)
-
-    def fault(cond: Any, path: Any, what: str, col: int) -> None:
-        c = z3.simplify(z3.And(path, cond))
-        if not z3.is_false(c):
-            faults.append(Fault(c, what, col))
-
-    def boolv(c: Any, t: CType) -> tuple[Any, CType]:
-        return z3.If(c, z3.BitVecVal(1, t[0]), z3.BitVecVal(0, t[0])), t
-
-    def truth(x: tuple[Any, CType]) -> Any:
-        return x[0] != 0
-
-    def go(n: Node, path: Any) -> tuple[Any, CType]:
-        if isinstance(n, Var):
-            term, signed = var_terms[n.name]
-            to = PT if python else C_TYPES[tmap[n.name]]
-            return _conv(term, (term.size(), signed), to), to
-        if isinstance(n, Const):
-            t = PT if python else C_TYPES[n.ctype or "int32"]
-            return z3.BitVecVal(n.value, t[0]), t
-        if isinstance(n, Cast):
-            a, ta = go(n.operand, path)
-            to = PT if python else C_TYPES[n.ctype]
-            return _conv(a, ta, to), to
-        if isinstance(n, Unary):
-            a, ta = go(n.operand, path)
-            if n.op == "+":
-                return a, ta
-            if n.op == "~":
-                return ~a, ta
-            if n.op == "not":
-                return boolv(a == 0, PT if python else INT32)
-            if ta[1] and not python:
-                fault(a == z3.BitVecVal(1 << (ta[0] - 1), ta[0]), path, "signed overflow in unary minus", n.col)
-            return -a, ta
-        if isinstance(n, Compare):
-            (a, ta), (b, tb) = go(n.left, path), go(n.right, path)
-            t = PT if python else common_type(ta, tb)
-            a, b = _conv(a, ta, t), _conv(b, tb, t)
-            s = t[1]
-            c = {"<": (lambda: a < b) if s else (lambda: z3.ULT(a, b)),
-                 "<=": (lambda: a <= b) if s else (lambda: z3.ULE(a, b)),
-                 ">": (lambda: a > b) if s else (lambda: z3.UGT(a, b)),
-                 ">=": (lambda: a >= b) if s else (lambda: z3.UGE(a, b)),
-                 "==": lambda: a == b, "!=": lambda: a != b}[n.op]()
-            return boolv(c, PT if python else INT32)
-        if isinstance(n, Logical):
-            left = go(n.left, path)
-            lt = truth(left)
-            right = go(n.right, z3.And(path, lt if n.op == "and" else z3.Not(lt)))
-            if python:  # Python returns an operand, not a bool
-                return (z3.If(lt, right[0], left[0]) if n.op == "and" else z3.If(lt, left[0], right[0])), PT
-            c = z3.And(lt, truth(right)) if n.op == "and" else z3.Or(lt, truth(right))
-            return boolv(c, INT32)
-        if isinstance(n, Ternary):
-            c = truth(go(n.cond, path))
-            (a, ta), (b, tb) = go(n.then, z3.And(path, c)), go(n.orelse, z3.And(path, z3.Not(c)))
-            t = PT if python else common_type(ta, tb)
-            return z3.If(c, _conv(a, ta, t), _conv(b, tb, t)), t
-        if isinstance(n, MinMax):
-            acc, tacc = go(n.args[0], path)
-            for arg in n.args[1:]:
-                b, tb = go(arg, path)
-                t = PT if python else common_type(tacc, tb)
-                x, y = _conv(acc, tacc, t), _conv(b, tb, t)
-                lt = (x < y) if t[1] else z3.ULT(x, y)
-                acc = z3.If(lt, x, y) if n.op == "min" else z3.If(lt, y, x)
-                tacc = t
-            return acc, tacc
-        assert isinstance(n, Binary)
-        (a, ta), (b, tb) = go(n.left, path), go(n.right, path)
-        op = n.op
-        if op in ("<<", ">>"):
-            return shift(op, a, ta, b, tb, path, n)
-        t = PT if python else common_type(ta, tb)
-        a, b = _conv(a, ta, t), _conv(b, tb, t)
-        w, s = t
-        if python:
-            if op == "+":
-                return a + b, t
-            if op == "-":
-                return a - b, t
-            if op == "*":
-                return a * b, t
-            if op in ("&", "|", "^"):
-                return {"&": a & b, "|": a | b, "^": a ^ b}[op], t
-            fault(b == 0, path, f"division by zero in '{op}' (ZeroDivisionError)", n.col)
-            q, r = a / b, z3.SRem(a, b)  # truncating
-            adjust = z3.And(r != 0, (r < 0) != (b < 0))
-            if op == "//":
-                return z3.If(adjust, q - 1, q), t
-            if op == "%":
-                return z3.If(adjust, r + b, r), t
-            raise IndexCodeError(f"col {n.col}: operator '{op}' is not Python")
-        # C
-        if op in ("&", "|", "^"):
-            return {"&": a & b, "|": a | b, "^": a ^ b}[op], t
-        if op in ("+", "-", "*"):
-            if s:
-                ok = {"+": lambda: z3.And(z3.BVAddNoOverflow(a, b, True), z3.BVAddNoUnderflow(a, b)),
-                      "-": lambda: z3.And(z3.BVSubNoOverflow(a, b), z3.BVSubNoUnderflow(a, b, True)),
-                      "*": lambda: z3.And(z3.BVMulNoOverflow(a, b, True), z3.BVMulNoUnderflow(a, b))}[op]()
-                fault(z3.Not(ok), path, f"signed overflow in '{op}' ({type_name(t)})", n.col)
-            return {"+": a + b, "-": a - b, "*": a * b}[op], t
-        if op in ("/", "%"):
-            fault(b == 0, path, f"division by zero in '{op}'", n.col)
-            if s:
-                fault(z3.And(a == z3.BitVecVal(1 << (w - 1), w), b == z3.BitVecVal(-1, w)), path,
-                      f"signed overflow in '{op}' (INT_MIN / -1, {type_name(t)})", n.col)
-                return (a / b if op == "/" else z3.SRem(a, b)), t
-            return (z3.UDiv(a, b) if op == "/" else z3.URem(a, b)), t
-        raise IndexCodeError(f"col {n.col}: operator '{op}' is not C (use '/' for division)")
-
-    def shift(op: str, a: Any, ta: CType, b: Any, tb: CType, path: Any, n: Binary) -> tuple[Any, CType]:
-        t = PT if python else ta
-        a = _conv(a, ta, t)
-        w = t[0]
-        bw = b.size()
-        neg = (b < 0) if tb[1] else z3.BoolVal(False)
-        if python:
-            fault(neg, path, f"negative shift count in '{op}' (ValueError)", n.col)
-            b = _conv(b, tb, t)
-            return (a << b if op == "<<" else a >> b), t
-        too_big = z3.UGE(b, z3.BitVecVal(w, bw)) if w < (1 << bw) else z3.BoolVal(False)
-        fault(z3.Or(neg, z3.And(z3.Not(neg), too_big)), path,
-              f"shift amount outside [0, {w}) in '{op}'", n.col)
-        bb = _conv(b, tb, (w, False))
-        if op == ">>":
-            return (a >> bb if t[1] else z3.LShR(a, bb)), t
-        if t[1]:
-            wide = z3.ZeroExt(w, a) << z3.ZeroExt(w, bb)
-            bad = z3.Or(a < 0, z3.UGE(wide, z3.BitVecVal(1 << (w - 1), 2 * w)))
-            fault(z3.And(z3.Not(neg), z3.Not(too_big), bad), path,
-                  f"left shift of a negative or overflowing signed value in '<<' ({type_name(t)})", n.col)
-        return a << bb, t
-
-    term, ctype = go(parsed.root, z3.BoolVal(True))
-    return Z3Result(term, ctype, tuple(faults))
+    if parsed.lang == "python" and py_width is None:
+        raise ValueError("python code needs py_width")
+    r = interpret(parsed, var_terms, Z3Algebra(py_width), types)
+    return Z3Result(r.value, r.ctype, r.faults)

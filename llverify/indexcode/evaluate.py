@@ -1,8 +1,10 @@
 """Concrete evaluation of index code with numpy (the replay side of :mod:`llverify.indexcode.bitvector`).
 
-Implements the semantics stated in :mod:`llverify.indexcode.bitvector` (C's typed
-wraparound and truncating division, Python's unbounded floor division) on
-whole arrays of inputs, independently of the Z3 encoder: exhaustive proofs
+:class:`NumpyAlgebra` gives the operations of the semantics stated in
+:mod:`llverify.indexcode.bitvector` (C's typed wraparound and truncating
+division, Python's unbounded floor division) on whole arrays of inputs, with
+no code shared with the Z3 algebra; :func:`evaluate_arrays` runs the one
+interpreter (:mod:`llverify.indexcode.interpret`) with it.  Exhaustive proofs
 enumerate with it, and every SMT counterexample is replayed with it.
 Undefined behaviour is returned as per-point faults, not raised.
 
@@ -12,29 +14,168 @@ gives ``-3`` (C truncates), while the Python ``x // 2`` gives ``-4``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import operator
 from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from llverify.indexcode.parse import (
-    C_TYPES, Binary, Cast, Compare, Const, IndexCodeError, Logical, MinMax, Node, ParsedCode, Ternary, Unary, Var,
-)
-from llverify.indexcode.c_types import INT32, CType, common_type, resolve_types, type_name
+from llverify.indexcode.c_types import CType, resolve_types
+from llverify.indexcode.interpret import PYTHON_INT, Algebra, interpret
+from llverify.indexcode.parse import C_TYPES, Cast, Const, IndexCodeError, Node, ParsedCode
+from llverify.indexcode.tree import nodes
 
-__all__ = ["evaluate_arrays", "evaluate_point"]
-@dataclass
-class _Faults:
-    items: list[tuple[np.ndarray, str, int]]
+__all__ = ["NumpyAlgebra", "evaluate_arrays", "evaluate_point"]
 
 
 def _wrap(x: np.ndarray, t: CType) -> np.ndarray:
+    """``x`` modulo ``2**bits`` into ``t``'s range (two's complement where signed)."""
     w, s = t
     m = x & ((1 << w) - 1) if x.dtype == object else np.bitwise_and(x, np.int64((1 << w) - 1) if w < 64 else -1)
     if s:
         half = 1 << (w - 1)
         m = np.where(m >= half, m - (1 << w), m)
     return m
+
+
+def _fit(x: np.ndarray, t: CType) -> np.ndarray:
+    """``x`` as a ``t``: wrapped for a C type, unchanged for Python's unbounded integers."""
+    return x if t[0] == 0 else _wrap(x, t)
+
+
+def _signed_range(t: CType) -> tuple[int, int]:
+    half = 1 << (t[0] - 1)
+    return -half, half
+
+
+_RING = {"+": np.add, "-": np.subtract, "*": np.multiply}
+_BITWISE = {"&": np.bitwise_and, "|": np.bitwise_or, "^": np.bitwise_xor}
+_COMPARE = {"<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal, "==": np.equal,
+            "!=": np.not_equal}
+
+
+class NumpyAlgebra(Algebra[np.ndarray, np.ndarray]):
+    """Index code on ``points`` inputs at once: a value is an array of integers in its type's range.
+
+    ``dtype`` is ``np.int64`` where that is exact (C with 32-bit types; Python with small values) and
+    ``object`` (Python ints) elsewhere; a condition is a boolean array (the points where it holds).
+
+    >>> al = NumpyAlgebra(2)
+    >>> al.trunc_div(np.array([-7, 7]), np.array([2, 2]), (32, True)).tolist()
+    [-3, 3]
+    >>> al.ring_overflows("+", np.array([2**31 - 1, 5]), np.array([1, 1]), (32, True)).tolist()
+    [True, False]
+    """
+
+    python_type = PYTHON_INT
+
+    def __init__(self, points: int, dtype: Any = object) -> None:
+        self.points, self.dtype = points, dtype
+
+    def _full(self, v: int) -> np.ndarray:
+        return np.full(self.points, v, dtype=self.dtype)
+
+    def true(self) -> np.ndarray:
+        return np.ones(self.points, dtype=bool)
+
+    def var(self, value: Any, t: CType) -> np.ndarray:
+        return _fit(np.asarray(value).astype(self.dtype), t)
+
+    def const(self, value: int, t: CType) -> np.ndarray:
+        return self._full(value)
+
+    def convert(self, x: np.ndarray, frm: CType, to: CType) -> np.ndarray:
+        if frm == to or (not to[1] and not frm[1] and to[0] >= frm[0]) or (to[1] and to[0] > frm[0]):
+            return x  # every value of ``frm`` is a value of ``to``
+        return _wrap(x, to)
+
+    def neg(self, x: np.ndarray, t: CType) -> np.ndarray:
+        return _fit(-x, t)
+
+    def invert(self, x: np.ndarray, t: CType) -> np.ndarray:
+        return _fit(~x, t)
+
+    def ring(self, op: str, a: np.ndarray, b: np.ndarray, t: CType) -> np.ndarray:
+        return _fit(_RING[op](a, b), t)
+
+    def bitwise(self, op: str, a: np.ndarray, b: np.ndarray, t: CType) -> np.ndarray:
+        return _fit(_BITWISE[op](a, b), t)
+
+    def _divisor(self, b: np.ndarray) -> np.ndarray:
+        return np.where(b == 0, self._full(1), b)
+
+    def floor_div(self, a: np.ndarray, b: np.ndarray, t: CType) -> np.ndarray:
+        return np.floor_divide(a, self._divisor(b))
+
+    def floor_mod(self, a: np.ndarray, b: np.ndarray, t: CType) -> np.ndarray:
+        return np.remainder(a, self._divisor(b))
+
+    def _trunc(self, a: np.ndarray, b: np.ndarray, t: CType) -> tuple[np.ndarray, np.ndarray]:
+        bs = self._divisor(b)
+        if t[1]:
+            bs = np.where(self.div_overflows(a, b, t), self._full(1), bs)
+        q = np.floor_divide(np.abs(a), np.abs(bs))
+        return np.where((a < 0) != (bs < 0), -q, q), bs
+
+    def trunc_div(self, a: np.ndarray, b: np.ndarray, t: CType) -> np.ndarray:
+        return _wrap(self._trunc(a, b, t)[0], t)
+
+    def trunc_mod(self, a: np.ndarray, b: np.ndarray, t: CType) -> np.ndarray:
+        q, bs = self._trunc(a, b, t)
+        return _wrap(a - bs * q, t)
+
+    def _amount(self, b: np.ndarray, t: CType) -> np.ndarray:
+        """The shift amount, 0 where it is out of range (the value there is arbitrary anyway)."""
+        bad = (b < 0) if t[0] == 0 else (b < 0) | (b >= t[0])
+        return np.where(bad, self._full(0), b)
+
+    def shl(self, a: np.ndarray, b: np.ndarray, t: CType, tb: CType) -> np.ndarray:
+        return _fit(np.left_shift(a, self._amount(b, t)), t)
+
+    def shr(self, a: np.ndarray, b: np.ndarray, t: CType, tb: CType) -> np.ndarray:
+        return np.right_shift(a, self._amount(b, t))
+
+    def compare(self, op: str, a: np.ndarray, b: np.ndarray, t: CType) -> np.ndarray:
+        return np.asarray(_COMPARE[op](a, b), dtype=bool)
+
+    def truth(self, x: np.ndarray, t: CType) -> np.ndarray:
+        return np.asarray(x != 0, dtype=bool)
+
+    def is_zero(self, x: np.ndarray, t: CType) -> np.ndarray:
+        return np.asarray(x == 0, dtype=bool)
+
+    both, either, negate = staticmethod(operator.and_), staticmethod(operator.or_), staticmethod(operator.invert)
+
+    def boolean(self, c: np.ndarray, t: CType) -> np.ndarray:
+        return np.where(c, self._full(1), self._full(0))
+
+    def select(self, c: np.ndarray, a: np.ndarray, b: np.ndarray, t: CType) -> np.ndarray:
+        return np.where(c, a, b)
+
+    def neg_overflows(self, x: np.ndarray, t: CType) -> np.ndarray:
+        return np.asarray(x == _signed_range(t)[0], dtype=bool)
+
+    def ring_overflows(self, op: str, a: np.ndarray, b: np.ndarray, t: CType) -> np.ndarray:
+        lo, hi = _signed_range(t)
+        r = _RING[op](a, b)
+        return np.asarray((r < lo) | (r >= hi), dtype=bool)
+
+    def div_overflows(self, a: np.ndarray, b: np.ndarray, t: CType) -> np.ndarray:
+        return np.asarray((a == _signed_range(t)[0]) & (b == -1), dtype=bool)
+
+    def shift_negative(self, b: np.ndarray, tb: CType) -> np.ndarray:
+        return np.asarray(b < 0, dtype=bool)
+
+    def shift_out_of_range(self, b: np.ndarray, tb: CType, bits: int) -> np.ndarray:
+        return np.asarray((b < 0) | (b >= bits), dtype=bool)
+
+    def shl_overflows(self, a: np.ndarray, b: np.ndarray, t: CType, tb: CType) -> np.ndarray:
+        valid = ~self.shift_out_of_range(b, tb, t[0])
+        shifted = np.left_shift(np.where(a < 0, self._full(0), a), self._amount(b, t))
+        return valid & np.asarray((a < 0) | (shifted >= _signed_range(t)[1]), dtype=bool)
+
+    def fault_condition(self, cond: np.ndarray, path: np.ndarray) -> np.ndarray | None:
+        m = cond & path
+        return m if m.any() else None
 
 
 def evaluate_arrays(parsed: ParsedCode, env: Mapping[str, np.ndarray], types: Mapping[str, str] | None = None,
@@ -47,162 +188,19 @@ def evaluate_arrays(parsed: ParsedCode, env: Mapping[str, np.ndarray], types: Ma
     Uses int64 arithmetic where that is exact (C with 32-bit types only;
     Python when the caller says so), else Python ints in object arrays.
     """
-    python = parsed.lang == "python"
     tmap = resolve_types(parsed, types)
     if use_object is None:
-        use_object = python or any(C_TYPES[t][0] > 32 for t in tmap.values()) or _has_wide(parsed.root)
-    dt = object if use_object else np.int64
+        use_object = parsed.lang == "python" or any(C_TYPES[t][0] > 32 for t in tmap.values()) \
+            or _has_wide(parsed.root)
     n_pts = len(next(iter(env.values()))) if env else 1
-    faults: list[tuple[np.ndarray, str, int]] = []
-    PT: CType = (0, True)
-
-    def arr(v: Any) -> np.ndarray:
-        return np.full(n_pts, v, dtype=dt) if dt == object else np.full(n_pts, v, dtype=np.int64)
-
-    def fault(mask: np.ndarray, active: np.ndarray, what: str, col: int) -> None:
-        m = mask & active
-        if m.any():
-            faults.append((m, what, col))
-
-    def conv(x: np.ndarray, frm: CType, to: CType) -> np.ndarray:
-        if python or frm == to:
-            return x
-        if not to[1] and to[0] >= frm[0] and not frm[1]:
-            return x
-        if to[1] and to[0] > frm[0]:
-            return x
-        return _wrap(x, to)
-
-    def b2i(c: np.ndarray) -> np.ndarray:
-        return np.where(c, arr(1), arr(0))
-
-    def go(n: Node, active: np.ndarray) -> tuple[np.ndarray, CType]:
-        if isinstance(n, Var):
-            x = np.asarray(env[n.name]).astype(dt)
-            if python:
-                return x, PT
-            t = C_TYPES[tmap[n.name]]
-            return _wrap(x, t), t
-        if isinstance(n, Const):
-            return arr(n.value), (PT if python else C_TYPES[n.ctype or "int32"])
-        if isinstance(n, Cast):
-            x, tx = go(n.operand, active)
-            return (x, PT) if python else (conv(x, tx, C_TYPES[n.ctype]), C_TYPES[n.ctype])
-        if isinstance(n, Unary):
-            x, tx = go(n.operand, active)
-            if n.op == "+":
-                return x, tx
-            if n.op == "not":
-                return b2i(x == 0), (PT if python else INT32)
-            if n.op == "~":
-                return (~x if python else _wrap(~x, tx)), tx
-            if python:
-                return -x, tx
-            if tx[1]:
-                fault(x == -(1 << (tx[0] - 1)), active, "signed overflow in unary minus", n.col)
-            return _wrap(-x, tx), tx
-        if isinstance(n, Compare):
-            (a, ta), (b, tb) = go(n.left, active), go(n.right, active)
-            if not python:
-                t = common_type(ta, tb)
-                a, b = conv(a, ta, t), conv(b, tb, t)
-            c = {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b, "==": a == b, "!=": a != b}[n.op]
-            return b2i(np.asarray(c, dtype=bool)), (PT if python else INT32)
-        if isinstance(n, Logical):
-            x, tx = go(n.left, active)
-            lt = np.asarray(x != 0, dtype=bool)
-            y, ty = go(n.right, active & (lt if n.op == "and" else ~lt))
-            if python:
-                return (np.where(lt, y, x) if n.op == "and" else np.where(lt, x, y)), PT
-            rt = np.asarray(y != 0, dtype=bool)
-            return b2i((lt & rt) if n.op == "and" else (lt | rt)), INT32
-        if isinstance(n, Ternary):
-            c, _ = go(n.cond, active)
-            cb = np.asarray(c != 0, dtype=bool)
-            (a, ta), (b, tb) = go(n.then, active & cb), go(n.orelse, active & ~cb)
-            t = PT if python else common_type(ta, tb)
-            return np.where(cb, conv(a, ta, t), conv(b, tb, t)), t
-        if isinstance(n, MinMax):
-            acc, tacc = go(n.args[0], active)
-            for arg in n.args[1:]:
-                b, tb = go(arg, active)
-                t = PT if python else common_type(tacc, tb)
-                x, y = conv(acc, tacc, t), conv(b, tb, t)
-                acc = np.where(x < y, x, y) if n.op == "min" else np.where(x < y, y, x)
-                tacc = t
-            return acc, tacc
-        assert isinstance(n, Binary)
-        (a, ta), (b, tb) = go(n.left, active), go(n.right, active)
-        op = n.op
-        if op in ("<<", ">>"):
-            if python:
-                neg = b < 0
-                fault(neg, active, f"negative shift count in '{op}' (ValueError)", n.col)
-                bs = np.where(neg, arr(0), b)
-                return (np.left_shift(a, bs) if op == "<<" else np.right_shift(a, bs)), PT
-            w = ta[0]
-            bad = (b < 0) | (b >= w)
-            fault(bad, active, f"shift amount outside [0, {w}) in '{op}'", n.col)
-            bs = np.where(bad, arr(0), b)
-            if op == ">>":
-                return np.right_shift(a, bs), ta
-            if ta[1]:
-                ub = (~bad) & ((a < 0) | (np.left_shift(np.where(a < 0, arr(0), a), bs) >= (1 << (w - 1))))
-                fault(ub, active, f"left shift of a negative or overflowing signed value in '<<' ({type_name(ta)})", n.col)
-            return _wrap(np.left_shift(a, bs), ta), ta
-        t = PT if python else common_type(ta, tb)
-        a, b = conv(a, ta, t), conv(b, tb, t)
-        if op in ("&", "|", "^"):
-            r = {"&": np.bitwise_and, "|": np.bitwise_or, "^": np.bitwise_xor}[op](a, b)
-            return (r if python else _wrap(r, t)), t
-        if op in ("+", "-", "*"):
-            r = {"+": np.add, "-": np.subtract, "*": np.multiply}[op](a, b)
-            if python:
-                return r, t
-            if t[1]:
-                fault((r < -(1 << (t[0] - 1))) | (r >= (1 << (t[0] - 1))), active,
-                      f"signed overflow in '{op}' ({type_name(t)})", n.col)
-            return _wrap(r, t), t
-        zero = b == 0
-        bs = np.where(zero, arr(1), b)
-        if python:
-            fault(zero, active, f"division by zero in '{op}' (ZeroDivisionError)", n.col)
-            if op == "//":
-                return np.floor_divide(a, bs), t
-            if op == "%":
-                return np.remainder(a, bs), t
-            raise IndexCodeError(f"col {n.col}: operator '{op}' is not Python")
-        if op not in ("/", "%"):
-            raise IndexCodeError(f"col {n.col}: operator '{op}' is not C (use '/' for division)")
-        fault(zero, active, f"division by zero in '{op}'", n.col)
-        if t[1]:
-            ov = (a == -(1 << (t[0] - 1))) & (b == -1)
-            fault(ov, active, f"signed overflow in '{op}' (INT_MIN / -1, {type_name(t)})", n.col)
-            bs = np.where(ov, arr(1), bs)
-        q = np.floor_divide(np.abs(a), np.abs(bs))
-        q = np.where((a < 0) != (bs < 0), -q, q)
-        if op == "/":
-            return _wrap(q, t), t
-        return _wrap(a - bs * q, t), t
-
-    val, _ = go(parsed.root, np.ones(n_pts, dtype=bool))
-    return val, faults
+    r = interpret(parsed, env, NumpyAlgebra(n_pts, object if use_object else np.int64), types)
+    return r.value, [(f.when, f.what, f.col) for f in r.faults]
 
 
-def _has_wide(n: Node) -> bool:
-    if isinstance(n, Const):
-        return n.ctype is not None and C_TYPES[n.ctype][0] > 32
-    if isinstance(n, Cast):
-        return C_TYPES[n.ctype][0] > 32 or _has_wide(n.operand)
-    if isinstance(n, Unary):
-        return _has_wide(n.operand)
-    if isinstance(n, (Binary, Compare, Logical)):
-        return _has_wide(n.left) or _has_wide(n.right)
-    if isinstance(n, Ternary):
-        return _has_wide(n.cond) or _has_wide(n.then) or _has_wide(n.orelse)
-    if isinstance(n, MinMax):
-        return any(_has_wide(a) for a in n.args)
-    return False
+def _has_wide(root: Node) -> bool:
+    """Whether a literal or a cast has a 64-bit type (then int64 arithmetic is not exact)."""
+    return any(isinstance(n, (Const, Cast)) and n.ctype is not None and C_TYPES[n.ctype][0] > 32
+               for n in nodes(root))
 
 
 def evaluate_point(parsed: ParsedCode, values: Mapping[str, int],

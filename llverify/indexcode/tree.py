@@ -21,7 +21,7 @@ from llverify.errors import LlverifyError
 
 __all__ = [
     "IndexCodeError", "Var", "Const", "Unary", "Binary", "Compare", "Logical", "Ternary", "MinMax",
-    "Cast", "Node", "ParsedCode", "variables", "C_TYPES", "count_operations",
+    "Cast", "Node", "ParsedCode", "variables", "C_TYPES", "count_operations", "children", "nodes",
 ]
 
 
@@ -124,42 +124,53 @@ class ParsedCode:
         return count_operations(self.root)
 
 
+def children(node: Node) -> tuple[Node, ...]:
+    """The operands of ``node``, left to right (a leaf has none).
+
+    >>> children(Ternary(Var("c", 1), Const(1, 5), Var("x", 12), 3))
+    (Var(name='c', col=1), Const(value=1, col=5, ctype=None), Var(name='x', col=12))
+    """
+    if isinstance(node, (Unary, Cast)):
+        return (node.operand,)
+    if isinstance(node, (Binary, Compare, Logical)):
+        return (node.left, node.right)
+    if isinstance(node, Ternary):
+        return (node.cond, node.then, node.orelse)
+    if isinstance(node, MinMax):
+        return node.args
+    return ()
+
+
+def nodes(node: Node) -> tuple[Node, ...]:
+    """Every node of the tree, pre-order (a node before its operands, operands left to right)."""
+    out: list[Node] = []
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        out.append(n)
+        stack.extend(reversed(children(n)))
+    return tuple(out)
+
+
 def variables(node: Node) -> tuple[str, ...]:
     """Variable names in first-occurrence order."""
-    seen: dict[str, None] = {}
+    return tuple(dict.fromkeys(n.name for n in nodes(node) if isinstance(n, Var)))
 
-    def walk(n: Node) -> None:
-        if isinstance(n, Var):
-            seen.setdefault(n.name, None)
-        elif isinstance(n, (Unary, Cast)):
-            walk(n.operand)
-        elif isinstance(n, (Binary, Compare, Logical)):
-            walk(n.left)
-            walk(n.right)
-        elif isinstance(n, Ternary):
-            walk(n.cond)
-            walk(n.then)
-            walk(n.orelse)
-        elif isinstance(n, MinMax):
-            for a in n.args:
-                walk(a)
 
-    walk(node)
-    return tuple(seen)
+def _own_operations(node: Node) -> int:
+    if isinstance(node, (Var, Const, Cast)):
+        return 0
+    if isinstance(node, Unary):
+        return 0 if node.op == "+" else 1
+    if isinstance(node, MinMax):
+        return len(node.args) - 1
+    return 1
 
 
 def count_operations(node: Node) -> int:
-    """Number of operators in the tree (casts and unary ``+`` are free)."""
-    if isinstance(node, (Var, Const)):
-        return 0
-    if isinstance(node, Cast):
-        return count_operations(node.operand)
-    if isinstance(node, Unary):
-        return (0 if node.op == "+" else 1) + count_operations(node.operand)
-    if isinstance(node, (Binary, Compare, Logical)):
-        return 1 + count_operations(node.left) + count_operations(node.right)
-    if isinstance(node, Ternary):
-        return 1 + count_operations(node.cond) + count_operations(node.then) + count_operations(node.orelse)
-    if isinstance(node, MinMax):
-        return len(node.args) - 1 + sum(count_operations(a) for a in node.args)
-    raise TypeError(node)
+    """Number of operators in the tree (casts and unary ``+`` are free).
+
+    >>> count_operations(MinMax("min", (Var("a", 5), Var("b", 8), Unary("-", Var("c", 12), 11)), 1))
+    3
+    """
+    return sum(_own_operations(n) for n in nodes(node))

@@ -1,6 +1,6 @@
 """Claims about a proved bank-wavefront count, each refutable with a witness (issue: exact bank claims).
 
-Given the verdict of :func:`llverify.prove.plans_banks.prove_bank_count` (the exact wavefronts ``n`` per
+Given the verdict of :func:`llverify.prove.plan_banks.prove_bank_count` (the exact wavefronts ``n`` per
 instruction, and ``phases``, the minimum for the vector width: one wavefront per 128-byte phase):
 
 * ``max_wavefronts: m`` holds iff ``n <= m``;
@@ -19,7 +19,7 @@ Every refutation is replayed: the simulator (an independent enumeration) must co
 verdict is an ``error``.
 
 >>> from llverify.hw.registry import build
->>> from llverify.prove.plans_banks import prove_bank_count
+>>> from llverify.prove.plan_banks import prove_bank_count
 >>> acc = build("blocked", [64, 64], size_per_thread=[1, 8], threads_per_warp=[8, 4], warps_per_cta=[4, 1],
 ...             order=[1, 0])
 >>> sh = build("swizzled_shared", [64, 64], vec=1, per_phase=1, max_phase=1, order=[1, 0])

@@ -17,14 +17,14 @@ Example::
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, ClassVar, Mapping, Sequence
 
 from llverify.layout import LinearLayout
 from llverify.prove import properties as P
 from llverify.prove.verdict import Verdict
 
 __all__ = ["CLAIMS", "Bijective", "Claim", "Conversion", "Distributed", "Duplicates", "Equal", "InBounds",
-           "Injective", "Memory", "Surjective", "prove"]
+           "Injective", "LayoutClaim", "Memory", "Surjective", "prove"]
 
 
 @dataclass(frozen=True)
@@ -38,48 +38,44 @@ class Claim:
 
 
 @dataclass(frozen=True)
-class Surjective(Claim):
+class LayoutClaim(Claim):
+    """A property of one layout, decided by the class's ``decide`` (a function of :mod:`~llverify.prove.properties`)."""
+
     layout: LinearLayout
+    decide: ClassVar[Callable[..., Verdict]]
+
+    def run(self, **kw: Any) -> Verdict:
+        return type(self).decide(self.layout, **kw)
+
+
+@dataclass(frozen=True)
+class Surjective(LayoutClaim):
     property = "surjective"
-
-    def run(self, **kw: Any) -> Verdict:
-        return P.surjective(self.layout, **kw)
+    decide = staticmethod(P.surjective)
 
 
 @dataclass(frozen=True)
-class Injective(Claim):
-    layout: LinearLayout
+class Injective(LayoutClaim):
     property = "injective"
-
-    def run(self, **kw: Any) -> Verdict:
-        return P.injective(self.layout, **kw)
+    decide = staticmethod(P.injective)
 
 
 @dataclass(frozen=True)
-class Bijective(Claim):
-    layout: LinearLayout
+class Bijective(LayoutClaim):
     property = "bijective"
-
-    def run(self, **kw: Any) -> Verdict:
-        return P.bijective(self.layout, **kw)
+    decide = staticmethod(P.bijective)
 
 
 @dataclass(frozen=True)
-class Distributed(Claim):
-    layout: LinearLayout
+class Distributed(LayoutClaim):
     property = "distributed"
-
-    def run(self, **kw: Any) -> Verdict:
-        return P.distributed(self.layout, **kw)
+    decide = staticmethod(P.distributed)
 
 
 @dataclass(frozen=True)
-class Memory(Claim):
-    layout: LinearLayout
+class Memory(LayoutClaim):
     property = "memory"
-
-    def run(self, **kw: Any) -> Verdict:
-        return P.memory(self.layout, **kw)
+    decide = staticmethod(P.memory)
 
 
 @dataclass(frozen=True)

@@ -18,10 +18,12 @@ __all__ = [
     "describe",
     "flatten_in",
     "flatten_out",
+    "hardware_element",
     "in_bit_names",
     "one_hot",
     "unflatten_in",
     "unflatten_out",
+    "unit_point",
 ]
 
 
@@ -65,6 +67,27 @@ def in_bit_names(L: LinearLayout) -> list[tuple[str, int]]:
 def one_hot(L: LinearLayout, j: int) -> dict[str, int]:
     """The named input with only flat bit ``j`` set (``register: 0, lane: 4, ...``)."""
     return unflatten_in(L, 1 << j)
+
+
+def unit_point(L: LinearLayout, dim: str, bit: int) -> dict[str, int]:
+    """The named input with bit ``bit`` of ``dim`` set and every other in dim 0 (``{register: 0, lane: 4}``)."""
+    return {d: (1 << bit if d == dim else 0) for d in L.in_dim_names}
+
+
+def hardware_element(L: LinearLayout, register: int, lane: int, warp: int, block: int) -> int:
+    """The flat output of ``L`` at a hardware point (dims ``L`` lacks, and bits past a dim's size, read as 0).
+
+    >>> L = LinearLayout([("lane", [[1], [2], [4], [8], [16]])], [("dim0", 32)])
+    >>> hardware_element(L, 0, 5, 0, 0), hardware_element(L, 3, 5, 1, 0)
+    (5, 5)
+    """
+    cols, offsets, x = L.flat_columns, L.flat_in_offsets(), 0
+    for d, v in (("register", register), ("lane", lane), ("warp", warp), ("block", block)):
+        if L.has_in_dim(d):
+            for j in range(L.in_dim_size_log2(d)):
+                if v >> j & 1:
+                    x ^= cols[offsets[d] + j]
+    return x
 
 
 def describe(L: LinearLayout) -> str:

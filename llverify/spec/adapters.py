@@ -198,13 +198,13 @@ def check_bank_conflicts(check: CheckDecl, layouts: Mapping[str, LinearLayout], 
                          timeout: float | None = None, rlimit: int | None = None) -> Verdict:
     """The exact count first (prove_bank_count), then each claim on it; refutations are witnessed."""
     from llverify.prove.bank_claims import bank_claims
-    from llverify.prove.plans import prove_bank_count
+    from llverify.prove.plan_banks import prove_bank_count
 
     a = check.args
     access, shared = layouts[a["access"]], layouts[a["shared"]]
     instruction = a.get("instruction", "vector")
     if instruction != "vector":
-        from llverify.prove.plans_matrix import matrix_bank_claims, prove_matrix_bank_count
+        from llverify.prove.plan_ldmatrix import matrix_bank_claims, prove_matrix_bank_count
 
         if "max_vector" in a:
             raise ValueError("max_vector applies to vector accesses only (instruction: vector)")
@@ -223,7 +223,7 @@ def check_bank_conflicts(check: CheckDecl, layouts: Mapping[str, LinearLayout], 
 @_kernel
 def check_optimal_swizzle(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
                           timeout: float | None = None, rlimit: int | None = None) -> Verdict:
-    from llverify.prove.plans import prove_optimal_swizzle
+    from llverify.prove.plan_swizzle import prove_optimal_swizzle
 
     a = check.args
     return _named(prove_optimal_swizzle(layouts[a["from"]], layouts[a["to"]], a["bitwidth"]), check)
@@ -233,7 +233,7 @@ def check_optimal_swizzle(check: CheckDecl, layouts: Mapping[str, LinearLayout],
 def check_vectorization(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
                         timeout: float | None = None, rlimit: int | None = None) -> Verdict:
     a = check.args
-    from llverify.prove.plans_vector import prove_vectorization
+    from llverify.prove.plan_vectorize import prove_vectorization
 
     return prove_vectorization(layouts[a["layout"]], layouts[a["shared"]], a["bitwidth"], a["width"],
                                subject=check.subject, **_opts(method, timeout, rlimit))
@@ -243,7 +243,7 @@ def check_vectorization(check: CheckDecl, layouts: Mapping[str, LinearLayout], *
 def check_shuffle_plan(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
                        timeout: float | None = None, rlimit: int | None = None) -> Verdict:
     from llverify.codegen.shuffle import shuffle_plan
-    from llverify.prove.plans import prove_shuffle_plan
+    from llverify.prove.plan_shuffle import prove_shuffle_plan
 
     a = check.args
     plan = shuffle_plan(layouts[a["from"]], layouts[a["to"]], a.get("bitwidth", 32))
@@ -268,7 +268,7 @@ def check_broadcast_load(check: CheckDecl, layouts: Mapping[str, LinearLayout], 
 def check_broadcast_store(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
                           timeout: float | None = None, rlimit: int | None = None) -> Verdict:
     from llverify.codegen.broadcast import broadcast_predicate
-    from llverify.prove.plans import prove_broadcast_store
+    from llverify.prove.plan_broadcast import prove_broadcast_store
 
     a = check.args
     plan = broadcast_predicate(layouts[a["layout"]])
@@ -286,7 +286,7 @@ def check_broadcast_store(check: CheckDecl, layouts: Mapping[str, LinearLayout],
 def check_gather(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
                  timeout: float | None = None, rlimit: int | None = None) -> Verdict:
     from llverify.codegen.gather import gather_plan
-    from llverify.prove.plans import prove_gather
+    from llverify.prove.plan_gather import prove_gather
 
     a = check.args
     plan = gather_plan(layouts[a["layout"]], a["axis"])
@@ -299,7 +299,7 @@ def check_shape_op(check: CheckDecl, layouts: Mapping[str, LinearLayout], *, met
     import dataclasses
 
     from llverify.codegen.shape_ops import infer_shape_op
-    from llverify.prove.plans import prove_shape_op
+    from llverify.prove.plan_shape_ops import prove_shape_op
 
     a = dict(check.args)
     op = a.pop("op")

@@ -119,28 +119,28 @@ _TABLE: dict[str, CheckKind] = {k.name: k for k in [
        "the widest that fits): each 8x8 matrix is 8 rows of 16 bytes addressed by 8 lanes, one wavefront per "
        "matrix when its rows fall into distinct 16-byte bank groups; proved by enumerating every instruction; "
        "a refutation names the two lanes whose rows collide (docs/codegen.md)",
-       ("llverify.prove.plans", "llverify.codegen")),
+       ("llverify.prove.plan_banks", "llverify.codegen")),
     _k("optimal_swizzle", a.check_optimal_swizzle, {"from": _L, "to": _L, "bitwidth": Arg("pow2", required=True)},
        ("from", "to"),
        "the swizzled shared layout built for {from} -> {to} ({bitwidth}-bit) is a memory layout, maximally "
        "vectorised, and meets the bank-conflict bound of lemmas 9.5/9.6",
        "section 5.4 / 9.2: the constructed swizzle is compared with the optimum",
-       ("llverify.prove.plans", "llverify.codegen")),
+       ("llverify.prove.plan_swizzle", "llverify.codegen")),
     _k("vectorization", a.check_vectorization, {"layout": _L, "shared": _L, "bitwidth": Arg("pow2", required=True),
                          "width": Arg("pow2", required=True)},
        ("layout", "shared"),
        "registers 0..{width}-1 of every thread of {layout} hold {width} consecutive, aligned offsets of "
        "{shared} (one vectorised access, theorem 5.1)",
        "theorem 5.1: shared^-1 o layout divides on the left by identity({width}, register -> offset)",
-       ("llverify.prove.plans", "llverify.codegen")),
+       ("llverify.prove.plan_vectorize", "llverify.codegen")),
     _k("shuffle_plan", a.check_shuffle_plan, {"from": _L, "to": _L, "bitwidth": Arg("pow2")}, ("from", "to"),
        "the warp-shuffle plan for {from} -> {to} delivers every element to its destination (section 5.4)",
        "simulates the rounds of shuffles on every slot and proves each ends with the destination's element",
-       ("llverify.prove.plans", "llverify.codegen")),
+       ("llverify.prove.plan_shuffle", "llverify.codegen")),
     _k("broadcast_store", a.check_broadcast_store, {"layout": _L, "predicate": Arg("map")}, ("layout",),
        "storing {layout} with the broadcast predicate writes every element exactly once",
        "the free variables of the layout predicate the replicas off; `predicate` gives the masks "
-       "per in dim instead of the computed ones", ("llverify.prove.plans", "llverify.codegen")),
+       "per in dim instead of the computed ones", ("llverify.prove.plan_broadcast", "llverify.codegen")),
     _k("broadcast_load", a.check_broadcast_load, {"layout": _L, "predicate": Arg("map")}, ("layout",),
        "every replica of {layout} receives the value its writer produced for the same element",
        "the reverse of broadcast_store (Triton issue #7402): with the predicate's masks (default: the free "
@@ -150,7 +150,7 @@ _TABLE: dict[str, CheckKind] = {k.name: k for k in [
     _k("gather", a.check_gather, {"layout": _L, "axis": Arg("int", required=True)}, ("layout",),
        "gather along axis {axis} of {layout} stays inside a warp as the plan claims (section 5.5)",
        "the warp bases of the layout along the axis are zero, or the plan says shared memory is needed",
-       ("llverify.prove.plans", "llverify.codegen")),
+       ("llverify.prove.plan_gather", "llverify.codegen")),
     _k("shape_op", a.check_shape_op, {"op": Arg("str", required=True, choices=_SHAPE_OPS), "layout": _L,
                     "direction": Arg("str", choices=("forward", "backward")),
                     "result": Arg("layout"), "claim": Arg("str", choices=("no_data_movement", "equals")),
@@ -163,7 +163,7 @@ _TABLE: dict[str, CheckKind] = {k.name: k for k in [
        "threads (every element a thread holds in `result` it already holds in the operand, forward direction; "
        "`claim: no_data_movement`), with `claim: equals` that `result` is the op's no-op layout register for "
        "register",
-       ("llverify.prove.plans", "llverify.codegen")),
+       ("llverify.prove.plan_shape_ops", "llverify.codegen")),
     _k("index_code", a.check_index_code, {"layout": _L, "code": Arg("str", required=True),
                       "lang": Arg("str", choices=("python", "c", "cuda", "triton")),
                       "inputs": Arg("map", required=True), "output": Arg("str", required=True),

@@ -38,7 +38,7 @@ from typing import Any, Callable, Mapping, Sequence
 from llverify.errors import LayoutError
 from llverify.hw.registry import build
 from llverify.layout import LinearLayout
-from llverify.prove.plans_banks import prove_optimal_swizzle
+from llverify.prove.plan_swizzle import prove_optimal_swizzle
 from llverify.prove.properties import distributed
 from llverify.prove.verdict import Verdict
 

@@ -17,7 +17,7 @@ from llverify.errors import LlverifyError
 from llverify.hw.padded import Padding
 from llverify.layout import LinearLayout
 from llverify.prove.locality import thread_local
-from llverify.prove.plans_banks import prove_bank_count
+from llverify.prove.plan_banks import prove_bank_count
 from llverify.prove.properties import conversion, distributed, equal, memory
 from llverify.prove.verdict import Counterexample, Verdict
 from llverify.ttgir.layouts import BuiltLayout, LayoutProblem, layout_of

@@ -17,7 +17,7 @@ from llverify.errors import LlverifyError
 from llverify.hw.registry import build_spec
 from llverify.layout import LinearLayout
 from llverify.prove.gather_locality import gather_warp_local
-from llverify.prove.plans import prove_broadcast_store
+from llverify.prove.plan_broadcast import prove_broadcast_store
 from llverify.prove.properties import equal
 from llverify.prove.verdict import Verdict
 from llverify.ttgir.layouts import BuiltLayout, LayoutProblem, element_bits

@@ -11,7 +11,7 @@ from typing import Iterable
 from llverify.codegen.bank_model import NVIDIA, bank_model_for_target
 from llverify.codegen.ldst_select import local_access_instruction
 from llverify.errors import LlverifyError
-from llverify.prove.plans_matrix import prove_matrix_bank_count
+from llverify.prove.plan_ldmatrix import prove_matrix_bank_count
 from llverify.prove.tmem_access import tmem_lane_quarters
 from llverify.prove.verdict import Verdict
 from llverify.ttgir.layouts import BuiltLayout, LayoutProblem, element_bits

@@ -6,7 +6,7 @@ import pytest
 
 from llverify.hw import blocked, swizzled_shared
 from llverify.layout import LinearLayout
-from llverify.prove.plans_vector import prove_vectorization
+from llverify.prove.plan_vectorize import prove_vectorization
 
 
 def _blocked(shape, spt, tpw, wpc):

@@ -1,4 +1,5 @@
-"""The ``vectorization`` claim (theorem 5.1): a vector width proved for a shared-memory access.
+"""The ``vectorization`` claim (:mod:`llverify.codegen.vectorize`, theorem 5.1): a vector width proved for a
+shared-memory access.
 
 Claim: with ``cvt = shared^-1 o access`` (hardware -> shared-memory offset,
 broadcast registers removed), registers ``0 .. width-1`` of every thread hold
@@ -35,15 +36,11 @@ from typing import Any
 from llverify import f2
 from llverify.codegen.common import remove_broadcast_registers
 from llverify.layout import LinearLayout
-from llverify.prove.points import unflatten_in
+from llverify.prove.points import unflatten_in, unit_point
 from llverify.prove.properties import equal
 from llverify.prove.verdict import Counterexample, Verdict
 
 __all__ = ["prove_vectorization"]
-
-
-def _one_hot(L: LinearLayout, dim: str, bit: int) -> dict[str, int]:
-    return {d: (1 << bit if d == dim else 0) for d in L.in_dim_names}
 
 
 def prove_vectorization(access: LinearLayout, shared: LinearLayout, bitwidth: int, width: int, *,
@@ -76,7 +73,7 @@ def prove_vectorization(access: LinearLayout, shared: LinearLayout, bitwidth: in
                        message=f"cvt = identity({width}) x Q: " + v.message if v.proved else v.message)
     # refute with a concrete, replayed witness
     for bit in range(k):
-        point = _one_hot(cvt, "register", bit)
+        point = unit_point(cvt, "register", bit)
         off = cvt.apply(point)["offset"]
         if off != 1 << bit or any(v for d, v in cvt.apply(point).items() if d != "offset"):
             return Verdict("refuted", prop, subject, "f2", time.perf_counter() - t0,
@@ -88,7 +85,7 @@ def prove_vectorization(access: LinearLayout, shared: LinearLayout, bitwidth: in
         for bit in range(cvt.in_dim_size_log2(d)):
             if d == "register" and bit < k:
                 continue
-            point = _one_hot(cvt, d, bit)
+            point = unit_point(cvt, d, bit)
             off = cvt.apply(point)["offset"]
             if off % width:
                 return Verdict("refuted", prop, subject, "f2", time.perf_counter() - t0,
@@ -112,7 +109,7 @@ def _refute_too_few_registers(cvt: LinearLayout, n_regs: int, width: int, t0: fl
     """
     details = {**details, "distinct_registers": n_regs}
     for bit in range(n_regs.bit_length() - 1):
-        point = _one_hot(cvt, "register", bit)
+        point = unit_point(cvt, "register", bit)
         got = dict(cvt.apply(point))
         if got["offset"] != 1 << bit or any(v for d, v in got.items() if d != "offset"):
             return Verdict("refuted", prop, subject, "f2", time.perf_counter() - t0,

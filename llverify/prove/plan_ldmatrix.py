@@ -1,4 +1,5 @@
-"""Bank claims for ``ldmatrix`` / ``stmatrix`` accesses (plain and ``.trans``), each refutable with a witness.
+"""Bank claims for ``ldmatrix`` / ``stmatrix`` accesses (:mod:`llverify.codegen.ldmatrix`; plain and ``.trans``),
+each refutable with a witness.
 
 ``prove_matrix_bank_count`` decides the exact wavefronts per warp-level instruction of a matrix
 instruction (the model of :mod:`llverify.codegen.ldmatrix`) by *exhaustive enumeration*: the brute-force

@@ -148,20 +148,12 @@ def _chain_findings(before: Module, after: Module, stage: str, memo: dict, start
         for u in ub:
             if u.key is not None:
                 by_key.setdefault(u.key, []).append(u)
-        changed = []
-        for u in ua:
-            olds = by_key.get(u.key or "", [])
-            sig = _signature(u)
-            if olds and sig not in {_signature(o) for o in olds}:
-                changed.append((u, olds))
-        if not changed:
-            continue
-        for u, olds in changed:
-            for side, mod, w in (("after", after, u), *(("before", before, o) for o in olds)):
-                if not w.chain.steps:
-                    continue
-                seen = memo.setdefault(("composed", id(mod)), set())
-                if id(w) in seen:
+        sig_b, sig_a = {_signature(u) for u in ub}, {_signature(u) for u in ua}
+        # every chain the pass inserted, changed or removed composes (each snapshot's chains at most once)
+        for side, mod, fn, us, other in (("before", before, fb, ub, sig_a), ("after", after, fa, ua, sig_b)):
+            seen = memo.setdefault(("composed", id(mod)), set())
+            for w in us:
+                if not w.chain.steps or id(w) in seen or _signature(w) in other:
                     continue
                 seen.add(id(w))
                 v = compose_chain(w.chain)
@@ -169,7 +161,13 @@ def _chain_findings(before: Module, after: Module, stage: str, memo: dict, start
                 if v.status != "proved":
                     at = _breaking_step(w)
                     out.append(Finding(v.with_(subject=f"{w.key} ({side} {stage})"), "conversion_chain", at.name,
-                                       at.location, at.source, fa.name, mod.target, mod.stage, start + len(out)))
+                                       at.location, at.source, fn.name, mod.target, mod.stage, start + len(out)))
+        changed = []
+        for u in ua:
+            olds = by_key.get(u.key or "", [])
+            if olds and _signature(u) not in {_signature(o) for o in olds}:
+                changed.append((u, olds))
+        for u, olds in changed:
             how = [(o, same_root(o.chain, u.chain, _roots(memo, before, fb))) for o in olds]
             hits = [o for o, h in how if h]
             if hits:

@@ -18,6 +18,7 @@ from llverify.ttgir.layouts import BuiltLayout, LayoutProblem, element_bits
 from llverify.ttgir.model import Op
 from llverify.ttgir.memory_ops import SHARED_ACCESS_OPS, TMEM_ACCESS_OPS, register_and_memory
 from llverify.ttgir.partitions import first_warps, partition_of
+from llverify.ttgir.rules_tma_gather import TMA_GATHER_SCATTER, tma_gather_scatter
 from llverify.ttgir.rule_support import (OpContext, memo_equal, bank_count_exact, bank_count_simulated, unknown,
                                          structural, enc_text, op_names, is_tensor, int_array)
 
@@ -25,13 +26,16 @@ __all__ = ["TMA_COPIES", "tma_buffer", "tmem_access", "shared_access", "memdesc_
 
 
 TMA_COPIES = ("ttng.async_tma_copy_global_to_local", "ttng.async_tma_copy_local_to_global",
-               "ttng.async_tma_reduce")
+               "ttng.async_tma_reduce", *TMA_GATHER_SCATTER)
 
 
 def tma_buffer(ctx: OpContext) -> Iterable[Verdict]:
     """A TMA copy moves a box of the descriptor's block shape in the descriptor's shared layout: the shared
     buffer (the first memdesc operand; a barrier follows it) must have that shape, element type and layout."""
     op = ctx.op
+    if op.name in TMA_GATHER_SCATTER:
+        yield from tma_gather_scatter(ctx)  # a box of one row per index (llverify.ttgir.rules_tma_gather)
+        return
     t0 = time.perf_counter()
     desc = op.operand_types[0] if op.operand_types else None
     buf = next((t for t in op.operand_types[1:] if t is not None and t.kind == "memdesc"), None)

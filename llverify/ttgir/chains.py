@@ -28,6 +28,23 @@ Example: ``%1 = convert %0 : #A -> #B``, ``%2 = convert %1 : #B -> #C``,
 (reading ``%1`` as if it were laid out by ``#B'``), the composed map is
 ``B' ∘ B⁻¹ ∘ A``, which differs from ``A`` at some hardware position: refuted
 there.
+
+>>> from llverify.ttgir.reader import parse_module
+>>> A = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>"
+>>> B = "#ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]}>"
+>>> def module(second_source):
+...     return parse_module(f'''module attributes {{"ttg.num-warps" = 4 : i32, ttg.target = "cuda:90"}} {{
+...   tt.func @k(%x: tensor<32x32xf32, {A}> loc("k.py":1:0)) {{
+...     %y = ttg.convert_layout %x : tensor<32x32xf32, {A}> -> tensor<32x32xf32, {B}> loc("k.py":2:0)
+...     %z = ttg.convert_layout %y : tensor<32x32xf32, {second_source}> -> tensor<32x32xf32, {A}> loc("k.py":3:0)
+...     tt.return %z : tensor<32x32xf32, {A}> loc("k.py":4:0)
+...   }} loc("k.py":1:0)
+... }} loc("k.py":1:0)''')
+>>> (use,) = uses(module(B).functions[0])
+>>> use.chain.root, len(use.chain.steps), compose_chain(use.chain).status
+('arg#0', 2, 'proved')
+>>> compose_chain(uses(module(A).functions[0])[0].chain).status
+'refuted'
 """
 
 from __future__ import annotations

@@ -20,7 +20,9 @@ module adds what only a pair of snapshots shows:
   both sides, composes to its root's layout (F2 equality of the composed map and the root's layout, so a
   direct conversion that replaced a chain equals it), and the use (matched by op name, source location and
   operand) is reached from the same root (matched by location) before and after, or from a clone of it that
-  a folded conversion created; a root the match cannot follow is ``unknown`` with both locations.
+  a folded conversion created, or from an identical pure op CSE kept; a loop-carried root (a region's block
+  argument or a region op's result, re-threaded by pipeliners) is counted, not compared; any other root the
+  match cannot follow is ``unknown`` with both locations.
 
 A transition whose snapshots are not both TritonGPU modules (TTIR before
 ``ConvertTritonToTritonGPU``, LLVM dialect after ``ConvertTritonGPUToLLVM``) is
@@ -141,7 +143,7 @@ def _chain_findings(before: Module, after: Module, stage: str, memo: dict, start
     """``conversion_chain`` findings of one transition (see the module docstring)."""
     t0 = time.perf_counter()
     out: list[Finding] = []
-    composed = matched = folded = merged = replaced = 0
+    composed = matched = folded = merged = replaced = carried = 0
     for fb, fa in function_pairs(before, after):
         ub, ua = _uses(memo, before, fb), _uses(memo, after, fa)
         by_key: dict[str, list[Use]] = {}
@@ -165,7 +167,9 @@ def _chain_findings(before: Module, after: Module, stage: str, memo: dict, start
         changed = []
         for u in ua:
             olds = by_key.get(u.key or "", [])
-            if olds and _signature(u) not in {_signature(o) for o in olds}:
+            if not olds or not (u.chain.steps or any(o.chain.steps for o in olds)):
+                continue  # no conversion on either side: the data comparison above covers it
+            if _signature(u) not in {_signature(o) for o in olds}:
                 changed.append((u, olds))
         for u, olds in changed:
             how = [(o, same_root(o.chain, u.chain, _roots(memo, before, fb))) for o in olds]
@@ -175,6 +179,8 @@ def _chain_findings(before: Module, after: Module, stage: str, memo: dict, start
                 folded += any(h == "folded" for _, h in how)
                 merged += any(h == "cse" for _, h in how) and not any(h == "location" for _, h in how)
                 replaced += any(len(o.chain.steps) > len(u.chain.steps) for o in hits)
+            elif _loop_carried(u) or any(_loop_carried(o) for o in olds):
+                carried += 1  # pipelining re-threads values through iter_args: not a conversion question
             elif u.chain.root is not None and all(o.chain.root is not None for o in olds):
                 was = ", ".join(sorted({o.chain.root or "?" for o in olds}))
                 v = Verdict("unknown", "conversion_chain", f"{u.key} ({stage})", None, time.perf_counter() - t0,
@@ -189,10 +195,21 @@ def _chain_findings(before: Module, after: Module, stage: str, memo: dict, start
                         f"{composed} conversion chains compose to their roots' layouts; {matched} uses changed by "
                         "the pass are fed from the same value",
                         certificate={"chains_composed": composed, "uses_matched": matched},
-                        details={"roots_folded": folded, "roots_merged_by_cse": merged, "chains_shortened": replaced})
+                        details={"roots_folded": folded, "roots_merged_by_cse": merged, "chains_shortened": replaced,
+                                 "loop_carried_not_compared": carried})
             out.append(Finding(v, "conversion_chain", "pass", fn.location, fn.source, fn.name, after.target, stage,
                                start + len(out)))
     return out
+
+
+def _loop_carried(u: Use) -> bool:
+    """Is the use a loop-carried slot, or fed by a region's block argument or a region op's result (``scf.for``
+    iter_args and results, ``scf.if`` results, ``warp_specialize`` captures)?  Those are what :func:`_carries_state` keeps
+    out of the data comparison: a pipeliner adds, drops and reorders them."""
+    root, op = u.chain.root or "", u.chain.root_op
+    if _carries_state(u.op) or u.op.name in ("scf.yield", "scf.condition", "ttg.warp_yield"):
+        return True  # the use itself is a loop-carried slot (an iter_arg's initial or yielded value)
+    return root.startswith("block(") or (op is not None and _carries_state(op))
 
 
 def _roots(memo: dict, m: Module, fn: Function) -> dict:

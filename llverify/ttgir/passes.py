@@ -15,14 +15,15 @@ module adds what only a pair of snapshots shows:
   inserted and removed (matched by location and the two layouts), reported
   in the transition's details; every conversion present after the pass is
   itself proved by the ``conversion`` obligation of that snapshot;
-* **chains of conversions compose** (``conversion_chain``,
-  :mod:`llverify.ttgir.chains`): in a pass that changes a chain, every use reached through conversions, on
-  both sides, composes to its root's layout (F2 equality of the composed map and the root's layout, so a
-  direct conversion that replaced a chain equals it), and the use (matched by op name, source location and
-  operand) is reached from the same root (matched by location) before and after, or from a clone of it that
-  a folded conversion created, or from an identical pure op CSE kept; a loop-carried root (a region's block
-  argument or a region op's result, re-threaded by pipeliners) is counted, not compared; any other root the
-  match cannot follow is ``unknown`` with both locations.
+* **chains of conversions compose** (``conversion_chain``, :mod:`llverify.ttgir.chains`): every use
+  reached through conversions, in every snapshot, composes to its root's layout (F2 equality of the
+  composed map and the root's layout, so a direct conversion that replaced a chain equals it); a pass that
+  inserts, changes or removes chains gets one finding counting them.  Each use the pass changed (matched
+  by op name, source location and operand) is fed from the same root (matched by location) before and
+  after, or from a clone of it that a folded conversion created, or from an identical pure op CSE kept; a
+  loop-carried root or use (a region's block argument or result, an ``scf.yield`` operand: pipeliners
+  re-thread them) is counted, not compared; any other root the match cannot follow is ``unknown`` with
+  both locations.
 
 A transition whose snapshots are not both TritonGPU modules (TTIR before
 ``ConvertTritonToTritonGPU``, LLVM dialect after ``ConvertTritonGPUToLLVM``) is
@@ -151,15 +152,18 @@ def _chain_findings(before: Module, after: Module, stage: str, memo: dict, start
             if u.key is not None:
                 by_key.setdefault(u.key, []).append(u)
         sig_b, sig_a = {_signature(u) for u in ub}, {_signature(u) for u in ua}
-        # every chain the pass inserted, changed or removed composes (each snapshot's chains at most once)
+        # every chain of both snapshots composes (each snapshot's chains once; the proofs are memoised on the
+        # layouts); the ones this pass inserted, changed or removed are counted
         for side, mod, fn, us, other in (("before", before, fb, ub, sig_a), ("after", after, fa, ua, sig_b)):
             seen = memo.setdefault(("composed", id(mod)), set())
             for w in us:
-                if not w.chain.steps or id(w) in seen or _signature(w) in other:
+                if not w.chain.steps:
+                    continue
+                v = compose_chain(w.chain)
+                composed += _signature(w) not in other
+                if id(w) in seen:
                     continue
                 seen.add(id(w))
-                v = compose_chain(w.chain)
-                composed += 1
                 if v.status != "proved":
                     at = _breaking_step(w)
                     out.append(Finding(v.with_(subject=f"{w.key} ({side} {stage})"), "conversion_chain", at.name,

@@ -11,6 +11,7 @@ from typing import Iterable
 from llverify.codegen.bank_model import NVIDIA, bank_model_for_target
 from llverify.codegen.ldst_select import local_access_instruction
 from llverify.errors import LlverifyError
+from llverify.layout import LinearLayout
 from llverify.prove.plans_matrix import prove_matrix_bank_count
 from llverify.prove.tmem_access import tmem_lane_quarters
 from llverify.prove.verdict import Verdict
@@ -129,7 +130,7 @@ def _first_warps(ctx: OpContext) -> list[int] | str:
     return sorted(by_offset.values())
 
 
-def _over_first_warps(R, M, subject: str, starts: list[int]) -> Verdict:
+def _over_first_warps(R: LinearLayout, M: LinearLayout, subject: str, starts: list[int]) -> Verdict:
     """The lane-quarter claim for every possible first warp: proved when it holds for each, refuted when it
     fails for each, otherwise unknown (it depends on how Triton orders partitions of equal size)."""
     vs = [tmem_lane_quarters(R, M, subject=subject, first_warp=s) for s in starts]

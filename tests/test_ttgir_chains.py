@@ -56,6 +56,17 @@ def test_a_chain_folded_into_a_direct_conversion_composes(tmp_path) -> None:
     assert v.details["chains_shortened"] == 1
 
 
+def test_a_conversion_removed_by_rematerialising_the_producer_composes(tmp_path) -> None:
+    """RemoveLayoutConversions' other move: the load is recomputed in the converted layout (its pointers
+    too) and the conversion disappears; the store is fed from the same load (by location) in a new layout."""
+    remat = ('    %psC = tt.splat %p : !tt.ptr<f32> -> tensor<32x32x!tt.ptr<f32>, #C> loc("k.py":2:4)\n'
+             '    %z = tt.load %psC : tensor<32x32x!tt.ptr<f32>, #C> loc("k.py":3:4)\n')
+    found = _chain_findings(_dump(tmp_path, DIRECT, remat))
+    assert [f.verdict.status for f in found] == ["proved"]
+    assert found[0].verdict.certificate == {"chains_composed": 1, "uses_matched": 1}
+    assert found[0].verdict.details["roots_rematerialised"] == 1 and found[0].verdict.details["chains_shortened"] == 1
+
+
 def test_the_composed_map_is_the_roots_layout() -> None:
     m = parse_module(HEAD + CHAIN + SIDE + TAIL, "k.ttgir")
     (use,) = [u for u in uses(m.functions[0]) if u.op.location.line == 13]

@@ -144,7 +144,7 @@ def _chain_findings(before: Module, after: Module, stage: str, memo: dict, start
     """``conversion_chain`` findings of one transition (see the module docstring)."""
     t0 = time.perf_counter()
     out: list[Finding] = []
-    composed = matched = folded = merged = replaced = carried = 0
+    composed = matched = folded = merged = replaced = relaid = carried = 0
     for fb, fa in function_pairs(before, after):
         ub, ua = _uses(memo, before, fb), _uses(memo, after, fa)
         by_key: dict[str, list[Use]] = {}
@@ -183,6 +183,7 @@ def _chain_findings(before: Module, after: Module, stage: str, memo: dict, start
                 folded += any(h == "folded" for _, h in how)
                 merged += any(h == "cse" for _, h in how) and not any(h == "location" for _, h in how)
                 replaced += any(len(o.chain.steps) > len(u.chain.steps) for o in hits)
+                relaid += any(_encoding(o) != _encoding(u) for o in hits)
             elif _loop_carried(u) or any(_loop_carried(o) for o in olds):
                 carried += 1  # pipelining re-threads values through iter_args: not a conversion question
             elif u.chain.root is not None and all(o.chain.root is not None for o in olds):
@@ -200,10 +201,15 @@ def _chain_findings(before: Module, after: Module, stage: str, memo: dict, start
                         "the pass are fed from the same value",
                         certificate={"chains_composed": composed, "uses_matched": matched},
                         details={"roots_folded": folded, "roots_merged_by_cse": merged, "chains_shortened": replaced,
-                                 "loop_carried_not_compared": carried})
+                                 "roots_rematerialised": relaid, "loop_carried_not_compared": carried})
             out.append(Finding(v, "conversion_chain", "pass", fn.location, fn.source, fn.name, after.target, stage,
                                start + len(out)))
     return out
+
+
+def _encoding(u: Use) -> object:
+    """The root's layout encoding as parsed (a rematerialised root computes the same value in another one)."""
+    return u.chain.root_type.encoding if u.chain.root_type is not None else None
 
 
 def _loop_carried(u: Use) -> bool:

@@ -4,6 +4,7 @@ at that conversion with a replayed witness; a use fed from another value is unkn
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from llverify.ttgir.chains import compose_chain, uses
@@ -101,6 +102,14 @@ def test_a_use_fed_from_another_value_is_unknown_not_proved(tmp_path) -> None:
     assert unknown[0].op == "tt.store" and unknown[0].location.line == store  # in the second snapshot
     summary = [f for f in found if f.verdict.status == "proved"]
     assert all(f.verdict.certificate["uses_matched"] == 0 for f in summary)  # the chains compose; no use matched
+
+
+def test_a_use_moved_to_a_sibling_at_the_same_location_is_unknown(tmp_path, monkeypatch) -> None:
+    """Two loads printed at one source location: a use moved from one to the other is not matched by the
+    location alone (loads are not pure: memory may change between them)."""
+    monkeypatch.setattr(sys.modules[__name__], "HEAD", HEAD.replace('loc("k.py":4:4)', 'loc("k.py":3:4)'))
+    found = _chain_findings(_dump(tmp_path, CHAIN, DIRECT.replace("%x :", "%x2 :")))
+    assert [f.verdict.status for f in found if f.op == "tt.store"] == ["unknown"]
 
 
 def test_unchanged_snapshots_have_no_chain_finding(tmp_path) -> None:

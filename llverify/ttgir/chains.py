@@ -184,42 +184,68 @@ def is_pure(op: Op) -> bool:
     return not op.regions and (op.name in PURE_OPS or op.name.startswith(PURE_PREFIXES))
 
 
-RootIndex = dict  # root name -> (op, roots of its operands), for the names that one op defines
+@dataclass(frozen=True)
+class RootIndex:
+    """The located roots of one function: ``unique`` maps a root (``"file:line:col#j"``) that exactly one op
+    result carries to that op and its operands' roots; ``names`` maps every root to the op names there, each
+    with the number of ops of that name carrying it."""
+
+    unique: dict
+    names: dict
 
 
 def root_index(fn: Function) -> RootIndex:
-    """Every located root of ``fn`` (``"file:line:col#j"``) that exactly one op result carries."""
+    """:class:`RootIndex` of ``fn`` (conversions are never roots)."""
     defs = _defs(fn)
     out: dict[str, tuple[Op, tuple[str | None, ...]] | None] = {}
+    names: dict[str, dict[str, int]] = {}
     for name, (root, _t, op) in defs.items():
         if root is None or op is None or op.name == CONVERT:
-            continue  # a conversion is never a root
+            continue
         entry = (op, tuple(_trace(defs, o) for o in op.operands))
         out[root] = None if root in out else entry
-    return {k: v for k, v in out.items() if v is not None}
+        at = names.setdefault(root, {})
+        at[op.name] = at.get(op.name, 0) + 1
+    return RootIndex({k: v for k, v in out.items() if v is not None}, names)
 
 
 def same_root(before: Chain, after: Chain, index: RootIndex | None = None) -> str | None:
     """How two chains are known to start at the same value, or None.
 
-    ``"location"``: the same source location and result.  ``"folded"``: a conversion folded into its
-    producer (Triton's ``convert(make_range)`` canonicalisation) created a clone of the old root at the
-    location of one of the old chain's conversions (in the conversion's layout).  ``"cse"``: the new root already existed before the pass
-    (``index``: the before snapshot's roots) as an op identical to the old root.  Clones and CSE are accepted
-    only for pure ops (:func:`is_pure`) with equal names, attributes, result types and operand roots."""
-    if before.root is not None and before.root == after.root:
-        return "location"
+    ``"location"``: the same source location and result, and the same op name (or, given ``index``, the
+    before snapshot's roots, an op name new at that location: ``tt.dot`` became ``ttng.warp_group_dot``);
+    where several ops of that name shared that location before the pass, also a pure op with the same
+    attributes and operand roots.
+    ``"folded"``: a conversion folded into its producer (Triton's ``convert(make_range)`` canonicalisation)
+    created a clone of the old root at the location of one of the old chain's conversions (in the
+    conversion's layout).  ``"cse"``: the new root already existed before the pass as an op identical to the
+    old root.  Clones and CSE are accepted only for pure ops (:func:`is_pure`) with equal names, attributes,
+    result types and operand roots."""
     b, a = before.root_op, after.root_op
+    if before.root is not None and before.root == after.root:
+        if b is None or a is None:
+            return "location"  # a function or block argument, by position
+        shared = index is not None and index.names.get(before.root, {}).get(b.name, 0) > 1
+        if a.name == b.name and (not shared or (is_pure(a) and dict(a.attributes) == dict(b.attributes)
+                                                and a_roots_equal(before, after))):
+            return "location"
+        if a.name != b.name and index is not None and a.name not in index.names.get(after.root, {}):
+            return "location"
     if b is None or a is None or after.root is None or before.root is None or not is_pure(b):
         return None
     if any(c.source == a.source for c in before.steps) and _identical(b, before.root_operands, a,
                                                                       after.root_operands, before.root, after.root,
                                                                       same_layout=False):
         return "folded"
-    twin = (index or {}).get(after.root)
+    twin = index.unique.get(after.root) if index is not None else None
     if twin is not None and _identical(b, before.root_operands, twin[0], twin[1], before.root, after.root):
         return "cse"
     return None
+
+
+def a_roots_equal(before: Chain, after: Chain) -> bool:
+    """The two roots' own operands come from the same roots (all located)."""
+    return None not in after.root_operands and before.root_operands == after.root_operands
 
 
 def _identical(b: Op, b_roots: tuple, a: Op, a_roots: tuple, b_root: str, a_root: str,

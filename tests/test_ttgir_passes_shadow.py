@@ -58,6 +58,41 @@ def test_real_dump_validates_pass_by_pass(tmp_path, kernel, config) -> None:
                           for f in passes)
     stages = {f.stage for f in res.findings}
     assert any("RemoveLayoutConversions" in s for s in stages)
+    # chains of conversions: every use a pass changed composes and is fed from the same value (by location);
+    # RemoveLayoutConversions shortens chains; the matmul's CSE merges two identical expand_dims, the
+    # attention's canonicaliser folds convert(make_range) into a make_range at the conversion's location
+    chains = [f for f in res.findings if f.rule == "conversion_chain"]
+    assert chains and all(f.verdict.status == "proved" for f in chains), [f.verdict.message for f in chains][:3]
+    removal = [f for f in chains if f.stage.startswith("TritonGPURemoveLayoutConversions")]
+    assert any(f.verdict.details["chains_shortened"] for f in removal)
+    assert sum(f.verdict.certificate["chains_composed"] for f in chains) > 20
+    key = {"matmul": "roots_merged_by_cse", "attention": "roots_folded"}[kernel]
+    assert any(f.verdict.details[key] for f in chains)
+
+
+def test_a_conversion_chain_that_does_not_compose_is_refuted(tmp_path) -> None:
+    dump = _dump(tmp_path, "matmul", "t64s1")
+    text = dump.read_text()
+    start = text.index("// -----// IR Dump Before TritonGPURemoveLayoutConversions")
+    end = text.find("// -----//", start + 10)
+    snapshot = text[start:end]
+    # a conversion A -> C becomes the chain A -> C, then C read as if it were A -> C: it no longer composes
+    # (a 2-D tile with no dimension of 1: its two blocked layouts differ as maps, not only as printed)
+    m = re.search(r"^(\s*)(%[\w]+) = ttg\.convert_layout (%[\w]+) : (tensor<[1-9]\d+x[1-9]\d+x[^,]*, #blocked\d*>)"
+                  r" -> (tensor<[^,]*, #blocked\d*>) (loc\([^)]*\))$", snapshot, re.M)
+    assert m, "no 2-D blocked -> blocked conversion in the snapshot"
+    ind, res, src, ta, tc, loc = m.groups()
+    assert ta != tc
+    second = f"{ind}{res} = ttg.convert_layout {res}_mid : {ta} -> {tc} {loc}"
+    chain = f"{ind}{res}_mid = ttg.convert_layout {src} : {ta} -> {tc} {loc}\n{second}"
+    text = text[:start] + snapshot.replace(m.group(0), chain, 1) + text[end:]
+    line_no = text.splitlines().index(second) + 1
+    mutated = tmp_path / "mutated-chain.mlir"
+    mutated.write_text(text)
+    res = gate_file(str(mutated))
+    hits = [f for f in res.findings if f.rule == "conversion_chain" and f.verdict.status == "refuted"]
+    assert hits and {f.location.line for f in hits} == {line_no}, [(f.location.line, f.stage) for f in hits]
+    assert all(f.stage == "TritonGPURemoveLayoutConversions" for f in hits)
 
 
 def test_a_pass_that_changes_a_tensor_is_refuted(tmp_path) -> None:

@@ -8,6 +8,9 @@ lowered when every element ``R`` gives warp ``w`` is stored in ``T`` at some row
 ``r // 32 == w mod 4`` (a row broadcast in ``T`` -- a zero row basis -- offers several rows; any one in
 the quarter serves).
 
+Inside a ``ttg.warp_specialize`` partition the layout's warp ``w`` is the partition's own; it runs as CTA warp
+``first_warp + w``, so its quarter is ``(first_warp + w) mod 4`` (``first_warp`` = 0 outside partitions).
+
 Decision: exhaustive.  Every TMEM address of ``T`` is enumerated into a table element -> set of quarters,
 then every hardware index of ``R``; the claim holds iff each index's warp quarter is in its element's set.
 Complete for the whole domain (both layouts are finite); refutations are replayed by evaluating ``R`` and
@@ -23,6 +26,8 @@ Complete for the whole domain (both layouts are finite); refutations are replaye
 ...                              "warp": [[64], [32]]}, ["dim0"])
 >>> tmem_lane_quarters(W, T).counterexample.inputs
 {'register': 0, 'lane': 0, 'warp': 1}
+>>> tmem_lane_quarters(R, T, first_warp=4).status, tmem_lane_quarters(R, T, first_warp=6).status
+('proved', 'refuted')
 """
 
 from __future__ import annotations
@@ -48,8 +53,10 @@ def _flat(L: LinearLayout, values: dict[str, int]) -> int:
     return acc
 
 
-def tmem_lane_quarters(R: LinearLayout, T: LinearLayout, *, subject: str = "tmem access") -> Verdict:
-    """Decide that every warp of ``R`` finds each of its elements in its own TMEM lane quarter of ``T``.
+def tmem_lane_quarters(R: LinearLayout, T: LinearLayout, *, subject: str = "tmem access",
+                       first_warp: int = 0) -> Verdict:
+    """Decide that every warp of ``R`` finds each of its elements in its own TMEM lane quarter of ``T``
+    (warp ``w`` of ``R`` is CTA warp ``first_warp + w``).
 
     Requires: ``R`` in dims ``register, lane, warp`` (a ``block`` dim of size 1 allowed), ``T`` in dims
     ``row, col``, the same out dims and sizes (one CTA).
@@ -95,12 +102,13 @@ def tmem_lane_quarters(R: LinearLayout, T: LinearLayout, *, subject: str = "tmem
     k = list(R.in_dim_names).index("warp")
     stride = int(np.prod(sizes[:k], dtype=np.int64))
     warp = (np.arange(R.total_in_size, dtype=np.int64) // stride) % sizes[k]
-    ok = (quarters[r_elem] >> (warp % 4)) & 1
+    ok = (quarters[r_elem] >> ((warp + first_warp) % 4)) & 1
     bad = np.flatnonzero(ok == 0)
     if bad.size == 0:
         return Verdict("proved", _PROP, subject, "exhaustive", time.perf_counter() - t0,
                        "every warp's elements are in its own TMEM lane quarter",
-                       certificate={"register_points": int(R.total_in_size), "tmem_points": int(T.total_in_size)})
+                       certificate={"register_points": int(R.total_in_size), "tmem_points": int(T.total_in_size),
+                                    **({"first_warp": first_warp} if first_warp else {})})
     flat = int(bad[0])
     x = {}
     for d, n in zip(R.in_dim_names, sizes):
@@ -110,12 +118,14 @@ def tmem_lane_quarters(R: LinearLayout, T: LinearLayout, *, subject: str = "tmem
     element = _flat(R, x)
     holders = sorted({r for r in range(rows) for c in range(T.in_dim_size("col"))
                       if _flat(T, {"row": r, "col": c}) == element}) if T.total_in_size <= 1 << 16 else None
-    quarter = x["warp"] % 4
+    quarter = (x["warp"] + first_warp) % 4
     if holders is not None and any(r // 32 == quarter for r in holders):
         return Verdict("error", _PROP, subject, None, time.perf_counter() - t0,
                        "internal: replay found the element in the warp's quarter")
-    cx = Counterexample(x, {"element": dict(R.apply(**x)), "warp quarter (lanes)": [32 * quarter, 32 * quarter + 31],
+    cx = Counterexample(x, {"element": dict(R.apply(**x)), "CTA warp": first_warp + x["warp"],
+                            "warp quarter (lanes)": [32 * quarter, 32 * quarter + 31],
                             "TMEM rows holding it": holders if holders is not None else "not replayed (> 2^16)"},
                         "replayed with LinearLayout.apply")
+    who = f"warp {x['warp']}" + (f" (CTA warp {first_warp + x['warp']})" if first_warp else "")
     return Verdict("refuted", _PROP, subject, "exhaustive", time.perf_counter() - t0,
-                   f"warp {x['warp']} holds an element stored outside its TMEM lane quarter", cx)
+                   f"{who} holds an element stored outside its TMEM lane quarter", cx)

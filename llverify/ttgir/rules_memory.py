@@ -11,12 +11,15 @@ from typing import Iterable
 from llverify.codegen.bank_model import NVIDIA, bank_model_for_target
 from llverify.codegen.ldst_select import local_access_instruction
 from llverify.errors import LlverifyError
+from llverify.layout import LinearLayout
 from llverify.prove.plan_ldmatrix import prove_matrix_bank_count
 from llverify.prove.tmem_access import tmem_lane_quarters
 from llverify.prove.verdict import Verdict
 from llverify.ttgir.layouts import BuiltLayout, LayoutProblem, element_bits
 from llverify.ttgir.model import Op
 from llverify.ttgir.memory_ops import SHARED_ACCESS_OPS, TMEM_ACCESS_OPS, register_and_memory
+from llverify.ttgir.partitions import first_warps, partition_of
+from llverify.ttgir.rules_tma_gather import TMA_GATHER_SCATTER, tma_gather_scatter
 from llverify.ttgir.rule_support import (OpContext, memo_equal, bank_count_exact, bank_count_simulated, unknown,
                                          structural, enc_text, op_names, is_tensor, int_array)
 
@@ -24,13 +27,16 @@ __all__ = ["TMA_COPIES", "tma_buffer", "tmem_access", "shared_access", "memdesc_
 
 
 TMA_COPIES = ("ttng.async_tma_copy_global_to_local", "ttng.async_tma_copy_local_to_global",
-               "ttng.async_tma_reduce")
+               "ttng.async_tma_reduce", *TMA_GATHER_SCATTER)
 
 
 def tma_buffer(ctx: OpContext) -> Iterable[Verdict]:
     """A TMA copy moves a box of the descriptor's block shape in the descriptor's shared layout: the shared
     buffer (the first memdesc operand; a barrier follows it) must have that shape, element type and layout."""
     op = ctx.op
+    if op.name in TMA_GATHER_SCATTER:
+        yield from tma_gather_scatter(ctx)  # a box of one row per index (llverify.ttgir.rules_tma_gather)
+        return
     t0 = time.perf_counter()
     desc = op.operand_types[0] if op.operand_types else None
     buf = next((t for t in op.operand_types[1:] if t is not None and t.kind == "memdesc"), None)
@@ -90,10 +96,6 @@ def tmem_access(ctx: OpContext) -> Iterable[Verdict]:
     if reg is None or mem is None or not is_tensor(reg) or mem.kind != "memdesc":
         return
     subject = f"{op_names(op)}: {enc_text(reg)} <-> {enc_text(mem)}"
-    if ctx.in_partition:
-        yield unknown("tmem_lane_quarter", subject, "inside a warp_specialize partition: its first warp (and so "
-                                                     "each warp's lane quarter) is not stated in the TTGIR")
-        return
     R, M = ctx.built(reg), ctx.built(mem)
     for b in (R, M):
         if isinstance(b, LayoutProblem):
@@ -103,7 +105,42 @@ def tmem_access(ctx: OpContext) -> Iterable[Verdict]:
     if not M.layout.has_in_dim("row"):
         yield unknown("tmem_lane_quarter", subject, "the memdesc is not a tensor-memory layout")
         return
-    yield tmem_lane_quarters(R.layout, M.layout, subject=subject)
+    starts = _first_warps(ctx)
+    if isinstance(starts, str):
+        yield unknown("tmem_lane_quarter", subject, starts)
+        return
+    yield _over_first_warps(R.layout, M.layout, subject, starts)
+
+
+def _first_warps(ctx: OpContext) -> list[int] | str:
+    """The CTA warps the op's first warp may be (:mod:`llverify.ttgir.partitions`): ``[0]`` outside worker
+    partitions; one per distinct warp quarter offset (the lane quarter depends on the warp mod 4)."""
+    if not ctx.in_partition:
+        return [0]
+    where = partition_of(ctx.function, ctx.op)
+    if where is None:
+        return "inside a warp_specialize partition that was not found again in the module"
+    ws, i = where
+    starts = first_warps(ctx.module, ws)
+    if i >= len(starts) or not starts[i]:
+        return f"partition {i}: its warp count is not stated (partitionNumWarps)"
+    by_offset: dict[int, int] = {}
+    for s in sorted(starts[i]):
+        by_offset.setdefault(s % 4, s)
+    return sorted(by_offset.values())
+
+
+def _over_first_warps(R: LinearLayout, M: LinearLayout, subject: str, starts: list[int]) -> Verdict:
+    """The lane-quarter claim for every possible first warp: proved when it holds for each, refuted when it
+    fails for each, otherwise unknown (it depends on how Triton orders partitions of equal size)."""
+    vs = [tmem_lane_quarters(R, M, subject=subject, first_warp=s) for s in starts]
+    if len(vs) == 1 or all(v.status == vs[0].status for v in vs):
+        v = vs[0]
+        return v if len(vs) == 1 else v.with_(details={**v.details, "possible first warps": starts})
+    return Verdict("unknown", "tmem_lane_quarter", subject, None, sum(v.seconds for v in vs),
+                   "the partition's first CTA warp is one of " + ", ".join(map(str, starts)) + " (AllocateWarpGroups "
+                   "leaves partitions of equal size unordered) and the claim holds for "
+                   + ", ".join(str(s) for s, v in zip(starts, vs) if v.status == "proved") + " only")
 
 
 def shared_access(ctx: OpContext) -> Iterable[Verdict]:

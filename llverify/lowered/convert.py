@@ -56,6 +56,7 @@ from llverify.errors import LlverifyError
 from llverify.lowered.elements import _element_slots as _element_parts, _NotModelled
 from llverify.lowered.llir import Access, LlirFunction, type_bytes
 from llverify.lowered.semantics import Concrete, Symbolic, _split_args
+from llverify.lowered.vector import Threads
 from llverify.prove.verdict import Counterexample, Verdict
 from llverify.ttgir.layouts import BuiltLayout, element_bits, layout_of
 from llverify.ttgir.model import Op
@@ -259,7 +260,7 @@ def _classes(E: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def convert_elements(op: Op, fn: LlirFunction, sym: Symbolic, accesses: Sequence[Access], threads: int,
-                     lanes: int, subject: str, per_thread: Sequence[Concrete] | None = None,
+                     lanes: int, subject: str, vec: Threads | None = None,
                      dbgs: Sequence[str] = ()) -> Verdict | None:
     """Decide the claim of the module docstring for a ``ttg.convert_layout`` and its attributed accesses."""
     t0 = time.perf_counter()
@@ -273,12 +274,12 @@ def convert_elements(op: Op, fn: LlirFunction, sym: Symbolic, accesses: Sequence
     if src_t is None or dst_t is None or src_t.kind != "tensor" or dst_t.kind != "tensor":
         return None
     try:
-        return _decide(op, fn, sym, list(accesses), threads, lanes, subject, per_thread, src_t, dst_t, t0, dbgs)
+        return _decide(op, fn, sym, list(accesses), threads, lanes, subject, vec, src_t, dst_t, t0, dbgs)
     except _Unknown as exc:
         return unknown(str(exc))
 
 
-def _decide(op, fn, sym, accesses, threads, lanes, subject, per_thread, src_t, dst_t, t0, dbgs) -> Verdict:
+def _decide(op, fn, sym, accesses, threads, lanes, subject, vec, src_t, dst_t, t0, dbgs) -> Verdict:
     Ls, Ld = layout_of(src_t), layout_of(dst_t)
     for B in (Ls, Ld):
         if not isinstance(B, BuiltLayout):
@@ -341,21 +342,21 @@ def _decide(op, fn, sym, accesses, threads, lanes, subject, per_thread, src_t, d
         elif a.instr.result:
             _check_loaded(fn, users, a.instr.result, mine_dbg)
     # every thread's address of every access
-    frees = sorted(set().union(*(sym.value(a.pointer, 32).free for a in accesses)))
+    vec = vec if vec is not None else Threads(fn, threads)
+    frees = sorted(set().union(*(vec.value(a.pointer, 32).free for a in accesses)))
     if any(not f.rsplit(":", 1)[0].endswith(".choice") for f in frees) or len(frees) > 6:
         raise _Unknown(f"the conversion's addresses depend on free variables ({', '.join(frees)}): not modelled")
     addr = None
     combos = [dict(zip(frees, bits_)) for bits_ in _combos([int(f.rsplit(":", 1)[1]) for f in frees])]
     for combo in combos:  # a join phi's choice: every combination, and the addresses must not depend on it
-        conc = (list(per_thread) if per_thread is not None and not frees
-                else [Concrete(fn, t, combo) for t in range(threads)])
+        ev = vec if not frees else Threads(fn, threads, combo)
         at = np.zeros((len(accesses), threads), dtype=np.int64)
         for i, a in enumerate(accesses):
-            for t in range(threads):
-                v = conc[t].value(a.pointer, 32)
-                if v is None:
-                    raise _Unknown(f"the address at line {a.instr.line} is poison or unmodelled at thread {t}")
-                at[i, t] = v
+            v = ev.value(a.pointer, 32)
+            if v.none.any():
+                t = int(np.flatnonzero(v.none)[0])
+                raise _Unknown(f"the address at line {a.instr.line} is poison or unmodelled at thread {t}")
+            at[i] = v.vals.astype(np.int64)
         if addr is not None and not np.array_equal(addr, at):
             raise _Unknown(f"the conversion's addresses depend on which predecessor of a join phi ran "
                            f"({', '.join(frees)}): not modelled")

@@ -40,6 +40,7 @@ from llverify.codegen.banks import access_to_offsets
 from llverify.errors import LlverifyError
 from llverify.lowered.llir import LDMATRIX, Access, LlirFunction
 from llverify.lowered.semantics import Concrete, Symbolic
+from llverify.lowered.vector import Threads
 from llverify.prove.bv import check as smt_check
 from llverify.prove.verdict import Counterexample, Verdict
 from llverify.ttgir.layouts import BuiltLayout, element_bits, layout_of
@@ -52,10 +53,10 @@ PROP = "right_elements"
 
 
 def right_elements(op: Op, fn: LlirFunction, sym: Symbolic, accesses: Sequence[Access], threads: int,
-                   lanes: int, subject: str, per_thread: Sequence[Concrete] | None = None) -> Verdict | None:
+                   lanes: int, subject: str, vec: Threads | None = None) -> Verdict | None:
     """Decide the claim of the module docstring for ``op`` and the access instructions attributed to it.
-    ``per_thread``: interpreters of every thread with no free variables, shared with the caller's other
-    obligations (their memo of already evaluated values is reused when the addresses have no free variables)."""
+    ``vec``: the function's values at every thread with no free variables, shared with the caller's other
+    obligations (its memo of already evaluated values is reused)."""
     t0 = time.perf_counter()
     sides = register_and_memory(op) if op.name in SHARED_ACCESS_OPS else None
     if sides is None or not accesses:
@@ -101,18 +102,18 @@ def right_elements(op: Op, fn: LlirFunction, sym: Symbolic, accesses: Sequence[A
         off = M.padding.apply(off)
     off = off.T  # [reg, thread]
     # addresses at every thread, free variables at 0
-    terms = [sym.value(a.pointer, 32) for a in accesses]
-    frees = sorted(set().union(*(t.free for t in terms)))
-    zeros = {f: 0 for f in frees}
-    conc = list(per_thread) if per_thread is not None and not frees else [Concrete(fn, t, zeros)
-                                                                           for t in range(threads)]
+    vec = vec if vec is not None else Threads(fn, threads)
+    vals = [vec.value(a.pointer, 32) for a in accesses]
+    frees = sorted(set().union(*(v.free for v in vals)))
+    if frees:
+        at_zero = Threads(fn, threads, {f: 0 for f in frees})
+        vals = [at_zero.value(a.pointer, 32) for a in accesses]
     addr = np.zeros((len(accesses), threads), dtype=np.int64)
-    for i, a in enumerate(accesses):
-        for t in range(threads):
-            v = conc[t].value(a.pointer, 32)
-            if v is None:
-                return unknown(f"the address of {fn.name} line {a.instr.line} is poison or unmodelled at thread {t}")
-            addr[i, t] = v
+    for i, (a, v) in enumerate(zip(accesses, vals)):
+        if v.none.any():
+            t = int(np.flatnonzero(v.none)[0])
+            return unknown(f"the address of {fn.name} line {a.instr.line} is poison or unmodelled at thread {t}")
+        addr[i] = v.vals.astype(np.int64)
     try:
         slots = _element_slots(accesses, addr, b, threads, lanes)
     except _NotModelled as exc:
@@ -144,7 +145,7 @@ def right_elements(op: Op, fn: LlirFunction, sym: Symbolic, accesses: Sequence[A
         return Verdict("refuted", PROP, subject, "exhaustive", time.perf_counter() - t0,
                        f"register {r}'s element is never {verb}", cx)
     if frees:
-        bad = _free_dependence(sym, terms, threads)
+        bad = _free_dependence(sym, [sym.value(a.pointer, 32) for a in accesses], threads)
         if bad is not None:
             return unknown(bad)
     n = len(accesses)

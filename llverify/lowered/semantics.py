@@ -46,7 +46,7 @@ class _Z3:
 
 z3 = _Z3()
 
-__all__ = ["Symbolic", "Concrete", "SymValue", "Unmodelled", "element_bytes"]
+__all__ = ["Symbolic", "Concrete", "SymValue", "Unmodelled", "Decoded", "decode", "decoded", "const_value", "element_bytes"]
 
 _INT = re.compile(r"^-?\d+$")
 _BIN = ("add", "sub", "mul", "shl", "lshr", "ashr", "and", "or", "xor", "udiv", "sdiv", "urem", "srem")
@@ -292,11 +292,18 @@ def decode_lane(instr: Instr, k: int) -> Decoded:
     raise Unmodelled(f"vector instruction '{op}'")
 
 
-def _decoded(instr: Instr, lane: str) -> Decoded:
+def decoded(instr: Instr, lane: str) -> Decoded:
+    """The instruction defining ``name`` (``lane`` empty) or lane ``lane`` of the vector it defines
+    (``%v#2``: ``lane == "2"``), decoded (both memoised)."""
     return decode_lane(instr, int(lane)) if lane else decode(instr)
 
 
-def _const(text: str, width: int) -> int | None:
+def const_value(text: str, width: int) -> int | None:
+    """An operand's constant value at ``width`` bits, or None when it is not a constant.
+
+    >>> const_value("-1", 8), const_value("true", 1), const_value("@global_smem", 32), const_value("%3", 32)
+    (255, 1, 0, None)
+    """
     if _INT.match(text):
         return int(text) % (1 << width)
     if text == "true":
@@ -354,7 +361,7 @@ class Symbolic:
         return SymValue(term, poison, free)
 
     def value(self, name: str, width: int, tid_sub: int | None = None) -> SymValue:
-        c = _const(name, width)
+        c = const_value(name, width)
         if c is not None:
             return SymValue(z3.BitVecVal(c, width), z3.BoolVal(False), frozenset())
         key = (name, tid_sub)
@@ -368,7 +375,7 @@ class Symbolic:
             v = self._free(name, width, "a kernel argument or global")
         else:
             try:
-                v = self._eval(_decoded(instr, lane), tid_sub)
+                v = self._eval(decoded(instr, lane), tid_sub)
             except Unmodelled as exc:
                 why = "a loop-carried value (phi)" if instr.opcode == "phi" else f"unmodelled: {exc}"
                 v = self._free(name, width, why)
@@ -526,7 +533,7 @@ class Concrete:
 
     def value(self, name: str, width: int, tid: int | None = None) -> int | None:
         tid = self.tid if tid is None else tid
-        c = _const(name, width)
+        c = const_value(name, width)
         if c is not None:
             return c
         key = (name, tid)
@@ -541,7 +548,7 @@ class Concrete:
             v = free
         else:
             try:
-                v = self._eval(_decoded(instr, lane), tid)
+                v = self._eval(decoded(instr, lane), tid)
             except Unmodelled:
                 v = free
         if v is not None:

@@ -27,6 +27,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+import numpy as np
 import z3
 
 from llverify.codegen.bank_model import bank_model_for_target
@@ -37,6 +38,7 @@ from llverify.lowered.convert import convert_elements
 from llverify.lowered.elements import right_elements
 from llverify.lowered.llir import Access, LlirFunction, LlirModule
 from llverify.lowered.semantics import Concrete, Symbolic
+from llverify.lowered.vector import Threads, VecValue
 from llverify.prove.bv import check as smt_check
 from llverify.prove.verdict import Counterexample, Verdict
 from llverify.ttgir.findings import Finding
@@ -64,10 +66,8 @@ def _ops_by_line(module: Module) -> dict[int, Op]:
     return {op.location.line: op for _, op, _ in module.walk()}
 
 
-def _wavefronts(addresses: list[int], lanes: int, vec_bytes: int) -> int:
-    import numpy as np
-
-    arr = np.array(addresses, dtype=np.int64).reshape(-1, lanes)
+def _wavefronts(addresses: np.ndarray, lanes: int, vec_bytes: int) -> int:
+    arr = addresses.reshape(-1, lanes)
     return int(simulate_addresses(arr, max(vec_bytes, 1)).max())
 
 
@@ -95,6 +95,24 @@ def _predicted(op: Op | None, vec_bytes: int, target: str) -> int | None:
     return waves
 
 
+class _Predictions:
+    """:func:`_predicted` memoised per (op, vector bytes): every access of one op shares its layouts."""
+
+    def __init__(self, target: str) -> None:
+        self.target = target
+        self._memo: dict[tuple[int, int], int | None] = {}
+        self._keep: list[Op] = []  # keeps the ops alive while their ids are keys
+
+    def __call__(self, op: Op | None, vec_bytes: int) -> int | None:
+        if op is None:
+            return None
+        key = (id(op), vec_bytes)
+        if key not in self._memo:
+            self._keep.append(op)
+            self._memo[key] = _predicted(op, vec_bytes, self.target)
+        return self._memo[key]
+
+
 def validate(module: Module, llir: LlirModule, shared_bytes: int) -> list[LoweredFinding]:
     """Every obligation of every shared-memory access (see the module docstring)."""
     threads = module.num_warps * module.threads_per_warp
@@ -103,11 +121,12 @@ def validate(module: Module, llir: LlirModule, shared_bytes: int) -> list[Lowere
     out: list[LoweredFinding] = []
     for fn in llir.functions:
         sym = Symbolic(fn, threads)
-        per_thread = [Concrete(fn, t, {}) for t in range(threads)]  # memo shared by every access
+        vec = Threads(fn, threads)  # every value at every thread, computed once, shared by every access
+        predicted = _Predictions(module.target)
         groups: dict[int, tuple[Op, list[Access]]] = {}
         for k, acc in enumerate(fn.accesses):
             out.extend(_access_findings(module, llir, fn, sym, acc, k, threads, shared_bytes,
-                                        by_line if ttgir_file else {}, per_thread))
+                                        by_line if ttgir_file else {}, vec, predicted))
             loc = llir.locations.get(acc.instr.dbg or "", None) if ttgir_file else None
             op = by_line.get(loc[0]) if loc else None
             if op is not None:
@@ -116,9 +135,9 @@ def validate(module: Module, llir: LlirModule, shared_bytes: int) -> list[Lowere
             subject = f"{op.name} at {module.path}:{op.location.line}: {len(accs)} access(es) in {llir.path}"
             if op.name == "ttg.convert_layout":
                 dbgs = [k for k, (line, _) in llir.locations.items() if line == op.location.line]
-                v = convert_elements(op, fn, sym, accs, threads, module.threads_per_warp, subject, per_thread, dbgs)
+                v = convert_elements(op, fn, sym, accs, threads, module.threads_per_warp, subject, vec, dbgs)
             else:
-                v = right_elements(op, fn, sym, accs, threads, module.threads_per_warp, subject, per_thread)
+                v = right_elements(op, fn, sym, accs, threads, module.threads_per_warp, subject, vec)
             if v is not None:
                 out.append(LoweredFinding(Finding(v, v.property, op.name, op.location, op.source, fn.name,
                                                   module.target, index=len(out)),
@@ -143,7 +162,7 @@ def validate(module: Module, llir: LlirModule, shared_bytes: int) -> list[Lowere
 
 def _access_findings(module: Module, llir: LlirModule, fn: LlirFunction, sym: Symbolic, acc: Access, k: int,
                      threads: int, shared_bytes: int, by_line: dict[int, Op],
-                     per_thread: list[Concrete] | None = None) -> list[LoweredFinding]:
+                     vec: Threads, predicted: "_Predictions") -> list[LoweredFinding]:
     loc = llir.locations.get(acc.instr.dbg or "", None)
     op = by_line.get(loc[0]) if loc else None
     where = op.location if op is not None else Location(module.path, loc[0] if loc else 1, loc[1] + 1 if loc else 1)
@@ -162,35 +181,54 @@ def _access_findings(module: Module, llir: LlirModule, fn: LlirFunction, sym: Sy
                                        "the access could not be attributed to a TTGIR op (compile with "
                                        "USE_IR_LOC=ttgir so debug locations name .ttgir lines)")))
     t0 = time.perf_counter()
-    addr = sym.value(acc.pointer, 32)
     size = max(1, acc.bytes or acc.footprint)
     width_unread = acc.kind == "asm" and not acc.footprint  # only the first byte's bounds are decided
-    wide = z3.ZeroExt(1, addr.term)
-    bad = z3.Or(addr.poison, z3.Extract(31, 31, addr.term) == 1,
-                z3.UGT(wide + size, z3.BitVecVal(shared_bytes, 33)))
-    active = _guard_term(sym, acc)
-    if active is not None:
-        bad = z3.And(active, bad)  # a predicated-off thread accesses nothing (PTX `@p`)
-    res = smt_check([z3.ULT(sym.tid, threads), bad])
+    at = vec.value(acc.pointer, 32)
+    frees = sorted(at.free)
+    guard = _guard_threads(vec, acc)
+    if not frees and (guard is None or not guard.free):
+        # the thread id is the only input: every thread evaluated (complete over the whole domain)
+        bad = at.none | (at.vals >= np.uint64(1 << 31)) | (at.vals + np.uint64(size) > np.uint64(shared_bytes))
+        if guard is not None:
+            on = guard.vals == np.uint64(0 if acc.guard[1] else 1)  # type: ignore[index]
+            bad &= guard.none | on  # a predicated-off thread accesses nothing (PTX `@p`)
+        res_status, tid, values, method = ("sat", int(np.flatnonzero(bad)[0]), {}, "exhaustive") if bad.any() \
+            else ("unsat", None, {}, "exhaustive")
+        certificate: Any = {"threads_evaluated": threads}
+        reason = ""
+    else:
+        addr = sym.value(acc.pointer, 32)
+        wide = z3.ZeroExt(1, addr.term)
+        bad_t = z3.Or(addr.poison, z3.Extract(31, 31, addr.term) == 1,
+                      z3.UGT(wide + size, z3.BitVecVal(shared_bytes, 33)))
+        active = _guard_term(sym, acc)
+        if active is not None:
+            bad_t = z3.And(active, bad_t)  # a predicated-off thread accesses nothing (PTX `@p`)
+        res = smt_check([z3.ULT(sym.tid, threads), bad_t])
+        res_status, method, reason = res.status, "smt", res.reason
+        tid, values, certificate = None, {}, None
+        if res.status == "sat":
+            model = res.model
+            tid = model.eval(sym.tid, model_completion=True).as_long()
+            values = {name: model.eval(var, model_completion=True).as_long() for name, (var, _) in sym.frees.items()
+                      if name in addr.free}
+        elif res.status == "unsat":
+            certificate = res.certificate()
     secs = time.perf_counter() - t0
-    frees = sorted(addr.free)
-    if res.status == "unsat" and width_unread:
-        results.append(finding(Verdict("unknown", "in_bounds", subject, "smt", secs,
+    if res_status == "unsat" and width_unread:
+        results.append(finding(Verdict("unknown", "in_bounds", subject, method, secs,
                                        "the inline asm's access width is not read: only its first byte is proved "
                                        f"inside the {shared_bytes} bytes of shared memory")))
-    elif res.status == "unsat":
-        results.append(finding(Verdict("proved", "in_bounds", subject, "smt", secs,
+    elif res_status == "unsat":
+        results.append(finding(Verdict("proved", "in_bounds", subject, method, secs,
                                        f"inside the {shared_bytes} bytes of shared memory for all {threads} threads"
                                        + (f" and all values of {', '.join(frees)}" if frees else ""),
-                                       certificate=res.certificate(), details={"free_variables": frees})))
-    elif res.status == "sat":
-        model = res.model
-        tid = model.eval(sym.tid, model_completion=True).as_long()
-        values = {name: model.eval(var, model_completion=True).as_long() for name, (var, _) in sym.frees.items()
-                  if name in addr.free}
+                                       certificate=certificate, details={"free_variables": frees})))
+    elif res_status == "sat":
+        assert tid is not None
         if frees:
             whys = {n: sym.frees[n][1] for n in frees}
-            results.append(finding(Verdict("unknown", "in_bounds", subject, "smt", secs,
+            results.append(finding(Verdict("unknown", "in_bounds", subject, method, secs,
                                            "out of bounds only for some values of free variables, which may never "
                                            f"occur: {whys}", details={"free_variables": frees})))
         else:
@@ -199,25 +237,24 @@ def _access_findings(module: Module, llir: LlirModule, fn: LlirFunction, sym: Sy
             off = acc.guard is not None and _guard_value(replay, acc) is False
             if off or (got is not None and got < (1 << 31) and got + size <= shared_bytes):
                 results.append(finding(Verdict("error", "in_bounds", subject, None, secs,
-                                               f"internal: Z3 and the interpreter disagree at tid {tid}")))
+                                               f"internal: {method} and the interpreter disagree at tid {tid}")))
             else:
                 shown = "poison" if got is None else got
                 results.append(finding(Verdict(
-                    "refuted", "in_bounds", subject, "smt", secs, "a thread accesses outside the shared allocation",
+                    "refuted", "in_bounds", subject, method, secs, "a thread accesses outside the shared allocation",
                     Counterexample({"tid": tid}, {"address": shown, "bytes": size, "shared": shared_bytes},
                                    "replayed by the concrete LLVM interpreter"))))
     else:
-        results.append(finding(Verdict("unknown", "in_bounds", subject, "smt", secs, f"Z3: {res.reason}")))
+        results.append(finding(Verdict("unknown", "in_bounds", subject, method, secs, f"Z3: {reason}")))
     # wavefronts of the real addresses (a predicated access: not claimed, the active lanes vary)
     if not frees and acc.bytes and acc.guard is None:
         lanes = bank_model_for_target(module.target).lanes if _known_target(module.target) else 0
         if lanes:
             t1 = time.perf_counter()
-            evals = per_thread or [Concrete(fn, t, {}) for t in range(threads)]
-            addrs = [e.value(acc.pointer, 32) for e in evals]
-            if all(a is not None for a in addrs):
-                waves = _wavefronts(addrs, lanes, acc.bytes)  # type: ignore[arg-type]
-                want = _predicted(op, acc.bytes, module.target)
+            if not at.none.any():
+                addrs = at.vals.astype(np.int64)
+                waves = _wavefronts(addrs, lanes, acc.bytes)
+                want = predicted(op, acc.bytes)
                 details = {"wavefronts": waves, "vector_bytes": acc.bytes, "predicted": want}
                 msg = f"{waves} wavefronts per warp-level instruction, measured on every thread's address"
                 if want is None or want == waves:
@@ -244,6 +281,20 @@ def _guard_term(sym: Symbolic, acc: Access) -> Any:
     g = sym.value(name, 1)
     on = g.term == (0 if negated else 1)
     return z3.Or(g.poison, on)
+
+
+def _guard_threads(vec: Threads, acc: Access) -> VecValue | None:
+    """The predicate of a predicated inline-asm access at every thread (``none``: poison, it may run), or None
+    when it always runs."""
+    if acc.guard is None:
+        return None
+    name = acc.guard[0]
+    if name in ("true", "false"):
+        if (name == "true") != acc.guard[1]:
+            return None  # always on
+        off = np.full(vec.threads, 1 if acc.guard[1] else 0, dtype=np.uint64)  # the value that turns it off
+        return VecValue(off, np.zeros(vec.threads, dtype=bool), frozenset())
+    return vec.value(name, 1)
 
 
 def _guard_value(replay: Concrete, acc: Access) -> bool | None:

@@ -55,6 +55,7 @@ import numpy as np
 from llverify.errors import LlverifyError
 from llverify.lowered.elements import _element_slots as _element_parts, _NotModelled
 from llverify.lowered.llir import Access, LlirFunction, type_bytes
+from llverify.lowered.replay import Event, replay
 from llverify.lowered.semantics import Concrete, Symbolic, _split_args
 from llverify.lowered.vector import Threads
 from llverify.prove.verdict import Counterexample, Verdict
@@ -389,53 +390,22 @@ def _decide(op, fn, sym, accesses, threads, lanes, subject, vec, src_t, dst_t, t
     if not store_slots or not load_slots:
         raise _Unknown("the conversion's accesses are only stores or only loads")
     events.sort(key=lambda e: (e[0], not e[1]))
-    # replay the memory: byte -> (store slot, thread, byte in element, interval); writers per interval
-    # byte -> (interval of its last writes, {writer thread: (store slot, byte in element)}): every thread that
-    # wrote it in that interval (duplicated source registers store one element from several threads; a read
-    # must be right whichever write landed last)
-    # cell -> the writes a later read may see: (thread, CTA interval, warp interval, store slot, byte); a write
-    # drops those it happens after (same thread; same warp across a warp or CTA barrier; any thread across
-    # a CTA barrier), so writes left unordered (duplicates from several threads) all stay candidates
-    mem: dict[int, list[tuple[int, int, int, int, int]]] = {}
-    writers_cta: dict[tuple[int, int], set[int]] = {}  # (CTA interval, cell) -> threads writing it
-    writers_warp: dict[tuple[int, int], set[int]] = {}  # (warp interval, cell) -> threads writing it
-    reads = []  # (load slot, thread, per cell {writer thread: (store slot, byte)}, address, intervals, lane)
+    # replay the memory at every thread (llverify/lowered/replay.py): what each read sees, races, unwritten
     # cells: whole elements when every element address is aligned to the element size, else bytes
     unit = b if all(not np.any(e[3] % b) for e in events) else 1
-    js = range(0, b, unit)
-    for line, is_store, slot, at, src in events:
-        civ, wiv = interval_of_line[line]
-        if is_store:
-            for t in range(threads):
-                base, wt = int(at[t]), t // lanes
-                for j in js:
-                    lst = mem.setdefault(base + j, [])
-                    lst[:] = [w for w in lst if not (w[0] == t or w[1] < civ or (w[0] // lanes == wt and w[2] < wiv))]
-                    lst.append((t, civ, wiv, slot, j))
-                    writers_cta.setdefault((civ, base + j), set()).add(t)
-                    writers_warp.setdefault((wiv, base + j), set()).add(t)
-        else:
-            for t in range(threads):
-                base, wt = int(at[t]), t // lanes
-                got = []
-                for j in js:
-                    lst = mem.get(base + j, ())
-                    seen_ = {w[0]: (w[3], w[4]) for w in lst
-                             if w[0] == t or w[1] < civ or (w[0] // lanes == wt and w[2] < wiv)}
-                    got.append(seen_ or None)
-                reads.append((slot, t, got, base, (civ, wiv), int(src[t])))
-    # races and unwritten bytes
-    obs_d, obs_t, obs_s, obs_tp = [], [], [], []
-    for slot, t, got, base, iv, lane_src in reads:
-        for j, cell in zip(js, got):
-            wt = t // lanes
-            others_w = ({t2 for t2 in writers_cta.get((iv[0], base + j), ()) if t2 // lanes != wt}
-                        | {t2 for t2 in writers_warp.get((iv[1], base + j), ()) if t2 // lanes == wt and t2 != t})
-            if others_w:
-                t2 = min(others_w)
+    js = tuple(range(0, b, unit))
+    rep = replay([Event(is_store, slot, at, interval_of_line[line]) for line, is_store, slot, at, _ in events],
+                 threads, lanes, js)
+    if rep.first_failure is not None:
+        r = rep.first_failure
+        slot, t, base = int(rep.reads_slot[r]), int(rep.reads_t[r]), int(rep.reads_base[r])
+        iv = (int(rep.reads_iv[r][0]), int(rep.reads_iv[r][1]))
+        for k, j in enumerate(js):
+            if rep.race[r, k]:
+                t2 = _racing_writer(events, interval_of_line, base + j, t, iv, lanes, js)
                 return _refute_race(subject, t0, fn, accesses, load_slots[slot], t, base + j, t2, iv,
                                     store_slots, events, interval_of_line, b, lanes)
-            if cell is None:
+            if rep.unwritten[r, k]:
                 return _refuted(subject, t0, "unwritten",
                                 f"{_label(accesses, load_slots[slot])} at thread {t} reads byte {base + j}, "
                                 "which no store of the conversion wrote",
@@ -444,14 +414,14 @@ def _decide(op, fn, sym, accesses, threads, lanes, subject, vec, src_t, dst_t, t
                                                  _element_address(fn, accesses, load_slots[slot], t)},
                                 "the load's address replayed by a fresh interpreter; the stores' addresses of "
                                 "every thread evaluated: none covers the byte")
-        for tp0, (s0, _) in got[0].items():
-            if any(c.get(tp0) != (s0, k) for k, c in zip(js, got)) or any(len(c) != len(got[0]) for c in got):
-                raise _Unknown(f"{_label(accesses, load_slots[slot])} at thread {t} assembles an element from "
-                               "bytes of different stored elements (not modelled)")
-            obs_d.append(slot)
-            obs_t.append(t)
-            obs_s.append(s0)
-            obs_tp.append(tp0)
+        raise _Unknown(f"{_label(accesses, load_slots[slot])} at thread {t} assembles an element from "
+                       "bytes of different stored elements (not modelled)")
+    read_of, jpos, writer, wslot, _ = rep.seen
+    first_cell = jpos == 0
+    obs_d = rep.reads_slot[read_of[first_cell]].tolist()
+    obs_t = rep.reads_t[read_of[first_cell]].tolist()
+    obs_s = wslot[first_cell].tolist()
+    obs_tp = writer[first_cell].tolist()
     for s_odd, kinds_ in sorted(odd_store.items()):
         hit = [k for k, s2 in enumerate(obs_s) if s2 == s_odd]
         if not hit:
@@ -611,6 +581,23 @@ def _element_address(fn, accesses, slot, t: int) -> int | None:
     i, _, src, extra = slot
     p = Concrete(fn, int(src[t]), {}).value(accesses[i].pointer, 32)
     return None if p is None else p + int(extra[t])
+
+
+def _racing_writer(events, interval_of_line, byte: int, t: int, iv: tuple[int, int], lanes: int, js) -> int:
+    """The least thread that writes ``byte`` unordered with thread ``t``'s read in intervals ``iv``: another
+    warp in the same CTA interval, or another thread of the warp in the same warp interval."""
+    out = []
+    for line, is_store, _, at, _ in events:
+        if not is_store:
+            continue
+        civ, wiv = interval_of_line[line]
+        hit = np.flatnonzero(np.isin(byte - at.astype(np.int64), np.array(js)))
+        same_warp = hit // lanes == t // lanes
+        if civ == iv[0]:
+            out += hit[~same_warp].tolist()
+        if wiv == iv[1]:
+            out += hit[same_warp & (hit != t)].tolist()
+    return min(out)
 
 
 def _refute_race(subject, t0, fn, accesses, load_slot, t, byte, t2, iv, store_slots, events, interval_of_line,

@@ -22,7 +22,7 @@ and against Z3 on every sample and on random code).
 ...   %3 = xor i32 %2, 48
 ... }''').functions[0]
 >>> v = Threads(fn, 4).value("%3", 32)
->>> v.vals.tolist(), v.none.any(), sorted(v.free)
+>>> v.vals.tolist(), bool(v.none.any()), sorted(v.free)
 ([48, 32, 16, 0], False, [])
 """
 

@@ -62,7 +62,7 @@ from llverify.prove.verdict import Counterexample, Verdict
 from llverify.ttgir.layouts import BuiltLayout, element_bits, layout_of
 from llverify.ttgir.model import Op
 
-__all__ = ["convert_elements", "FULL_BARRIERS", "WARP_BARRIERS"]
+__all__ = ["convert_elements", "function_users", "FULL_BARRIERS", "WARP_BARRIERS"]
 
 PROP = "right_elements"
 FULL_BARRIERS = ("@llvm.nvvm.barrier.cta.sync.aligned.all(", "@llvm.nvvm.barrier0(", "@llvm.amdgcn.s.barrier(")
@@ -77,7 +77,9 @@ class _Unknown(Exception):
 
 # ---------------------------------------------------------------------------------------------- provenance
 
-def _users(fn: LlirFunction) -> dict[str, list]:
+def function_users(fn: LlirFunction) -> dict[str, list]:
+    """Every SSA name of ``fn`` -> the instructions using it (in order; computed once per function by the
+    caller and shared by its conversions)."""
     users: dict[str, list] = {}
     for ins in fn.instrs:
         for name in set(re.findall(r"%[\w$.\-]+", ins.body)):
@@ -262,7 +264,7 @@ def _classes(E: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def convert_elements(op: Op, fn: LlirFunction, sym: Symbolic, accesses: Sequence[Access], threads: int,
                      lanes: int, subject: str, vec: Threads | None = None,
-                     dbgs: Sequence[str] = ()) -> Verdict | None:
+                     dbgs: Sequence[str] = (), users: dict[str, list] | None = None) -> Verdict | None:
     """Decide the claim of the module docstring for a ``ttg.convert_layout`` and its attributed accesses."""
     t0 = time.perf_counter()
     if op.name != "ttg.convert_layout" or not accesses or not op.operand_types or not op.results:
@@ -275,12 +277,13 @@ def convert_elements(op: Op, fn: LlirFunction, sym: Symbolic, accesses: Sequence
     if src_t is None or dst_t is None or src_t.kind != "tensor" or dst_t.kind != "tensor":
         return None
     try:
-        return _decide(op, fn, sym, list(accesses), threads, lanes, subject, vec, src_t, dst_t, t0, dbgs)
+        return _decide(op, fn, sym, list(accesses), threads, lanes, subject, vec, src_t, dst_t, t0, dbgs,
+                       users if users is not None else function_users(fn))
     except _Unknown as exc:
         return unknown(str(exc))
 
 
-def _decide(op, fn, sym, accesses, threads, lanes, subject, vec, src_t, dst_t, t0, dbgs) -> Verdict:
+def _decide(op, fn, sym, accesses, threads, lanes, subject, vec, src_t, dst_t, t0, dbgs, users) -> Verdict:
     Ls, Ld = layout_of(src_t), layout_of(dst_t)
     for B in (Ls, Ld):
         if not isinstance(B, BuiltLayout):
@@ -328,7 +331,6 @@ def _decide(op, fn, sym, accesses, threads, lanes, subject, vec, src_t, dst_t, t
                            "the conversion")
         interval_of_line[ins.line] = (interval, warp_interval)
     # provenance guards: every stored / loaded element is a fixed register's value in every thread
-    users = _users(fn)
     seen: set[str] = set()
     # the conversion's own code: its accesses' debug locations and every location naming the same TTGIR line
     # (``dbgs``); an instruction without a location is traced through too (the guard errs towards unknown)
@@ -451,30 +453,33 @@ def _decide(op, fn, sym, accesses, threads, lanes, subject, vec, src_t, dst_t, t
     for c in range(Cs.shape[0]):
         inv[np.arange(threads), Cs[c]] = c
     nS, nD = len(store_slots), len(load_slots)
-    # candidates per load slot: classes r for which the forced sigma is defined and consistent
-    forced: dict[int, dict[int, dict[int, int]]] = {}  # d -> r -> {s: sigma(s)}
+    # candidates per load slot: classes r for which the forced sigma is defined and consistent; per load slot
+    # d, forced[d] = (candidate classes R ascending, the store slots S it reads, N[i, k] = the class slot
+    # S[k] must carry when d carries R[i])
+    forced: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+    by_d = np.argsort(od, kind="stable")
+    bounds = np.searchsorted(od[by_d], np.arange(nD + 1))
     for d in range(nD):
-        sel = np.flatnonzero(od == d)
+        sel = by_d[bounds[d]:bounds[d + 1]]
         need = inv[otp[sel][None, :], Cd[:, ot[sel]]]  # [class r, obs]
         ss = os_[sel]
         uniq, first, inv_s = np.unique(ss, return_index=True, return_inverse=True)
         # a store slot carries one register: every observation of it forces the same class
         ok = (need >= 0).all(axis=1) & (need == need[:, first[inv_s.reshape(-1)]]).all(axis=1)
-        us = uniq.tolist()
-        opts = {int(r): dict(zip(us, need[r, first].tolist())) for r in np.flatnonzero(ok)}
-        if not opts:
+        if not ok.any():
             return _refute_slot(subject, t0, fn, accesses, d, load_slots, store_slots, sel, od, ot, os_, otp,
                                 need, Cd, Cs, rep_d, rep_s, Ld.layout, Ls.layout, events)
-        forced[d] = opts
-    initial = {d: set(o) for d, o in forced.items()}
+        R = np.flatnonzero(ok)
+        forced[d] = (R, uniq, need[R][:, first])
+    initial = {d: len(f[0]) for d, f in forced.items()}
     # agreement between load slots: propagate sigma choices
     tau_guess: list[int] = []
-    sigma: dict[int, int] = {}
+    sig_a = np.full(nS, -1)  # sigma: store slot -> class (-1: not yet)
     tau: dict[int, int] = {}
     pending = set(range(nD))
     touch: dict[int, set[int]] = {}  # store slot -> the load slots that read it
     for d in range(nD):
-        for s_ in next(iter(forced[d].values())):
+        for s_ in forced[d][1].tolist():
             touch.setdefault(s_, set()).add(d)
     work = set(range(nD))
     while pending:
@@ -482,34 +487,34 @@ def _decide(op, fn, sym, accesses, threads, lanes, subject, vec, src_t, dst_t, t
             d = work.pop()
             if d not in pending:
                 continue
-            live = {r: m for r, m in forced[d].items() if all(sigma.get(s_, v) == v for s_, v in m.items())}
-            if not live:
+            R, S, N = forced[d]
+            cur = sig_a[S]
+            keep = ((cur < 0)[None, :] | (N == cur[None, :])).all(axis=1)
+            if not keep.any():
                 if not tau_guess:
                     raise _Unknown(f"{_label(accesses, load_slots[d])}: every register it could carry needs a store "
                                    "slot to carry a register other load slots force: propagation finds no assignment, "
                                    "but this is not a single replayable witness (reported unknown, not refuted)")
                 raise _Unknown("no register assignment found (a guess for ambiguous slots failed); not decided")
-            forced[d] = live
-            if len(live) == 1:
-                (r, m), = live.items()
-                tau[d] = r
+            R, N = R[keep], N[keep]
+            forced[d] = (R, S, N)
+            if len(R) == 1:
+                tau[d] = int(R[0])
                 pending.discard(d)
-                for s_, v in m.items():
-                    if s_ not in sigma:
-                        sigma[s_] = v
+                for s_, v in zip(S.tolist(), N[0].tolist()):
+                    if sig_a[s_] < 0:
+                        sig_a[s_] = v
                         work |= touch[s_]
         if pending:  # symmetric choices left: pick one (preferring an uncovered register) and propagate again
             d = min(pending)
             used = set(tau.values())
-            r = next((r for r in forced[d] if r not in used), next(iter(forced[d])))
-            forced[d] = {r: forced[d][r]}
+            R, S, N = forced[d]
+            i = next((i for i, r in enumerate(R.tolist()) if r not in used), 0)
+            forced[d] = (R[i:i + 1], S, N[i:i + 1])
             tau_guess.append(d)
             work.add(d)
     # the proof: every observation re-checked with the assignment
     tau_a = np.array([tau[d] for d in range(nD)])
-    sig_a = np.full(nS, -1)
-    for s_, v in sigma.items():
-        sig_a[s_] = v
     if not np.array_equal(Cd[tau_a[od], ot], Cs[sig_a[os_], otp]):
         raise _Unknown("internal: the assignment found does not satisfy every observation")
     missing = sorted(set(range(Cd.shape[0])) - set(tau.values()))
@@ -525,7 +530,7 @@ def _decide(op, fn, sym, accesses, threads, lanes, subject, vec, src_t, dst_t, t
                 sides["two load slots carrying one register"] = [_label(accesses, load_slots[dup[0]]),
                                                                  _label(accesses, load_slots[dup[1]])]
                 sides["their register"] = int(rep_d[tau[dup[0]]])
-                if all(len(initial[x]) == 1 for x in dup):  # each slot's register is forced by its own reads
+                if all(initial[x] == 1 for x in dup):  # each slot's register is forced by its own reads
                     fal = {}
                     for x in dup:
                         selx = np.flatnonzero(od == x)

@@ -34,7 +34,7 @@ from llverify.codegen.bank_model import bank_model_for_target
 from llverify.codegen.bank_sim import simulate_addresses
 from llverify.codegen.target_banks import target_wavefronts
 from llverify.errors import LlverifyError
-from llverify.lowered.convert import convert_elements
+from llverify.lowered.convert import convert_elements, function_users
 from llverify.lowered.elements import right_elements
 from llverify.lowered.llir import Access, LlirFunction, LlirModule
 from llverify.lowered.semantics import Concrete, Symbolic
@@ -131,11 +131,14 @@ def validate(module: Module, llir: LlirModule, shared_bytes: int) -> list[Lowere
             op = by_line.get(loc[0]) if loc else None
             if op is not None:
                 groups.setdefault(id(op), (op, []))[1].append(acc)
+        fn_users = None
         for op, accs in groups.values():
             subject = f"{op.name} at {module.path}:{op.location.line}: {len(accs)} access(es) in {llir.path}"
             if op.name == "ttg.convert_layout":
+                fn_users = fn_users if fn_users is not None else function_users(fn)  # once per function
                 dbgs = [k for k, (line, _) in llir.locations.items() if line == op.location.line]
-                v = convert_elements(op, fn, sym, accs, threads, module.threads_per_warp, subject, vec, dbgs)
+                v = convert_elements(op, fn, sym, accs, threads, module.threads_per_warp, subject, vec, dbgs,
+                                     fn_users)
             else:
                 v = right_elements(op, fn, sym, accs, threads, module.threads_per_warp, subject, vec)
             if v is not None:
@@ -192,19 +195,12 @@ def _access_findings(module: Module, llir: LlirModule, fn: LlirFunction, sym: Sy
         if guard is not None:
             on = guard.vals == np.uint64(0 if acc.guard[1] else 1)  # type: ignore[index]
             bad &= guard.none | on  # a predicated-off thread accesses nothing (PTX `@p`)
-        res_status, tid, values, method = ("sat", int(np.flatnonzero(bad)[0]), {}, "exhaustive") if bad.any() \
-            else ("unsat", None, {}, "exhaustive")
+        res_status, tid, values, method, reason = "unsat", None, {}, "exhaustive", ""
         certificate: Any = {"threads_evaluated": threads}
-        reason = ""
+        if bad.any():  # the least failing thread: replayed below by the scalar interpreter
+            res_status, tid = "sat", int(np.flatnonzero(bad)[0])
     else:
-        addr = sym.value(acc.pointer, 32)
-        wide = z3.ZeroExt(1, addr.term)
-        bad_t = z3.Or(addr.poison, z3.Extract(31, 31, addr.term) == 1,
-                      z3.UGT(wide + size, z3.BitVecVal(shared_bytes, 33)))
-        active = _guard_term(sym, acc)
-        if active is not None:
-            bad_t = z3.And(active, bad_t)  # a predicated-off thread accesses nothing (PTX `@p`)
-        res = smt_check([z3.ULT(sym.tid, threads), bad_t])
+        res, addr = _smt_in_bounds(sym, acc, threads, shared_bytes, size)
         res_status, method, reason = res.status, "smt", res.reason
         tid, values, certificate = None, {}, None
         if res.status == "sat":
@@ -236,8 +232,9 @@ def _access_findings(module: Module, llir: LlirModule, fn: LlirFunction, sym: Sy
             got = replay.value(acc.pointer, 32)
             off = acc.guard is not None and _guard_value(replay, acc) is False
             if off or (got is not None and got < (1 << 31) and got + size <= shared_bytes):
+                who = "Z3" if method == "smt" else "every-thread evaluation"
                 results.append(finding(Verdict("error", "in_bounds", subject, None, secs,
-                                               f"internal: {method} and the interpreter disagree at tid {tid}")))
+                                               f"internal: {who} and the interpreter disagree at tid {tid}")))
             else:
                 shown = "poison" if got is None else got
                 results.append(finding(Verdict(
@@ -268,6 +265,18 @@ def _access_findings(module: Module, llir: LlirModule, fn: LlirFunction, sym: Sy
                                                "every thread's address evaluated concretely"), details=details)
                 results.append(finding(v))
     return results
+
+
+def _smt_in_bounds(sym: Symbolic, acc: Access, threads: int, shared_bytes: int, size: int) -> tuple[Any, Any]:
+    """Z3 on the negated claim: some thread below ``threads`` whose (active) access is poison, or reaches past
+    the ``shared_bytes``; returns the check result and the address term."""
+    addr = sym.value(acc.pointer, 32)
+    wide = z3.ZeroExt(1, addr.term)
+    bad = z3.Or(addr.poison, z3.Extract(31, 31, addr.term) == 1, z3.UGT(wide + size, z3.BitVecVal(shared_bytes, 33)))
+    active = _guard_term(sym, acc)
+    if active is not None:
+        bad = z3.And(active, bad)  # a predicated-off thread accesses nothing (PTX `@p`)
+    return smt_check([z3.ULT(sym.tid, threads), bad]), addr
 
 
 def _guard_term(sym: Symbolic, acc: Access) -> Any:

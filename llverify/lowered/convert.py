@@ -257,9 +257,19 @@ def _elements(L, threads: int) -> np.ndarray:
 
 def _classes(E: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Register classes (registers with the same element in every thread): ``rep`` (a representative per
-    class) and ``cls[r]`` (register -> class)."""
-    _, first, inv = np.unique(E, axis=0, return_index=True, return_inverse=True)
-    return first, inv.reshape(-1)
+    class: its first register) and ``cls[r]`` (register -> class), classes in lexicographic order of their rows.
+
+    >>> rep, cls = _classes(np.array([[3, 1], [0, 2], [3, 1]]))
+    >>> rep.tolist(), cls.tolist()
+    ([1, 0], [1, 0, 1])
+    """
+    order = np.lexsort(E.T[::-1])  # rows sorted lexicographically, stable
+    Es = E[order]
+    new = np.ones(len(order), dtype=bool)
+    new[1:] = (Es[1:] != Es[:-1]).any(axis=1)
+    cls = np.empty(len(order), dtype=np.int64)
+    cls[order] = np.cumsum(new) - 1
+    return order[new], cls
 
 
 def convert_elements(op: Op, fn: LlirFunction, sym: Symbolic, accesses: Sequence[Access], threads: int,
@@ -459,18 +469,25 @@ def _decide(op, fn, sym, accesses, threads, lanes, subject, vec, src_t, dst_t, t
     forced: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
     by_d = np.argsort(od, kind="stable")
     bounds = np.searchsorted(od[by_d], np.arange(nD + 1))
+    # all load slots at once: need[r, o] = the source class observation o forces when its load slot carries r
+    need_all = inv[otp[None, :], Cd[:, ot]]
+    pair = od * nS + os_
+    upair, ufirst, uinv = np.unique(pair, return_index=True, return_inverse=True)
+    agree = (need_all >= 0) & (need_all == need_all[:, ufirst[uinv.reshape(-1)]])
+    agree_d = np.ones((need_all.shape[0], nD), dtype=bool)
+    has = bounds[1:] > bounds[:-1]
+    if len(od):
+        agree_d[:, has] = np.logical_and.reduceat(agree[:, by_d], bounds[:-1][has], axis=1)
+    ubounds = np.searchsorted(upair // nS, np.arange(nD + 1))
     for d in range(nD):
-        sel = by_d[bounds[d]:bounds[d + 1]]
-        need = inv[otp[sel][None, :], Cd[:, ot[sel]]]  # [class r, obs]
-        ss = os_[sel]
-        uniq, first, inv_s = np.unique(ss, return_index=True, return_inverse=True)
-        # a store slot carries one register: every observation of it forces the same class
-        ok = (need >= 0).all(axis=1) & (need == need[:, first[inv_s.reshape(-1)]]).all(axis=1)
+        ok = agree_d[:, d]
         if not ok.any():
+            sel = by_d[bounds[d]:bounds[d + 1]]
             return _refute_slot(subject, t0, fn, accesses, d, load_slots, store_slots, sel, od, ot, os_, otp,
-                                need, Cd, Cs, rep_d, rep_s, Ld.layout, Ls.layout, events)
+                                need_all[:, sel], Cd, Cs, rep_d, rep_s, Ld.layout, Ls.layout, events)
         R = np.flatnonzero(ok)
-        forced[d] = (R, uniq, need[R][:, first])
+        u = slice(ubounds[d], ubounds[d + 1])
+        forced[d] = (R, upair[u] % nS, need_all[R][:, ufirst[u]])
     initial = {d: len(f[0]) for d, f in forced.items()}
     # agreement between load slots: propagate sigma choices
     tau_guess: list[int] = []

@@ -77,19 +77,22 @@ def replay(events: list[Event], threads: int, lanes: int, js: tuple[int, ...]) -
     T, J = threads, len(js)
     t_all = np.arange(T, dtype=np.int64)
     jv = np.array(js, dtype=np.int64)
-    w_rows, r_rows = [], []
-    for e, ev in enumerate(events):
-        at = ev.at.astype(np.int64)
-        cells = (at[:, None] + jv[None, :]).reshape(-1)  # [thread, j]
-        tt = np.repeat(t_all, J)
-        jj = np.tile(np.arange(J), T)
-        cols = [np.full(T * J, e), tt, cells, np.full(T * J, ev.intervals[0]), np.full(T * J, ev.intervals[1]),
-                np.full(T * J, ev.slot), jj]
-        (w_rows if ev.is_store else r_rows).append(np.stack(cols))
-    W = np.concatenate(w_rows, axis=1) if w_rows else np.zeros((7, 0), dtype=np.int64)
-    R = np.concatenate(r_rows, axis=1) if r_rows else np.zeros((7, 0), dtype=np.int64)
-    we, wt, wcell, wc, ww, wslot, wj = W
-    re_, rt, rcell, rc, rw, rslot, rj = R
+    A = np.stack([ev.at for ev in events]).astype(np.int64)  # [event, thread]
+    stores = np.array([ev.is_store for ev in events], dtype=bool)
+    slot_e = np.array([ev.slot for ev in events], dtype=np.int64)
+    civ_e = np.array([ev.intervals[0] for ev in events], dtype=np.int64)
+    wiv_e = np.array([ev.intervals[1] for ev in events], dtype=np.int64)
+
+    def rows(sel: np.ndarray) -> list[np.ndarray]:
+        """(event, thread, cell, CTA interval, warp interval, slot, j index) per (event, thread, j)."""
+        ev_ix = np.flatnonzero(sel)
+        n = len(ev_ix)
+        e = np.repeat(ev_ix, T * J)
+        cells = (A[ev_ix][:, :, None] + jv[None, None, :]).reshape(-1)
+        return [e, np.tile(np.repeat(t_all, J), n), cells, civ_e[e], wiv_e[e], slot_e[e], np.tile(np.arange(J), n * T)]
+
+    we, wt, wcell, wc, ww, wslot, wj = rows(stores)
+    re_, rt, rcell, rc, rw, rslot, rj = rows(~stores)
     wwarp, rwarp = wt // lanes, rt // lanes
     _, cid = np.unique(np.concatenate([wcell, rcell]), return_inverse=True)
     cid = cid.reshape(-1)

@@ -71,6 +71,21 @@ WARP_BARRIERS = ("@llvm.nvvm.bar.warp.sync(i32 -1)", "@llvm.amdgcn.wave.barrier(
 _CONTROL = ("br", "switch", "ret", "indirectbr", "unreachable", "phi", "callbr")
 
 
+# instruction forms read by the provenance guards (compiled once)
+_SSA = re.compile(r"%[\w$.\-]+")
+_EXTRACTVALUE = re.compile(r"^extractvalue\s+\{[^}]*\}\s+(%[\w$.\-]+),\s*(\d+)$")
+_MATRIX = re.compile(r"matrix (\d+)")
+_EXTRACTELEMENT = re.compile(r"^extractelement\s+<(\d+)\s*x\s*(\w+)>\s+(%[\w$.\-]+),\s*i\d+\s+(\d+)$")
+_INSERTELEMENT = re.compile(r"^insertelement\s+<(\d+)\s*x\s*(\w+)>\s+(.+?),\s*(\w+)\s+(\S+),\s*i\d+\s+(\d+)$")
+_BITCAST = re.compile(r"^bitcast\s+(<[^>]+>|\S+)\s+(\S+)\s+to\s+(<[^>]+>|\S+)$")
+_SHUFFLE = re.compile(r"^shufflevector\s+<(\d+)\s*x\s*(\w+)>\s+(\S+),\s*<\d+\s*x\s*\w+>\s+(\S+),\s*"
+                      r"<(\d+)\s*x\s*i32>\s+<(.*)>$")
+_EXT = re.compile(r"^(?:zext|trunc)\s+(?:nneg\s+|nuw\s+|nsw\s+)*(i\d+)\s+(\S+)\s+to\s+i\d+$")
+_SHL = re.compile(r"^shl\s+(?:nuw\s+|nsw\s+)*(i\d+)\s+(\S+),\s*(\d+)$")
+_STORE = re.compile(r"^store\s+(?:volatile\s+)?(<[^>]+>|\S+)\s+([^,]+),")
+_CALL_ARGS = re.compile(r"\((.*)\)\s*$")
+
+
 class _Unknown(Exception):
     pass
 
@@ -82,7 +97,7 @@ def function_users(fn: LlirFunction) -> dict[str, list]:
     caller and shared by its conversions)."""
     users: dict[str, list] = {}
     for ins in fn.instrs:
-        for name in set(re.findall(r"%[\w$.\-]+", ins.body)):
+        for name in set(_SSA.findall(ins.body)):
             users.setdefault(name, []).append(ins)
     return users
 
@@ -111,7 +126,7 @@ def _check_stored(fn: LlirFunction, value: str, seen: set[str], mine: frozenset)
         if op == "call" and "shfl" in ins.body:
             raise _Unknown(f"a stored element comes from a warp shuffle at line {ins.line} (not modelled)")
         if op in _PACKING:
-            stack.extend(re.findall(r"%[\w$.\-]+", ins.body))
+            stack.extend(_SSA.findall(ins.body))
 
 
 def _check_loaded(fn: LlirFunction, users: dict[str, list], value: str, mine: frozenset) -> None:
@@ -133,33 +148,47 @@ def _check_loaded(fn: LlirFunction, users: dict[str, list], value: str, mine: fr
                 stack.append(ins.result)
 
 
-def _live(users: dict[str, list], a: Access, what: str, offset: int, b: int) -> bool:
-    """Whether a load slot's element is used: a vector whose every user is a constant ``extractelement``
-    keeps only those lanes; an ``ldmatrix`` result only the matrices some ``extractvalue`` takes; a value
-    nobody uses carries no register (it cannot fill the register a dead slot would be assigned)."""
+def _uses(users: dict[str, list], a: Access) -> bool | frozenset:
+    """What of a load's result is used: False (nothing), True (all of it), or the parts some user takes:
+    the matrices an ``extractvalue`` takes of an ``ldmatrix``, the ``(byte offset, size)`` lanes a constant
+    ``extractelement`` takes of a vector."""
     res = a.instr.result
     if res is None:
         return False
     us = users.get(res, [])
     if not us:
         return False
-    if a.kind == "ldmatrix":
-        taken = set()
-        for u in us:
-            m = re.match(r"^extractvalue\s+\{[^}]*\}\s+(%[\w$.\-]+),\s*(\d+)$", u.body)
+    parts: set = set()
+    for u in us:
+        if a.kind == "ldmatrix":
+            m = _EXTRACTVALUE.match(u.body)
             if u.opcode != "extractvalue" or not m or m.group(1) != res:
                 return True
-            taken.add(int(m.group(2)))
-        mm = re.search(r"matrix (\d+)", what)
-        return mm is None or int(mm.group(1)) in taken
-    lanes = set()
-    for u in us:
-        m = re.match(r"^extractelement\s+<(\d+)\s*x\s*(\w+)>\s+(%[\w$.\-]+),\s*i\d+\s+(\d+)$", u.body)
+            parts.add(int(m.group(2)))
+            continue
+        m = _EXTRACTELEMENT.match(u.body)
         if u.opcode != "extractelement" or not m or m.group(3) != res or not type_bytes(m.group(2)):
             return True
         size = type_bytes(m.group(2))
-        lanes.add((int(m.group(4)) * size, size))
-    return any(lo <= offset < lo + size for lo, size in lanes)
+        parts.add((int(m.group(4)) * size, size))
+    return frozenset(parts)
+
+
+def _live(users: dict[str, list], a: Access, what: str, offset: int, b: int, memo: dict | None = None) -> bool:
+    """Whether a load slot's element is used: a vector whose every user is a constant ``extractelement``
+    keeps only those lanes; an ``ldmatrix`` result only the matrices some ``extractvalue`` takes; a value
+    nobody uses carries no register (it cannot fill the register a dead slot would be assigned).  ``memo``:
+    :func:`_uses` per instruction, shared by the slots of one access."""
+    memo = {} if memo is None else memo
+    if id(a.instr) not in memo:
+        memo[id(a.instr)] = _uses(users, a)
+    used = memo[id(a.instr)]
+    if isinstance(used, bool):
+        return used
+    if a.kind == "ldmatrix":
+        mm = _MATRIX.search(what)
+        return mm is None or int(mm.group(1)) in used
+    return any(lo <= offset < lo + size for lo, size in used)
 
 
 def _byte_source(fn: LlirFunction, value: str, ty: str, offset: int, depth: int = 0) -> str:
@@ -177,7 +206,7 @@ def _byte_source(fn: LlirFunction, value: str, ty: str, offset: int, depth: int 
         return "value"
     body = ins.body
     if ins.opcode == "insertelement":
-        m = re.match(r"^insertelement\s+<(\d+)\s*x\s*(\w+)>\s+(.+?),\s*(\w+)\s+(\S+),\s*i\d+\s+(\d+)$", body)
+        m = _INSERTELEMENT.match(body)
         if m:
             size = type_bytes(m.group(2))
             if size and int(m.group(6)) == offset // size:
@@ -185,12 +214,11 @@ def _byte_source(fn: LlirFunction, value: str, ty: str, offset: int, depth: int 
             if size:
                 return _byte_source(fn, m.group(3), f"<{m.group(1)} x {m.group(2)}>", offset, depth + 1)
     if ins.opcode == "bitcast":
-        m = re.match(r"^bitcast\s+(<[^>]+>|\S+)\s+(\S+)\s+to\s+(<[^>]+>|\S+)$", body)
+        m = _BITCAST.match(body)
         if m:
             return _byte_source(fn, m.group(2), m.group(1), offset, depth + 1)
     if ins.opcode == "shufflevector":
-        m = re.match(r"^shufflevector\s+<(\d+)\s*x\s*(\w+)>\s+(\S+),\s*<\d+\s*x\s*\w+>\s+(\S+),\s*"
-                     r"<(\d+)\s*x\s*i32>\s+<(.*)>$", body)
+        m = _SHUFFLE.match(body)
         if m and type_bytes(m.group(2)):
             size, n = type_bytes(m.group(2)), int(m.group(1))
             items = [x.split()[-1] for x in _split_args(m.group(6))]
@@ -203,13 +231,13 @@ def _byte_source(fn: LlirFunction, value: str, ty: str, offset: int, depth: int 
                 src = m.group(3) if j < n else m.group(4)
                 return _byte_source(fn, src, f"<{n} x {m.group(2)}>", (j % n) * size + offset % size, depth + 1)
     if ins.opcode in ("zext", "trunc"):
-        m = re.match(r"^(?:zext|trunc)\s+(?:nneg\s+|nuw\s+|nsw\s+)*(i\d+)\s+(\S+)\s+to\s+i\d+$", body)
+        m = _EXT.match(body)
         if m:
             if ins.opcode == "zext" and offset >= type_bytes(m.group(1)):
                 return "const"
             return _byte_source(fn, m.group(2), m.group(1), offset, depth + 1)
     if ins.opcode == "shl":
-        m = re.match(r"^shl\s+(?:nuw\s+|nsw\s+)*(i\d+)\s+(\S+),\s*(\d+)$", body)
+        m = _SHL.match(body)
         if m and int(m.group(3)) % 8 == 0:
             k = int(m.group(3)) // 8
             return "const" if offset < k else _byte_source(fn, m.group(2), m.group(1), offset - k, depth + 1)
@@ -219,12 +247,12 @@ def _byte_source(fn: LlirFunction, value: str, ty: str, offset: int, depth: int 
 def _slot_kinds(fn: LlirFunction, a: Access, what: str, offset: int | None, b: int) -> set[str]:
     """The kinds (:func:`_byte_source`) of a store slot's ``b`` bytes."""
     if a.kind == "store":
-        m = re.match(r"^store\s+(?:volatile\s+)?(<[^>]+>|\S+)\s+([^,]+),", a.instr.body)
+        m = _STORE.match(a.instr.body)
         if not m or offset is None:
             return {"value"}
         return {_byte_source(fn, m.group(2).strip(), m.group(1), offset + j) for j in range(b)}
     vals = _stored_value(a)  # stmatrix: matrix m's 32-bit operand
-    mm = re.search(r"matrix (\d+)", what)
+    mm = _MATRIX.search(what)
     if not mm or int(mm.group(1)) >= len(vals):
         return {"value"}
     return {_byte_source(fn, vals[int(mm.group(1))], "i32", 0)}
@@ -234,9 +262,9 @@ def _stored_value(a: Access) -> list[str]:
     """The value operands of a store / stmatrix."""
     body = a.instr.body
     if a.kind == "store":
-        m = re.match(r"^store\s+(?:volatile\s+)?(<[^>]+>|\S+)\s+([^,]+),", body)
+        m = _STORE.match(body)
         return [m.group(2).strip()] if m else []
-    m = re.search(r"\((.*)\)\s*$", body)
+    m = _CALL_ARGS.search(body)
     return [x.split()[-1] for x in _split_args(m.group(1)) if "addrspace(3)" not in x] if m else []
 
 
@@ -384,6 +412,7 @@ def _decide(op, fn, sym, accesses, threads, lanes, subject, vec, src_t, dst_t, t
     dead = 0
     odd_store: dict[int, set[str]] = {}  # store slot -> {"poison", "const", "value"} when not all "value"
     events = []  # (line, is_store, slot id, byte addresses over threads, source lane over threads)
+    live_memo: dict = {}
     for i, what, src, extra in parts:
         a = accesses[i]
         at = addr[i][src] + extra
@@ -394,7 +423,7 @@ def _decide(op, fn, sym, accesses, threads, lanes, subject, vec, src_t, dst_t, t
             store_slots.append((i, what, src, extra))
             events.append((a.instr.line, True, len(store_slots) - 1, at, src))
         else:
-            if not _live(users, a, what, int(extra[0]) if a.kind == "load" else 0, b):
+            if not _live(users, a, what, int(extra[0]) if a.kind == "load" else 0, b, live_memo):
                 dead += 1
                 continue  # an element nothing uses fills no register
             load_slots.append((i, what, src, extra))
@@ -487,7 +516,7 @@ def _decide(op, fn, sym, accesses, threads, lanes, subject, vec, src_t, dst_t, t
                                 need_all[:, sel], Cd, Cs, rep_d, rep_s, Ld.layout, Ls.layout, events)
         R = np.flatnonzero(ok)
         u = slice(ubounds[d], ubounds[d + 1])
-        forced[d] = (R, upair[u] % nS, need_all[R][:, ufirst[u]])
+        forced[d] = (R, upair[u] % nS, need_all[:, ufirst[u]][R])
     initial = {d: len(f[0]) for d, f in forced.items()}
     # agreement between load slots: propagate sigma choices
     tau_guess: list[int] = []

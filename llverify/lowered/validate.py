@@ -123,10 +123,11 @@ def validate(module: Module, llir: LlirModule, shared_bytes: int) -> list[Lowere
         sym = Symbolic(fn, threads)
         vec = Threads(fn, threads)  # every value at every thread, computed once, shared by every access
         predicted = _Predictions(module.target)
+        choices: dict = {}  # join phis' choices -> their evaluator (shared by the accesses)
         groups: dict[int, tuple[Op, list[Access]]] = {}
         for k, acc in enumerate(fn.accesses):
             out.extend(_access_findings(module, llir, fn, sym, acc, k, threads, shared_bytes,
-                                        by_line if ttgir_file else {}, vec, predicted))
+                                        by_line if ttgir_file else {}, vec, predicted, choices))
             loc = llir.locations.get(acc.instr.dbg or "", None) if ttgir_file else None
             op = by_line.get(loc[0]) if loc else None
             if op is not None:
@@ -165,7 +166,7 @@ def validate(module: Module, llir: LlirModule, shared_bytes: int) -> list[Lowere
 
 def _access_findings(module: Module, llir: LlirModule, fn: LlirFunction, sym: Symbolic, acc: Access, k: int,
                      threads: int, shared_bytes: int, by_line: dict[int, Op],
-                     vec: Threads, predicted: "_Predictions") -> list[LoweredFinding]:
+                     vec: Threads, predicted: "_Predictions", choices: dict) -> list[LoweredFinding]:
     loc = llir.locations.get(acc.instr.dbg or "", None)
     op = by_line.get(loc[0]) if loc else None
     where = op.location if op is not None else Location(module.path, loc[0] if loc else 1, loc[1] + 1 if loc else 1)
@@ -189,15 +190,28 @@ def _access_findings(module: Module, llir: LlirModule, fn: LlirFunction, sym: Sy
     at = vec.value(acc.pointer, 32)
     frees = sorted(at.free)
     guard = _guard_threads(vec, acc)
-    if not frees and (guard is None or not guard.free):
-        # the thread id is the only input: every thread evaluated (complete over the whole domain)
-        bad = at.none | (at.vals >= np.uint64(1 << 31)) | (at.vals + np.uint64(size) > np.uint64(shared_bytes))
-        if guard is not None:
-            on = guard.vals == np.uint64(0 if acc.guard[1] else 1)  # type: ignore[index]
-            bad &= guard.none | on  # a predicated-off thread accesses nothing (PTX `@p`)
+    inputs = sorted(at.free | (guard.free if guard is not None else frozenset()))
+    combos = _choice_combos(inputs)
+    exhausted = None
+    if combos is not None:
+        # the thread id and join phis' choices are the only inputs: every thread evaluated at every combination
+        # of the choices (complete over the whole domain)
+        exhausted = True
+        for combo in combos:
+            key = tuple(sorted(combo.items()))
+            if key not in choices:
+                choices[key] = Threads(fn, threads, combo)
+            ev = choices[key] if combo else vec
+            bad = _bad_threads(ev, acc, size, shared_bytes)
+            if bad.any():
+                exhausted = False
+                break
+    if exhausted is not None and (exhausted or not inputs):
         res_status, tid, values, method, reason = "unsat", None, {}, "exhaustive", ""
         certificate: Any = {"threads_evaluated": threads}
-        if bad.any():  # the least failing thread: replayed below by the scalar interpreter
+        if inputs:
+            certificate["choice_combinations"] = len(combos or ())
+        if not exhausted:  # the least failing thread: replayed below by the scalar interpreter
             res_status, tid = "sat", int(np.flatnonzero(bad)[0])
     else:
         res, addr = _smt_in_bounds(sym, acc, threads, shared_bytes, size)
@@ -265,6 +279,37 @@ def _access_findings(module: Module, llir: LlirModule, fn: LlirFunction, sym: Sy
                                                "every thread's address evaluated concretely"), details=details)
                 results.append(finding(v))
     return results
+
+
+def _choice_combos(inputs: list[str], max_bits: int = 8) -> list[dict[str, int]] | None:
+    """Every assignment of the free variables ``inputs`` when each is a join ``phi``'s choice (``%p.choice:1``)
+    and they have at most ``max_bits`` bits together, else None (``[{}]`` for none).
+
+    >>> _choice_combos(["%a.choice:1", "%b.choice:1"])
+    [{'%a.choice:1': 0, '%b.choice:1': 0}, {'%a.choice:1': 0, '%b.choice:1': 1}, {'%a.choice:1': 1, '%b.choice:1': 0}, {'%a.choice:1': 1, '%b.choice:1': 1}]
+    >>> _choice_combos(["%43:64"]) is None
+    True
+    """
+    import itertools
+
+    if any(not f.rsplit(":", 1)[0].endswith(".choice") for f in inputs):
+        return None
+    bits = [int(f.rsplit(":", 1)[1]) for f in inputs]
+    if sum(bits) > max_bits:
+        return None
+    return [dict(zip(inputs, vals)) for vals in itertools.product(*(range(1 << b) for b in bits))]
+
+
+def _bad_threads(ev: Threads, acc: Access, size: int, shared_bytes: int) -> np.ndarray:
+    """Per thread: the access runs (its PTX predicate, if any, is on or poison) and its address is poison,
+    negative as a signed 32-bit offset, or ``[address, address + size)`` reaches past ``shared_bytes``."""
+    at = ev.value(acc.pointer, 32)
+    bad = at.none | (at.vals >= np.uint64(1 << 31)) | (at.vals + np.uint64(size) > np.uint64(shared_bytes))
+    guard = _guard_threads(ev, acc)
+    if guard is not None:
+        on = guard.vals == np.uint64(0 if acc.guard[1] else 1)  # type: ignore[index]
+        bad &= guard.none | on  # a predicated-off thread accesses nothing (PTX `@p`)
+    return bad
 
 
 def _smt_in_bounds(sym: Symbolic, acc: Access, threads: int, shared_bytes: int, size: int) -> tuple[Any, Any]:

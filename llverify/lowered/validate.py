@@ -123,7 +123,7 @@ def validate(module: Module, llir: LlirModule, shared_bytes: int) -> list[Lowere
         sym = Symbolic(fn, threads)
         vec = Threads(fn, threads)  # every value at every thread, computed once, shared by every access
         predicted = _Predictions(module.target)
-        choices: dict = {}  # join phis' choices -> their evaluator (shared by the accesses)
+        choices: dict = {}  # free-variable assignment -> its evaluator (shared by the accesses)
         groups: dict[int, tuple[Op, list[Access]]] = {}
         for k, acc in enumerate(fn.accesses):
             out.extend(_access_findings(module, llir, fn, sym, acc, k, threads, shared_bytes,
@@ -191,11 +191,11 @@ def _access_findings(module: Module, llir: LlirModule, fn: LlirFunction, sym: Sy
     frees = sorted(at.free)
     guard = _guard_threads(vec, acc)
     inputs = sorted(at.free | (guard.free if guard is not None else frozenset()))
-    combos = _choice_combos(inputs)
+    combos = _enumerable(inputs, fn)
     exhausted = None
     if combos is not None:
-        # the thread id and join phis' choices are the only inputs: every thread evaluated at every combination
-        # of the choices (complete over the whole domain)
+        # the thread id and a few bits of free variables are the only inputs: every thread evaluated at every
+        # assignment of them (complete over the whole domain)
         exhausted = True
         for combo in combos:
             key = tuple(sorted(combo.items()))
@@ -210,7 +210,7 @@ def _access_findings(module: Module, llir: LlirModule, fn: LlirFunction, sym: Sy
         res_status, tid, values, method, reason = "unsat", None, {}, "exhaustive", ""
         certificate: Any = {"threads_evaluated": threads}
         if inputs:
-            certificate["choice_combinations"] = len(combos or ())
+            certificate["assignments"] = len(combos or ())
         if not exhausted:  # the least failing thread: replayed below by the scalar interpreter
             res_status, tid = "sat", int(np.flatnonzero(bad)[0])
     else:
@@ -281,20 +281,29 @@ def _access_findings(module: Module, llir: LlirModule, fn: LlirFunction, sym: Sy
     return results
 
 
-def _choice_combos(inputs: list[str], max_bits: int = 8) -> list[dict[str, int]] | None:
-    """Every assignment of the free variables ``inputs`` when each is a join ``phi``'s choice (``%p.choice:1``)
-    and they have at most ``max_bits`` bits together, else None (``[{}]`` for none).
+def _enumerable(inputs: list[str], fn: LlirFunction, max_bits: int = 8) -> list[dict[str, int]] | None:
+    r"""Every assignment of the free variables ``inputs`` when together they have at most ``max_bits`` bits
+    and none is a loop-carried ``phi`` (the evaluator gives such a phi one value wherever it is used, a
+    narrower domain than Z3's), else None; ``[{}]`` for none.  A join ``phi``'s choice (``%p.choice:1``) and
+    an unmodelled value (``%5:1``, an ``elect.sync`` predicate) are independent variables of their width, so
+    these assignments are their whole domain.
 
-    >>> _choice_combos(["%a.choice:1", "%b.choice:1"])
-    [{'%a.choice:1': 0, '%b.choice:1': 0}, {'%a.choice:1': 0, '%b.choice:1': 1}, {'%a.choice:1': 1, '%b.choice:1': 0}, {'%a.choice:1': 1, '%b.choice:1': 1}]
-    >>> _choice_combos(["%43:64"]) is None
-    True
+    >>> from llverify.lowered.llir import parse_llir
+    >>> fn = parse_llir("define void @k() {\n  %p = phi i1 [ 0, %a ], [ %q, %b ]\n}").functions[0]
+    >>> _enumerable(["%a.choice:1", "%5:1"], fn)
+    [{'%a.choice:1': 0, '%5:1': 0}, {'%a.choice:1': 0, '%5:1': 1}, {'%a.choice:1': 1, '%5:1': 0}, {'%a.choice:1': 1, '%5:1': 1}]
+    >>> _enumerable(["%43:64"], fn), _enumerable(["%p:1"], fn)
+    (None, None)
     """
     import itertools
 
-    if any(not f.rsplit(":", 1)[0].endswith(".choice") for f in inputs):
-        return None
-    bits = [int(f.rsplit(":", 1)[1]) for f in inputs]
+    bits = []
+    for f in inputs:
+        name, width = f.rsplit(":", 1)
+        ins = fn.defs.get(name)
+        if not name.endswith(".choice") and ins is not None and ins.opcode == "phi":
+            return None
+        bits.append(int(width))
     if sum(bits) > max_bits:
         return None
     return [dict(zip(inputs, vals)) for vals in itertools.product(*(range(1 << b) for b in bits))]

@@ -94,28 +94,36 @@ def replay(events: list[Event], threads: int, lanes: int, js: tuple[int, ...]) -
     we, wt, wcell, wc, ww, wslot, wj = rows(stores)
     re_, rt, rcell, rc, rw, rslot, rj = rows(~stores)
     wwarp, rwarp = wt // lanes, rt // lanes
-    _, cid = np.unique(np.concatenate([wcell, rcell]), return_inverse=True)
-    cid = cid.reshape(-1)
+    allc = np.concatenate([wcell, rcell])
+    lo_c = int(allc.min()) if len(allc) else 0
+    span = int(allc.max()) - lo_c + 1 if len(allc) else 1
+    if span <= 8 * len(allc) + 1024:  # dense cell ids: the cell's offset from the lowest
+        cid, n_cells = allc - lo_c, span
+    else:
+        _, cid = np.unique(allc, return_inverse=True)
+        cid, n_cells = cid.reshape(-1), int(cid.max()) + 1
     wcid, rcid = cid[:len(wcell)], cid[len(wcell):]
     nE, nT, nW = len(events) + 1, T + 1, T // lanes + 2
     nC, nWi = int(max(wc.max(initial=0), rc.max(initial=0))) + 2, int(max(ww.max(initial=0), rw.max(initial=0))) + 2
-    # supersession: the first later write of the cell ordered after it
-    k_a = wcid * nC + wc
-    o_a = np.argsort(k_a * nE + we, kind="stable")
-    f_a = _next(k_a[o_a], o_a, we[o_a], wcid * nC + wc + 1, lambda i: wcid[i] == wcid)
-    k_b = (wcid * nW + wwarp) * nWi + ww
-    o_b = np.argsort(k_b * nE + we, kind="stable")
-    f_b = _next(k_b[o_b], o_b, we[o_b], (wcid * nW + wwarp) * nWi + ww + 1,
+    # supersession: the first later write of the cell ordered after it (a later CTA interval; the same warp
+    # in a later warp interval; the same thread).  Rows are generated in program order (event, thread), so a
+    # stable sort by a group key orders each group by program order, and the intervals (monotone in it) too.
+    o_s = _stable_order(wcid)  # by cell, then event, thread
+    k_a = (wcid * nC + wc)[o_s]  # ascending
+    f_a = _next(k_a, o_s, we[o_s], wcid * nC + wc + 1, lambda i: wcid[i] == wcid)
+    o_b = _stable_order(wcid * nW + wwarp)  # by cell, warp, then program order
+    k_b = ((wcid * nW + wwarp) * nWi + ww)[o_b]  # ascending
+    f_b = _next(k_b, o_b, we[o_b], (wcid * nW + wwarp) * nWi + ww + 1,
                 lambda i: (wcid[i] == wcid) & (wwarp[i] == wwarp))
-    k_c = (wcid * nT + wt) * nE + we
-    o_c = np.argsort(k_c, kind="stable")
-    f_c = _next(k_c[o_c], o_c, we[o_c], (wcid * nT + wt) * nE + we + 1,
-                lambda i: (wcid[i] == wcid) & (wt[i] == wt))
+    g_c = wcid * nT + wt  # (cell, thread): its writes in program order; the next one is the same thread's
+    o_c = _stable_order(g_c)
+    f_c = np.full(len(we), np.iinfo(np.int64).max)
+    if len(o_c) > 1:
+        same = g_c[o_c[1:]] == g_c[o_c[:-1]]
+        f_c[o_c[:-1][same]] = we[o_c[1:][same]]
     sup = np.minimum(np.minimum(f_a, f_b), f_c)
     # the writes each read row sees: its cell's writes before it, not superseded before it, ordered before it
-    k_s = wcid * nE + we
-    o_s = np.lexsort((wt, we, wcid))
-    ks = k_s[o_s]
+    ks = (wcid * nE + we)[o_s]  # ascending
     lo = np.searchsorted(ks, rcid * nE, side="left")
     hi = np.searchsorted(ks, rcid * nE + re_, side="left")
     cnt = hi - lo
@@ -127,9 +135,8 @@ def replay(events: list[Event], threads: int, lanes: int, js: tuple[int, ...]) -
     row, w = row[keep], w[keep]
     # races: a writer of the cell in the read's CTA interval from another warp, or in its warp interval from
     # another thread of its warp
-    race = _group_differs(wc * (len(cid) + 1) + wcid, wwarp, rc * (len(cid) + 1) + rcid, rwarp)
-    race |= _group_differs((ww * (len(cid) + 1) + wcid) * nW + wwarp, wt, (rw * (len(cid) + 1) + rcid) * nW + rwarp,
-                           rt)
+    race = _group_differs(k_a, wwarp[o_s], rcid * nC + rc, rwarp)
+    race |= _group_differs(k_b, wt[o_b], (rcid * nW + rwarp) * nWi + rw, rt)
     n_reads = len(rcid) // J if J else 0
     seen_n = np.bincount(row, minlength=len(rcid))
     unwritten = (seen_n == 0).reshape(n_reads, J)
@@ -138,8 +145,10 @@ def replay(events: list[Event], threads: int, lanes: int, js: tuple[int, ...]) -
     jpos = row % J
     mixed = np.zeros(n_reads, dtype=bool)
     if J > 1:  # an element assembled from bytes of different stored elements
+        cut = np.searchsorted(row, np.arange(len(rcid) + 1))  # `row` is sorted: each read row's seen writes
         for r in np.flatnonzero(~unwritten.any(axis=1)):
-            rows = [(wt[w[row == r * J + k]], wslot[w[row == r * J + k]], wj[w[row == r * J + k]]) for k in range(J)]
+            rows = [(wt[w[cut[r * J + k]:cut[r * J + k + 1]]], wslot[w[cut[r * J + k]:cut[r * J + k + 1]]],
+                     wj[w[cut[r * J + k]:cut[r * J + k + 1]]]) for k in range(J)]
             ref = dict(zip(rows[0][0].tolist(), rows[0][1].tolist()))
             for k in range(J):
                 got = {int(a): (int(s), int(jb)) for a, s, jb in zip(*rows[k])}
@@ -152,15 +161,22 @@ def replay(events: list[Event], threads: int, lanes: int, js: tuple[int, ...]) -
                     (read_of, jpos, wt[w], wslot[w], wj[w]), race, unwritten, mixed, first)
 
 
+def _stable_order(key: np.ndarray) -> np.ndarray:
+    """A stable argsort of non-negative integer keys (a radix sort when they fit 16 bits)."""
+    if len(key) and int(key.max()) < 1 << 16:
+        return np.argsort(key.astype(np.uint16), kind="stable")
+    return np.argsort(key, kind="stable")
+
+
 def _group_differs(w_key: np.ndarray, w_val: np.ndarray, r_key: np.ndarray, r_val: np.ndarray) -> np.ndarray:
-    """Per read: some write with the read's key has a value other than the read's (``w_val`` grouped by
-    ``w_key``: min and max compared with ``r_val``)."""
+    """Per read: some write with the read's key has a value other than the read's (``w_key`` sorted ascending,
+    ``w_val`` in the same order: each group's min and max compared with ``r_val``)."""
     if len(w_key) == 0:
         return np.zeros(len(r_key), dtype=bool)
-    order = np.argsort(w_key, kind="stable")
-    keys, starts = np.unique(w_key[order], return_index=True)
-    lo_v = np.minimum.reduceat(w_val[order], starts)
-    hi_v = np.maximum.reduceat(w_val[order], starts)
+    starts = np.flatnonzero(np.concatenate([[True], w_key[1:] != w_key[:-1]]))
+    keys = w_key[starts]
+    lo_v = np.minimum.reduceat(w_val, starts)
+    hi_v = np.maximum.reduceat(w_val, starts)
     pos = np.minimum(np.searchsorted(keys, r_key), len(keys) - 1)
     found = keys[pos] == r_key
     return found & ((lo_v[pos] != r_val) | (hi_v[pos] != r_val))

@@ -120,6 +120,10 @@ def right_elements(op: Op, fn: LlirFunction, sym: Symbolic, accesses: Sequence[A
         return unknown(str(exc))
     base = min(int(addr[i][src[0]] + extra[0]) for i, _, src, extra in slots) - b * int(off[:, 0].min())
     covered = np.zeros(off.shape[0], dtype=bool)
+    regs_of: dict[bytes, list[int]] = {}  # a register's offsets over all threads -> the registers with them
+    off = np.ascontiguousarray(off, dtype=np.int64)
+    for r in range(off.shape[0]):
+        regs_of.setdefault(off[r].tobytes(), []).append(r)
     for i, what, src, extra in slots:
         a = accesses[i]
         at = addr[i][src] + extra
@@ -128,15 +132,15 @@ def right_elements(op: Op, fn: LlirFunction, sym: Symbolic, accesses: Sequence[A
             t = int(np.flatnonzero(rel % b)[0])
             return _refute(subject, t0, fn, a, t, int(at[t]), None, frees,
                            f"{what}: an address is not element-aligned", source=(int(src[t]), int(extra[t])))
-        target = rel // b
-        hit = np.all(off == target[None, :], axis=1)
-        if not hit.any():
+        target = (rel // b).astype(np.int64)
+        hit = regs_of.get(target.tobytes())
+        if hit is None:
             r0 = int(np.argmax((off == target[None, :]).sum(axis=1)))
             t = int(np.flatnonzero(off[r0] != target)[0])
             return _refute(subject, t0, fn, a, t, int(at[t]), base + b * int(off[r0, t]), frees,
                            f"{what} is no fixed register's element in every thread (closest: register {r0})",
                            O, r0, M.padding, source=(int(src[t]), int(extra[t])))
-        covered |= np.all(off == off[hit][0][None, :], axis=1)  # every register with that element function
+        covered[hit] = True  # every register with that element function
     if not covered.all():
         r = int(np.flatnonzero(~covered)[0])
         verb = "written" if direction == "store" else "loaded"

@@ -71,7 +71,9 @@ def _wavefronts(addresses: np.ndarray, lanes: int, vec_bytes: int) -> int:
     return int(simulate_addresses(arr, max(vec_bytes, 1)).max())
 
 
-def _predicted(op: Op | None, vec_bytes: int, target: str) -> int | None:
+def _prediction_key(op: Op | None, vec_bytes: int) -> tuple | None:
+    """What the layouts' wavefront prediction for ``op``'s accesses of ``vec_bytes`` depends on: (register
+    layout, memory layout, element bits, padding, vector bytes), or None when there is no like-for-like one."""
     moved = register_and_memory(op) if op is not None and op.name in SHARED_ACCESS_OPS else None
     if moved is None:
         return None
@@ -84,9 +86,14 @@ def _predicted(op: Op | None, vec_bytes: int, target: str) -> int | None:
     bits = element_bits(reg.element)
     if bits not in (8, 16, 32, 64) or vec_bytes * 8 % bits:
         return None
+    return (R.layout, M.layout, bits, M.padding, vec_bytes)
+
+
+def _predicted(key: tuple, target: str) -> int | None:
+    """Lemma 9.4's wavefronts per warp-level access for :func:`_prediction_key`'s inputs on ``target``."""
+    R, M, bits, padding, vec_bytes = key
     try:
-        tw = target_wavefronts(R.layout, M.layout, bits, target, M.padding,
-                               max_vector_elems=max(1, vec_bytes * 8 // bits))
+        tw = target_wavefronts(R, M, bits, target, padding, max_vector_elems=max(1, vec_bytes * 8 // bits))
         vec_bits, waves = tw.vector_bits, tw.wavefronts
     except LlverifyError:
         return None
@@ -96,20 +103,26 @@ def _predicted(op: Op | None, vec_bytes: int, target: str) -> int | None:
 
 
 class _Predictions:
-    """:func:`_predicted` memoised per (op, vector bytes): every access of one op shares its layouts."""
+    """:func:`_predicted` memoised per (op, vector bytes), and per layouts: ops of the same layouts share it."""
 
     def __init__(self, target: str) -> None:
         self.target = target
-        self._memo: dict[tuple[int, int], int | None] = {}
+        self._by_op: dict[tuple[int, int], tuple | None] = {}
+        self._memo: dict[tuple, int | None] = {}
         self._keep: list[Op] = []  # keeps the ops alive while their ids are keys
 
     def __call__(self, op: Op | None, vec_bytes: int) -> int | None:
         if op is None:
             return None
-        key = (id(op), vec_bytes)
-        if key not in self._memo:
+        at = (id(op), vec_bytes)
+        if at not in self._by_op:
             self._keep.append(op)
-            self._memo[key] = _predicted(op, vec_bytes, self.target)
+            self._by_op[at] = _prediction_key(op, vec_bytes)
+        key = self._by_op[at]
+        if key is None:
+            return None
+        if key not in self._memo:
+            self._memo[key] = _predicted(key, self.target)
         return self._memo[key]
 
 

@@ -37,6 +37,7 @@ MAX_LLIR_BYTES = 64 << 20
 
 _DEFINE = re.compile(r"^define\b.*?@([\w$.\-]+)\s*\(")
 _ASSIGN = re.compile(r"^(%[\w$.\-]+)\s*=\s*(.*)$")
+_LABEL = re.compile(r"^([\w$.\-]+):\s*(?:;.*)?$")
 _DBG = re.compile(r",?\s*!dbg\s+!(\d+)")
 _DILOC = re.compile(r"^!(\d+)\s*=\s*(?:distinct\s+)?!DILocation\(line:\s*(\d+),\s*column:\s*(\d+)")
 _DIFILE = re.compile(r'^!(\d+)\s*=\s*(?:distinct\s+)?!DIFile\(filename:\s*"([^"]*)"')
@@ -58,6 +59,7 @@ class Instr:
     body: str
     dbg: str | None
     line: int
+    block: str = ""  # the basic block's label (``%loop``; ``""`` for an unlabelled entry block)
 
 
 @dataclass(frozen=True)
@@ -248,7 +250,7 @@ def parse_llir(text: str, path: str = "<string>") -> LlirModule:
     locations: dict[str, tuple[int, int]] = {}
     files: list[str] = []
     current: list[Instr] | None = None
-    name = ""
+    name = block = ""
     for lineno, raw in enumerate(text.split("\n"), 1):
         s = raw.strip()
         if not s or s.startswith(";"):
@@ -256,7 +258,7 @@ def parse_llir(text: str, path: str = "<string>") -> LlirModule:
         if current is None:
             m = _DEFINE.match(s)
             if m and s.endswith("{"):
-                current, name = [], m.group(1)
+                current, name, block = [], m.group(1), ""
                 continue
             m = _DILOC.match(s)
             if m:
@@ -272,7 +274,9 @@ def parse_llir(text: str, path: str = "<string>") -> LlirModule:
             functions.append(LlirFunction(name, tuple(current), accesses, defs))
             current = None
             continue
-        if s.endswith(":") and not s.startswith("%"):
+        m = _LABEL.match(s)
+        if m:
+            block = "%" + m.group(1)
             continue  # a block label
         dbg = None
         m = _DBG.search(s)
@@ -281,9 +285,9 @@ def parse_llir(text: str, path: str = "<string>") -> LlirModule:
             s = s[:m.start()] + s[m.end():]
         m = _ASSIGN.match(s)
         if m:
-            current.append(Instr(m.group(1), _opcode(m.group(2)), m.group(2).strip(), dbg, lineno))
+            current.append(Instr(m.group(1), _opcode(m.group(2)), m.group(2).strip(), dbg, lineno, block))
         else:
-            current.append(Instr(None, _opcode(s), s, dbg, lineno))
+            current.append(Instr(None, _opcode(s), s, dbg, lineno, block))
     if current is not None:
         raise LlirError(f"{path}:{len(text.splitlines())}:1: unexpected end of file inside function @{name}")
     return LlirModule(path, tuple(functions), locations, tuple(files))

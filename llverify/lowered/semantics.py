@@ -32,6 +32,7 @@ from functools import lru_cache
 from typing import Callable, Mapping
 
 from llverify.lowered.llir import Instr, LlirFunction
+from llverify.lowered.loops import CountedPhi, counted_phi
 
 
 class _Z3:
@@ -332,6 +333,7 @@ class Symbolic:
         self.frees: dict[str, tuple[z3.BitVecRef, str]] = {}
         self._memo: dict[tuple[str, int | None], SymValue] = {}
         self._active: set[str] = set()  # phis whose incoming values are being built (loop detection)
+        self.ranges: dict[str, CountedPhi] = {}  # free variable -> its range (counted loops' phis)
 
     def _free(self, name: str, width: int, why: str) -> SymValue:
         key = f"{name}:{width}"
@@ -344,6 +346,10 @@ class Symbolic:
         claim must hold whichever predecessor ran).  A phi reached again while its incomings are being built
         is loop-carried: :meth:`value` makes it a free variable instead (any value: sound)."""
         key = d.extra[0]
+        counted = counted_phi(self.fn, self.fn.defs[key]) if key in self.fn.defs else None
+        if counted is not None:  # a counted loop's induction variable: one free variable with its range
+            self.ranges[f"{key}:{d.width}"] = counted
+            return self._free(key, d.width, f"a counted loop's induction variable, in [{counted.lo}, {counted.hi})")
         if key in self._active:
             raise Unmodelled("a loop-carried value (phi)")
         self._active.add(key)
@@ -359,6 +365,17 @@ class Symbolic:
             poison = z3.If(choice.term == k, vals[k].poison, poison)
         free = choice.free.union(*(v.free for v in vals))
         return SymValue(term, poison, free)
+
+    def domain(self, frees: frozenset[str]) -> list:
+        """Z3 constraints on the free variables ``frees`` that have a known range (counted loops' phis)."""
+        out = []
+        for f in sorted(frees):
+            r = self.ranges.get(f)
+            if r is not None:
+                var = self.frees[f][0]
+                lo, hi = z3.BitVecVal(r.lo, r.width), z3.BitVecVal(r.hi - 1, r.width)
+                out.append(z3.And(lo <= var, var <= hi) if r.signed else z3.And(z3.ULE(lo, var), z3.ULE(var, hi)))
+        return out
 
     def value(self, name: str, width: int, tid_sub: int | None = None) -> SymValue:
         c = const_value(name, width)

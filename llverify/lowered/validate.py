@@ -23,6 +23,7 @@ attributed to the TTGIR op on that line.  An access that cannot be attributed is
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 from typing import Any, Sequence
@@ -37,6 +38,7 @@ from llverify.errors import LlverifyError
 from llverify.lowered.convert import convert_elements, function_users
 from llverify.lowered.elements import right_elements
 from llverify.lowered.llir import Access, LlirFunction, LlirModule
+from llverify.lowered.loops import counted_phi
 from llverify.lowered.semantics import Concrete, Symbolic
 from llverify.lowered.vector import Threads, VecValue
 from llverify.prove.bv import check as smt_check
@@ -310,16 +312,20 @@ def _enumerable(inputs: list[str], fn: LlirFunction, max_bits: int = 8) -> list[
     """
     import itertools
 
-    bits = []
+    domains: list[range] = []
     for f in inputs:
         name, width = f.rsplit(":", 1)
         ins = fn.defs.get(name)
         if not name.endswith(".choice") and ins is not None and ins.opcode == "phi":
-            return None
-        bits.append(int(width))
-    if sum(bits) > max_bits:
+            counted = counted_phi(fn, ins)
+            if counted is None or counted.width != int(width):
+                return None
+            domains.append(counted.values())  # every value a counted loop's phi holds
+        else:
+            domains.append(range(1 << int(width)))
+    if math.prod(d.stop - d.start for d in domains) > 1 << max_bits:
         return None
-    return [dict(zip(inputs, vals)) for vals in itertools.product(*(range(1 << b) for b in bits))]
+    return [dict(zip(inputs, vals)) for vals in itertools.product(*domains)]
 
 
 def _bad_threads(ev: Threads, acc: Access, size: int, shared_bytes: int) -> np.ndarray:
@@ -343,7 +349,7 @@ def _smt_in_bounds(sym: Symbolic, acc: Access, threads: int, shared_bytes: int, 
     active = _guard_term(sym, acc)
     if active is not None:
         bad = z3.And(active, bad)  # a predicated-off thread accesses nothing (PTX `@p`)
-    return smt_check([z3.ULT(sym.tid, threads), bad]), addr
+    return smt_check([z3.ULT(sym.tid, threads), bad, *sym.domain(addr.free)]), addr
 
 
 def _guard_term(sym: Symbolic, acc: Access) -> Any:

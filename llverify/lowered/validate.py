@@ -5,10 +5,12 @@ For each access (:mod:`llverify.lowered.llir`), with its address as a Z3 term of
 
 * ``in_bounds``: for every thread id of the module's warp count and every value of the free variables,
   the address is not poison and ``0 <= address`` and ``address + bytes <= shared``, ``shared`` being the
-  shared memory Triton allocated (its metadata's ``shared``).  SMT ``unsat`` of the negation = proved; a
-  model is replayed by the concrete interpreter (independent of the Z3 encoding) before it is reported as a
-  thread id with its address; a model that needs a free variable (a loop's ``phi``, a kernel argument)
-  is ``unknown`` naming it, since that value may never occur.
+  shared memory Triton allocated (its metadata's ``shared``).  When the only inputs are the thread id and
+  at most 256 assignments of free variables (:func:`_enumerable`), every thread is evaluated at every
+  assignment (:mod:`llverify.lowered.vector`: exhaustive, complete); otherwise SMT ``unsat`` of the negation
+  = proved.  A failing thread is replayed by the scalar interpreter (independent of both) before it is
+  reported with its address; a failure that needs a free variable (a loop's ``phi``, a kernel argument) is
+  ``unknown`` naming it, since that value may never occur.
 * ``right_elements`` (per TTGIR op, :mod:`llverify.lowered.elements`): the op's instructions move each
   thread's registers to and from the addresses ``S^-1 R`` gives them, every register covered.
 * ``lowered_wavefronts``: when the address depends on the thread id only, every thread's address is

@@ -39,7 +39,8 @@ from llverify.lowered.llir import Instr, LlirFunction
 
 __all__ = ["CountedPhi", "counted_phi"]
 
-_PHI = re.compile(r"^phi\s+i(\d+)\s+\[\s*([^,\]]+?)\s*,\s*(%[\w$.\-]+)\s*\],\s*\[\s*([^,\]]+?)\s*,\s*(%[\w$.\-]+)\s*\]$")
+_INCOMING = r"\[\s*([^,\]]+?)\s*,\s*(%[\w$.\-]+)\s*\]"
+_PHI = re.compile(rf"^phi\s+i(\d+)\s+{_INCOMING},\s*{_INCOMING}$")
 _ADD = re.compile(r"^add\s+(?:nuw\s+|nsw\s+)*i(\d+)\s+(\S+),\s*(\S+)$")
 _ICMP = re.compile(r"^icmp\s+(?:samesign\s+)?(\w+)\s+i(\d+)\s+(\S+),\s*(\S+)$")
 _BR = re.compile(r"^br\s+i1\s+(%[\w$.\-]+),\s*label\s+(%[\w$.\-]+),\s*label\s+(%[\w$.\-]+)$")

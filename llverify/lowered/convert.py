@@ -46,7 +46,6 @@ obligation); sub-byte elements; multi-CTA layouts.
 
 from __future__ import annotations
 
-import re
 import time
 from typing import Sequence
 
@@ -54,9 +53,11 @@ import numpy as np
 
 from llverify.errors import LlverifyError
 from llverify.lowered.elements import _element_slots as _element_parts, _NotModelled
-from llverify.lowered.llir import Access, LlirFunction, type_bytes
+from llverify.lowered.llir import Access, LlirFunction
+from llverify.lowered.provenance import Unknown as _Unknown
+from llverify.lowered.provenance import check_loaded, check_stored, function_users, live, slot_kinds, stored_value
 from llverify.lowered.replay import Event, replay
-from llverify.lowered.semantics import Concrete, Symbolic, _split_args
+from llverify.lowered.semantics import Concrete, Symbolic
 from llverify.lowered.vector import Threads
 from llverify.prove.verdict import Counterexample, Verdict
 from llverify.ttgir.layouts import BuiltLayout, element_bits, layout_of
@@ -69,203 +70,6 @@ FULL_BARRIERS = ("@llvm.nvvm.barrier.cta.sync.aligned.all(", "@llvm.nvvm.barrier
 #: barriers of one warp (all its lanes): order the accesses of that warp's threads only
 WARP_BARRIERS = ("@llvm.nvvm.bar.warp.sync(i32 -1)", "@llvm.amdgcn.wave.barrier(")
 _CONTROL = ("br", "switch", "ret", "indirectbr", "unreachable", "phi", "callbr")
-
-
-# instruction forms read by the provenance guards (compiled once)
-_SSA = re.compile(r"%[\w$.\-]+")
-_EXTRACTVALUE = re.compile(r"^extractvalue\s+\{[^}]*\}\s+(%[\w$.\-]+),\s*(\d+)$")
-_MATRIX = re.compile(r"matrix (\d+)")
-_EXTRACTELEMENT = re.compile(r"^extractelement\s+<(\d+)\s*x\s*(\w+)>\s+(%[\w$.\-]+),\s*i\d+\s+(\d+)$")
-_INSERTELEMENT = re.compile(r"^insertelement\s+<(\d+)\s*x\s*(\w+)>\s+(.+?),\s*(\w+)\s+(\S+),\s*i\d+\s+(\d+)$")
-_BITCAST = re.compile(r"^bitcast\s+(<[^>]+>|\S+)\s+(\S+)\s+to\s+(<[^>]+>|\S+)$")
-_SHUFFLE = re.compile(r"^shufflevector\s+<(\d+)\s*x\s*(\w+)>\s+(\S+),\s*<\d+\s*x\s*\w+>\s+(\S+),\s*"
-                      r"<(\d+)\s*x\s*i32>\s+<(.*)>$")
-_EXT = re.compile(r"^(?:zext|trunc)\s+(?:nneg\s+|nuw\s+|nsw\s+)*(i\d+)\s+(\S+)\s+to\s+i\d+$")
-_SHL = re.compile(r"^shl\s+(?:nuw\s+|nsw\s+)*(i\d+)\s+(\S+),\s*(\d+)$")
-_STORE = re.compile(r"^store\s+(?:volatile\s+)?(<[^>]+>|\S+)\s+([^,]+),")
-_CALL_ARGS = re.compile(r"\((.*)\)\s*$")
-
-
-class _Unknown(Exception):
-    pass
-
-
-# ---------------------------------------------------------------------------------------------- provenance
-
-def function_users(fn: LlirFunction) -> dict[str, list]:
-    """Every SSA name of ``fn`` -> the instructions using it (in order; computed once per function by the
-    caller and shared by its conversions)."""
-    users: dict[str, list] = {}
-    for ins in fn.instrs:
-        for name in set(_SSA.findall(ins.body)):
-            users.setdefault(name, []).append(ins)
-    return users
-
-
-_PACKING = ("insertelement", "extractelement", "shufflevector", "bitcast", "zext", "trunc", "shl", "lshr",
-            "or", "and")
-
-
-def _check_stored(fn: LlirFunction, value: str, seen: set[str], mine: frozenset) -> None:
-    """Raise :class:`_Unknown` when a stored value is not a fixed register's value in every thread: its
-    packing (``insertelement`` ..., whole-byte shifts) bottoms out in a ``select`` / ``phi`` / shuffle whose
-    choice may depend on the thread."""
-    stack = [value]
-    while stack:
-        v = stack.pop()
-        if not v.startswith("%") or v in seen:
-            continue
-        seen.add(v)
-        ins = fn.defs.get(v)
-        if ins is None or (ins.dbg is not None and ins.dbg not in mine):
-            continue  # a value of another op (the producer): one register's value
-        op = ins.opcode
-        if op == "select" or op == "phi":
-            raise _Unknown(f"a stored element passes through '{op}' at line {ins.line}: its register may depend "
-                           "on the thread (not modelled)")
-        if op == "call" and "shfl" in ins.body:
-            raise _Unknown(f"a stored element comes from a warp shuffle at line {ins.line} (not modelled)")
-        if op in _PACKING:
-            stack.extend(_SSA.findall(ins.body))
-
-
-def _check_loaded(fn: LlirFunction, users: dict[str, list], value: str, mine: frozenset) -> None:
-    """Raise :class:`_Unknown` when a loaded element is post-processed by the conversion with a per-thread
-    choice (a ``select`` / shuffle with the conversion's location) before it becomes a register."""
-    stack, seen = [value], set()
-    while stack:
-        v = stack.pop()
-        if v in seen:
-            continue
-        seen.add(v)
-        for ins in users.get(v, ()):
-            if ins.dbg is not None and ins.dbg not in mine:
-                continue
-            if ins.opcode in ("select", "phi") or (ins.opcode == "call" and "shfl" in ins.body):
-                raise _Unknown(f"a loaded element passes through '{ins.opcode}' at line {ins.line} before it "
-                               "becomes a register: the register may depend on the thread (not modelled)")
-            if ins.opcode in _PACKING and ins.result:
-                stack.append(ins.result)
-
-
-def _uses(users: dict[str, list], a: Access) -> bool | frozenset:
-    """What of a load's result is used: False (nothing), True (all of it), or the parts some user takes:
-    the matrices an ``extractvalue`` takes of an ``ldmatrix``, the ``(byte offset, size)`` lanes a constant
-    ``extractelement`` takes of a vector."""
-    res = a.instr.result
-    if res is None:
-        return False
-    us = users.get(res, [])
-    if not us:
-        return False
-    parts: set = set()
-    for u in us:
-        if a.kind == "ldmatrix":
-            m = _EXTRACTVALUE.match(u.body)
-            if u.opcode != "extractvalue" or not m or m.group(1) != res:
-                return True
-            parts.add(int(m.group(2)))
-            continue
-        m = _EXTRACTELEMENT.match(u.body)
-        if u.opcode != "extractelement" or not m or m.group(3) != res or not type_bytes(m.group(2)):
-            return True
-        size = type_bytes(m.group(2))
-        parts.add((int(m.group(4)) * size, size))
-    return frozenset(parts)
-
-
-def _live(users: dict[str, list], a: Access, what: str, offset: int, b: int, memo: dict | None = None) -> bool:
-    """Whether a load slot's element is used: a vector whose every user is a constant ``extractelement``
-    keeps only those lanes; an ``ldmatrix`` result only the matrices some ``extractvalue`` takes; a value
-    nobody uses carries no register (it cannot fill the register a dead slot would be assigned).  ``memo``:
-    :func:`_uses` per instruction, shared by the slots of one access."""
-    memo = {} if memo is None else memo
-    if id(a.instr) not in memo:
-        memo[id(a.instr)] = _uses(users, a)
-    used = memo[id(a.instr)]
-    if isinstance(used, bool):
-        return used
-    if a.kind == "ldmatrix":
-        mm = _MATRIX.search(what)
-        return mm is None or int(mm.group(1)) in used
-    return any(lo <= offset < lo + size for lo, size in used)
-
-
-def _byte_source(fn: LlirFunction, value: str, ty: str, offset: int, depth: int = 0) -> str:
-    """What byte ``offset`` of a stored value is: ``"poison"`` (an ``insertelement`` chain's base lane never
-    written, ``undef``), ``"const"`` (a constant, a ``zext``'s or whole-byte shift's zero bytes) or ``"value"``
-    (some instruction's result: a register's value).  Through ``insertelement``, ``bitcast``,
-    ``shufflevector``, ``zext``, ``trunc``, whole-byte ``shl``; anything else is a ``"value"``."""
-    v = value.strip()
-    if v in ("poison", "undef"):
-        return "poison"
-    if not v.startswith("%") or depth > 64:
-        return "const" if not v.startswith("%") else "value"
-    ins = fn.defs.get(v)
-    if ins is None:
-        return "value"
-    body = ins.body
-    if ins.opcode == "insertelement":
-        m = _INSERTELEMENT.match(body)
-        if m:
-            size = type_bytes(m.group(2))
-            if size and int(m.group(6)) == offset // size:
-                return _byte_source(fn, m.group(5), m.group(4), offset % size, depth + 1)
-            if size:
-                return _byte_source(fn, m.group(3), f"<{m.group(1)} x {m.group(2)}>", offset, depth + 1)
-    if ins.opcode == "bitcast":
-        m = _BITCAST.match(body)
-        if m:
-            return _byte_source(fn, m.group(2), m.group(1), offset, depth + 1)
-    if ins.opcode == "shufflevector":
-        m = _SHUFFLE.match(body)
-        if m and type_bytes(m.group(2)):
-            size, n = type_bytes(m.group(2)), int(m.group(1))
-            items = [x.split()[-1] for x in _split_args(m.group(6))]
-            k = offset // size
-            if k < len(items):
-                j = items[k]
-                if j in ("poison", "undef"):
-                    return "poison"
-                j = int(j)
-                src = m.group(3) if j < n else m.group(4)
-                return _byte_source(fn, src, f"<{n} x {m.group(2)}>", (j % n) * size + offset % size, depth + 1)
-    if ins.opcode in ("zext", "trunc"):
-        m = _EXT.match(body)
-        if m:
-            if ins.opcode == "zext" and offset >= type_bytes(m.group(1)):
-                return "const"
-            return _byte_source(fn, m.group(2), m.group(1), offset, depth + 1)
-    if ins.opcode == "shl":
-        m = _SHL.match(body)
-        if m and int(m.group(3)) % 8 == 0:
-            k = int(m.group(3)) // 8
-            return "const" if offset < k else _byte_source(fn, m.group(2), m.group(1), offset - k, depth + 1)
-    return "value"
-
-
-def _slot_kinds(fn: LlirFunction, a: Access, what: str, offset: int | None, b: int) -> set[str]:
-    """The kinds (:func:`_byte_source`) of a store slot's ``b`` bytes."""
-    if a.kind == "store":
-        m = _STORE.match(a.instr.body)
-        if not m or offset is None:
-            return {"value"}
-        return {_byte_source(fn, m.group(2).strip(), m.group(1), offset + j) for j in range(b)}
-    vals = _stored_value(a)  # stmatrix: matrix m's 32-bit operand
-    mm = _MATRIX.search(what)
-    if not mm or int(mm.group(1)) >= len(vals):
-        return {"value"}
-    return {_byte_source(fn, vals[int(mm.group(1))], "i32", 0)}
-
-
-def _stored_value(a: Access) -> list[str]:
-    """The value operands of a store / stmatrix."""
-    body = a.instr.body
-    if a.kind == "store":
-        m = _STORE.match(body)
-        return [m.group(2).strip()] if m else []
-    m = _CALL_ARGS.search(body)
-    return [x.split()[-1] for x in _split_args(m.group(1)) if "addrspace(3)" not in x] if m else []
 
 
 # ---------------------------------------------------------------------------------------------- the check
@@ -375,13 +179,13 @@ def _decide(op, fn, sym, accesses, threads, lanes, subject, vec, src_t, dst_t, t
     mine_dbg = frozenset({a.instr.dbg for a in accesses if a.instr.dbg} | set(dbgs or ()))
     for a in accesses:
         if a.kind in ("store", "stmatrix"):
-            vals = _stored_value(a)
+            vals = stored_value(a)
             if not vals:
                 raise _Unknown(f"the stored value at line {a.instr.line} was not read")
             for v in vals:
-                _check_stored(fn, v, seen, mine_dbg)
+                check_stored(fn, v, seen, mine_dbg)
         elif a.instr.result:
-            _check_loaded(fn, users, a.instr.result, mine_dbg)
+            check_loaded(fn, users, a.instr.result, mine_dbg)
     # every thread's address of every access
     vec = vec if vec is not None else Threads(fn, threads)
     frees = sorted(set().union(*(vec.value(a.pointer, 32).free for a in accesses)))
@@ -417,13 +221,13 @@ def _decide(op, fn, sym, accesses, threads, lanes, subject, vec, src_t, dst_t, t
         a = accesses[i]
         at = addr[i][src] + extra
         if a.kind in ("store", "stmatrix"):
-            kinds_ = _slot_kinds(fn, a, what, int(extra[0]) if a.kind == "store" else None, b)
+            kinds_ = slot_kinds(fn, a, what, int(extra[0]) if a.kind == "store" else None, b)
             if kinds_ != {"value"}:
                 odd_store[len(store_slots)] = kinds_
             store_slots.append((i, what, src, extra))
             events.append((a.instr.line, True, len(store_slots) - 1, at, src))
         else:
-            if not _live(users, a, what, int(extra[0]) if a.kind == "load" else 0, b, live_memo):
+            if not live(users, a, what, int(extra[0]) if a.kind == "load" else 0, b, live_memo):
                 dead += 1
                 continue  # an element nothing uses fills no register
             load_slots.append((i, what, src, extra))

@@ -36,6 +36,7 @@ __all__ = ["Instr", "Access", "LDMATRIX", "LlirFunction", "LlirModule", "LlirErr
 MAX_LLIR_BYTES = 64 << 20
 
 _DEFINE = re.compile(r"^define\b.*?@([\w$.\-]+)\s*\(")
+_SSA_NAME = re.compile(r"^%[\w$.\-]+$")
 _ASSIGN = re.compile(r"^(%[\w$.\-]+)\s*=\s*(.*)$")
 _LABEL = re.compile(r"^([\w$.\-]+):\s*(?:;.*)?$")
 _DBG = re.compile(r",?\s*!dbg\s+!(\d+)")
@@ -274,15 +275,36 @@ def parse_llir(text: str, path: str = "<string>") -> LlirModule:
             functions.append(LlirFunction(name, tuple(current), accesses, defs))
             current = None
             continue
-        m = _LABEL.match(s)
-        if m:
-            block = "%" + m.group(1)
-            continue  # a block label
+        head = s.partition(" ")[0]
+        if head.endswith(":") and not s.startswith("%"):
+            m = _LABEL.match(s)
+            if m:
+                block = "%" + m.group(1)
+                continue  # a block label
         dbg = None
-        m = _DBG.search(s)
-        if m:
-            dbg = m.group(1)
-            s = s[:m.start()] + s[m.end():]
+        k = s.find("!dbg !")
+        if k >= 0:  # the usual form, ", !dbg !5": cut by hand (the regex below for any other spacing)
+            j = k + 6
+            while j < len(s) and s[j].isdigit():
+                j += 1
+            i = k
+            while i > 0 and s[i - 1] in " \t":
+                i -= 1
+            if i > 0 and s[i - 1] == ",":
+                i -= 1
+            if j > k + 6 and s.find("!dbg", j) < 0 and s.rfind("!dbg", 0, k) < 0:
+                dbg, s = s[k + 6:j], s[:i] + s[j:]
+                k = -2
+        if k != -2:
+            m = _DBG.search(s)
+            if m:
+                dbg = m.group(1)
+                s = s[:m.start()] + s[m.end():]
+        name_, eq, rhs = s.partition(" = ")
+        if eq and name_.startswith("%") and _SSA_NAME.match(name_):
+            rhs = rhs.strip()
+            current.append(Instr(name_, _opcode(rhs), rhs, dbg, lineno, block))
+            continue
         m = _ASSIGN.match(s)
         if m:
             current.append(Instr(m.group(1), _opcode(m.group(2)), m.group(2).strip(), dbg, lineno, block))

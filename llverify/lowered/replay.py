@@ -98,10 +98,10 @@ def replay(events: list[Event], threads: int, lanes: int, js: tuple[int, ...]) -
     lo_c = int(allc.min()) if len(allc) else 0
     span = int(allc.max()) - lo_c + 1 if len(allc) else 1
     if span <= 8 * len(allc) + 1024:  # dense cell ids: the cell's offset from the lowest
-        cid, n_cells = allc - lo_c, span
+        cid = allc - lo_c
     else:
         _, cid = np.unique(allc, return_inverse=True)
-        cid, n_cells = cid.reshape(-1), int(cid.max()) + 1
+        cid = cid.reshape(-1)
     wcid, rcid = cid[:len(wcell)], cid[len(wcell):]
     nE, nT, nW = len(events) + 1, T + 1, T // lanes + 2
     nC, nWi = int(max(wc.max(initial=0), rc.max(initial=0))) + 2, int(max(ww.max(initial=0), rw.max(initial=0))) + 2

@@ -110,11 +110,11 @@ def replay(events: list[Event], threads: int, lanes: int, js: tuple[int, ...]) -
     # stable sort by a group key orders each group by program order, and the intervals (monotone in it) too.
     o_s = _stable_order(wcid)  # by cell, then event, thread
     k_a = (wcid * nC + wc)[o_s]  # ascending
-    f_a = _next(k_a, o_s, we[o_s], wcid * nC + wc + 1, lambda i: wcid[i] == wcid)
+    f_a = _scatter(o_s, _next(k_a, o_s, we[o_s], k_a + 1, lambda i: wcid[i] == wcid[o_s]))
     o_b = _stable_order(wcid * nW + wwarp)  # by cell, warp, then program order
     k_b = ((wcid * nW + wwarp) * nWi + ww)[o_b]  # ascending
-    f_b = _next(k_b, o_b, we[o_b], (wcid * nW + wwarp) * nWi + ww + 1,
-                lambda i: (wcid[i] == wcid) & (wwarp[i] == wwarp))
+    f_b = _scatter(o_b, _next(k_b, o_b, we[o_b], k_b + 1,
+                              lambda i: (wcid[i] == wcid[o_b]) & (wwarp[i] == wwarp[o_b])))
     g_c = wcid * nT + wt  # (cell, thread): its writes in program order; the next one is the same thread's
     o_c = _stable_order(g_c)
     f_c = np.full(len(we), np.iinfo(np.int64).max)
@@ -124,8 +124,9 @@ def replay(events: list[Event], threads: int, lanes: int, js: tuple[int, ...]) -
     sup = np.minimum(np.minimum(f_a, f_b), f_c)
     # the writes each read row sees: its cell's writes before it, not superseded before it, ordered before it
     ks = (wcid * nE + we)[o_s]  # ascending
-    lo = np.searchsorted(ks, rcid * nE, side="left")
-    hi = np.searchsorted(ks, rcid * nE + re_, side="left")
+    o_r = _stable_order(rcid)  # reads by cell, then program order: ascending queries below
+    lo = _scatter(o_r, np.searchsorted(ks, (rcid * nE)[o_r], side="left"))
+    hi = _scatter(o_r, np.searchsorted(ks, (rcid * nE + re_)[o_r], side="left"))
     cnt = hi - lo
     row = np.repeat(np.arange(len(rcid)), cnt)
     start = np.repeat(np.cumsum(cnt) - cnt, cnt)
@@ -135,8 +136,9 @@ def replay(events: list[Event], threads: int, lanes: int, js: tuple[int, ...]) -
     row, w = row[keep], w[keep]
     # races: a writer of the cell in the read's CTA interval from another warp, or in its warp interval from
     # another thread of its warp
-    race = _group_differs(k_a, wwarp[o_s], rcid * nC + rc, rwarp)
-    race |= _group_differs(k_b, wt[o_b], (rcid * nW + rwarp) * nWi + rw, rt)
+    race = _scatter(o_r, _group_differs(k_a, wwarp[o_s], (rcid * nC + rc)[o_r], rwarp[o_r]))
+    o_rw = _stable_order(rcid * nW + rwarp)
+    race |= _scatter(o_rw, _group_differs(k_b, wt[o_b], ((rcid * nW + rwarp) * nWi + rw)[o_rw], rt[o_rw]))
     n_reads = len(rcid) // J if J else 0
     seen_n = np.bincount(row, minlength=len(rcid))
     unwritten = (seen_n == 0).reshape(n_reads, J)
@@ -159,6 +161,13 @@ def replay(events: list[Event], threads: int, lanes: int, js: tuple[int, ...]) -
     rows0 = np.arange(0, len(rcid), J) if J else np.zeros(0, dtype=np.int64)
     return Replayed(rslot[rows0], rt[rows0], rcell[rows0], np.stack([rc[rows0], rw[rows0]], axis=1),
                     (read_of, jpos, wt[w], wslot[w], wj[w]), race, unwritten, mixed, first)
+
+
+def _scatter(order: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """``values`` computed in ``order`` (a permutation), back in the original order."""
+    out = np.empty_like(values)
+    out[order] = values
+    return out
 
 
 def _stable_order(key: np.ndarray) -> np.ndarray:

@@ -246,6 +246,9 @@ def _access_findings(module: Module, llir: LlirModule, fn: LlirFunction, sym: Sy
         results.append(finding(Verdict("unknown", "in_bounds", subject, method, secs,
                                        "the inline asm's access width is not read: only its first byte is proved "
                                        f"inside the {shared_bytes} bytes of shared memory")))
+    elif res_status == "unsat" and exhausted is False:
+        results.append(finding(Verdict("error", "in_bounds", subject, None, secs,
+                                       "internal: Z3 proves what evaluating every assignment refutes")))
     elif res_status == "unsat":
         results.append(finding(Verdict("proved", "in_bounds", subject, method, secs,
                                        f"inside the {shared_bytes} bytes of shared memory for all {threads} threads"

@@ -46,7 +46,6 @@ obligation); sub-byte elements; multi-CTA layouts.
 
 from __future__ import annotations
 
-import re
 import time
 from typing import Sequence
 
@@ -54,186 +53,23 @@ import numpy as np
 
 from llverify.errors import LlverifyError
 from llverify.lowered.elements import _element_slots as _element_parts, _NotModelled
-from llverify.lowered.llir import Access, LlirFunction, type_bytes
-from llverify.lowered.semantics import Concrete, Symbolic, _split_args
+from llverify.lowered.llir import Access, LlirFunction
+from llverify.lowered.provenance import Unknown as _Unknown
+from llverify.lowered.provenance import check_loaded, check_stored, function_users, live, slot_kinds, stored_value
+from llverify.lowered.replay import Event, replay
+from llverify.lowered.semantics import Concrete, Symbolic
+from llverify.lowered.vector import Threads
 from llverify.prove.verdict import Counterexample, Verdict
 from llverify.ttgir.layouts import BuiltLayout, element_bits, layout_of
 from llverify.ttgir.model import Op
 
-__all__ = ["convert_elements", "FULL_BARRIERS", "WARP_BARRIERS"]
+__all__ = ["convert_elements", "function_users", "FULL_BARRIERS", "WARP_BARRIERS"]
 
 PROP = "right_elements"
 FULL_BARRIERS = ("@llvm.nvvm.barrier.cta.sync.aligned.all(", "@llvm.nvvm.barrier0(", "@llvm.amdgcn.s.barrier(")
 #: barriers of one warp (all its lanes): order the accesses of that warp's threads only
 WARP_BARRIERS = ("@llvm.nvvm.bar.warp.sync(i32 -1)", "@llvm.amdgcn.wave.barrier(")
 _CONTROL = ("br", "switch", "ret", "indirectbr", "unreachable", "phi", "callbr")
-
-
-class _Unknown(Exception):
-    pass
-
-
-# ---------------------------------------------------------------------------------------------- provenance
-
-def _users(fn: LlirFunction) -> dict[str, list]:
-    users: dict[str, list] = {}
-    for ins in fn.instrs:
-        for name in set(re.findall(r"%[\w$.\-]+", ins.body)):
-            users.setdefault(name, []).append(ins)
-    return users
-
-
-_PACKING = ("insertelement", "extractelement", "shufflevector", "bitcast", "zext", "trunc", "shl", "lshr",
-            "or", "and")
-
-
-def _check_stored(fn: LlirFunction, value: str, seen: set[str], mine: frozenset) -> None:
-    """Raise :class:`_Unknown` when a stored value is not a fixed register's value in every thread: its
-    packing (``insertelement`` ..., whole-byte shifts) bottoms out in a ``select`` / ``phi`` / shuffle whose
-    choice may depend on the thread."""
-    stack = [value]
-    while stack:
-        v = stack.pop()
-        if not v.startswith("%") or v in seen:
-            continue
-        seen.add(v)
-        ins = fn.defs.get(v)
-        if ins is None or (ins.dbg is not None and ins.dbg not in mine):
-            continue  # a value of another op (the producer): one register's value
-        op = ins.opcode
-        if op == "select" or op == "phi":
-            raise _Unknown(f"a stored element passes through '{op}' at line {ins.line}: its register may depend "
-                           "on the thread (not modelled)")
-        if op == "call" and "shfl" in ins.body:
-            raise _Unknown(f"a stored element comes from a warp shuffle at line {ins.line} (not modelled)")
-        if op in _PACKING:
-            stack.extend(re.findall(r"%[\w$.\-]+", ins.body))
-
-
-def _check_loaded(fn: LlirFunction, users: dict[str, list], value: str, mine: frozenset) -> None:
-    """Raise :class:`_Unknown` when a loaded element is post-processed by the conversion with a per-thread
-    choice (a ``select`` / shuffle with the conversion's location) before it becomes a register."""
-    stack, seen = [value], set()
-    while stack:
-        v = stack.pop()
-        if v in seen:
-            continue
-        seen.add(v)
-        for ins in users.get(v, ()):
-            if ins.dbg is not None and ins.dbg not in mine:
-                continue
-            if ins.opcode in ("select", "phi") or (ins.opcode == "call" and "shfl" in ins.body):
-                raise _Unknown(f"a loaded element passes through '{ins.opcode}' at line {ins.line} before it "
-                               "becomes a register: the register may depend on the thread (not modelled)")
-            if ins.opcode in _PACKING and ins.result:
-                stack.append(ins.result)
-
-
-def _live(users: dict[str, list], a: Access, what: str, offset: int, b: int) -> bool:
-    """Whether a load slot's element is used: a vector whose every user is a constant ``extractelement``
-    keeps only those lanes; an ``ldmatrix`` result only the matrices some ``extractvalue`` takes; a value
-    nobody uses carries no register (it cannot fill the register a dead slot would be assigned)."""
-    res = a.instr.result
-    if res is None:
-        return False
-    us = users.get(res, [])
-    if not us:
-        return False
-    if a.kind == "ldmatrix":
-        taken = set()
-        for u in us:
-            m = re.match(r"^extractvalue\s+\{[^}]*\}\s+(%[\w$.\-]+),\s*(\d+)$", u.body)
-            if u.opcode != "extractvalue" or not m or m.group(1) != res:
-                return True
-            taken.add(int(m.group(2)))
-        mm = re.search(r"matrix (\d+)", what)
-        return mm is None or int(mm.group(1)) in taken
-    lanes = set()
-    for u in us:
-        m = re.match(r"^extractelement\s+<(\d+)\s*x\s*(\w+)>\s+(%[\w$.\-]+),\s*i\d+\s+(\d+)$", u.body)
-        if u.opcode != "extractelement" or not m or m.group(3) != res or not type_bytes(m.group(2)):
-            return True
-        size = type_bytes(m.group(2))
-        lanes.add((int(m.group(4)) * size, size))
-    return any(lo <= offset < lo + size for lo, size in lanes)
-
-
-def _byte_source(fn: LlirFunction, value: str, ty: str, offset: int, depth: int = 0) -> str:
-    """What byte ``offset`` of a stored value is: ``"poison"`` (an ``insertelement`` chain's base lane never
-    written, ``undef``), ``"const"`` (a constant, a ``zext``'s or whole-byte shift's zero bytes) or ``"value"``
-    (some instruction's result: a register's value).  Through ``insertelement``, ``bitcast``,
-    ``shufflevector``, ``zext``, ``trunc``, whole-byte ``shl``; anything else is a ``"value"``."""
-    v = value.strip()
-    if v in ("poison", "undef"):
-        return "poison"
-    if not v.startswith("%") or depth > 64:
-        return "const" if not v.startswith("%") else "value"
-    ins = fn.defs.get(v)
-    if ins is None:
-        return "value"
-    body = ins.body
-    if ins.opcode == "insertelement":
-        m = re.match(r"^insertelement\s+<(\d+)\s*x\s*(\w+)>\s+(.+?),\s*(\w+)\s+(\S+),\s*i\d+\s+(\d+)$", body)
-        if m:
-            size = type_bytes(m.group(2))
-            if size and int(m.group(6)) == offset // size:
-                return _byte_source(fn, m.group(5), m.group(4), offset % size, depth + 1)
-            if size:
-                return _byte_source(fn, m.group(3), f"<{m.group(1)} x {m.group(2)}>", offset, depth + 1)
-    if ins.opcode == "bitcast":
-        m = re.match(r"^bitcast\s+(<[^>]+>|\S+)\s+(\S+)\s+to\s+(<[^>]+>|\S+)$", body)
-        if m:
-            return _byte_source(fn, m.group(2), m.group(1), offset, depth + 1)
-    if ins.opcode == "shufflevector":
-        m = re.match(r"^shufflevector\s+<(\d+)\s*x\s*(\w+)>\s+(\S+),\s*<\d+\s*x\s*\w+>\s+(\S+),\s*"
-                     r"<(\d+)\s*x\s*i32>\s+<(.*)>$", body)
-        if m and type_bytes(m.group(2)):
-            size, n = type_bytes(m.group(2)), int(m.group(1))
-            items = [x.split()[-1] for x in _split_args(m.group(6))]
-            k = offset // size
-            if k < len(items):
-                j = items[k]
-                if j in ("poison", "undef"):
-                    return "poison"
-                j = int(j)
-                src = m.group(3) if j < n else m.group(4)
-                return _byte_source(fn, src, f"<{n} x {m.group(2)}>", (j % n) * size + offset % size, depth + 1)
-    if ins.opcode in ("zext", "trunc"):
-        m = re.match(r"^(?:zext|trunc)\s+(?:nneg\s+|nuw\s+|nsw\s+)*(i\d+)\s+(\S+)\s+to\s+i\d+$", body)
-        if m:
-            if ins.opcode == "zext" and offset >= type_bytes(m.group(1)):
-                return "const"
-            return _byte_source(fn, m.group(2), m.group(1), offset, depth + 1)
-    if ins.opcode == "shl":
-        m = re.match(r"^shl\s+(?:nuw\s+|nsw\s+)*(i\d+)\s+(\S+),\s*(\d+)$", body)
-        if m and int(m.group(3)) % 8 == 0:
-            k = int(m.group(3)) // 8
-            return "const" if offset < k else _byte_source(fn, m.group(2), m.group(1), offset - k, depth + 1)
-    return "value"
-
-
-def _slot_kinds(fn: LlirFunction, a: Access, what: str, offset: int | None, b: int) -> set[str]:
-    """The kinds (:func:`_byte_source`) of a store slot's ``b`` bytes."""
-    if a.kind == "store":
-        m = re.match(r"^store\s+(?:volatile\s+)?(<[^>]+>|\S+)\s+([^,]+),", a.instr.body)
-        if not m or offset is None:
-            return {"value"}
-        return {_byte_source(fn, m.group(2).strip(), m.group(1), offset + j) for j in range(b)}
-    vals = _stored_value(a)  # stmatrix: matrix m's 32-bit operand
-    mm = re.search(r"matrix (\d+)", what)
-    if not mm or int(mm.group(1)) >= len(vals):
-        return {"value"}
-    return {_byte_source(fn, vals[int(mm.group(1))], "i32", 0)}
-
-
-def _stored_value(a: Access) -> list[str]:
-    """The value operands of a store / stmatrix."""
-    body = a.instr.body
-    if a.kind == "store":
-        m = re.match(r"^store\s+(?:volatile\s+)?(<[^>]+>|\S+)\s+([^,]+),", body)
-        return [m.group(2).strip()] if m else []
-    m = re.search(r"\((.*)\)\s*$", body)
-    return [x.split()[-1] for x in _split_args(m.group(1)) if "addrspace(3)" not in x] if m else []
 
 
 # ---------------------------------------------------------------------------------------------- the check
@@ -253,14 +89,24 @@ def _elements(L, threads: int) -> np.ndarray:
 
 def _classes(E: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Register classes (registers with the same element in every thread): ``rep`` (a representative per
-    class) and ``cls[r]`` (register -> class)."""
-    _, first, inv = np.unique(E, axis=0, return_index=True, return_inverse=True)
-    return first, inv.reshape(-1)
+    class: its first register) and ``cls[r]`` (register -> class), classes in lexicographic order of their rows.
+
+    >>> rep, cls = _classes(np.array([[3, 1], [0, 2], [3, 1]]))
+    >>> rep.tolist(), cls.tolist()
+    ([1, 0], [1, 0, 1])
+    """
+    order = np.lexsort(E.T[::-1])  # rows sorted lexicographically, stable
+    Es = E[order]
+    new = np.ones(len(order), dtype=bool)
+    new[1:] = (Es[1:] != Es[:-1]).any(axis=1)
+    cls = np.empty(len(order), dtype=np.int64)
+    cls[order] = np.cumsum(new) - 1
+    return order[new], cls
 
 
 def convert_elements(op: Op, fn: LlirFunction, sym: Symbolic, accesses: Sequence[Access], threads: int,
-                     lanes: int, subject: str, per_thread: Sequence[Concrete] | None = None,
-                     dbgs: Sequence[str] = ()) -> Verdict | None:
+                     lanes: int, subject: str, vec: Threads | None = None,
+                     dbgs: Sequence[str] = (), users: dict[str, list] | None = None) -> Verdict | None:
     """Decide the claim of the module docstring for a ``ttg.convert_layout`` and its attributed accesses."""
     t0 = time.perf_counter()
     if op.name != "ttg.convert_layout" or not accesses or not op.operand_types or not op.results:
@@ -273,12 +119,13 @@ def convert_elements(op: Op, fn: LlirFunction, sym: Symbolic, accesses: Sequence
     if src_t is None or dst_t is None or src_t.kind != "tensor" or dst_t.kind != "tensor":
         return None
     try:
-        return _decide(op, fn, sym, list(accesses), threads, lanes, subject, per_thread, src_t, dst_t, t0, dbgs)
+        return _decide(op, fn, sym, list(accesses), threads, lanes, subject, vec, src_t, dst_t, t0, dbgs,
+                       users if users is not None else function_users(fn))
     except _Unknown as exc:
         return unknown(str(exc))
 
 
-def _decide(op, fn, sym, accesses, threads, lanes, subject, per_thread, src_t, dst_t, t0, dbgs) -> Verdict:
+def _decide(op, fn, sym, accesses, threads, lanes, subject, vec, src_t, dst_t, t0, dbgs, users) -> Verdict:
     Ls, Ld = layout_of(src_t), layout_of(dst_t)
     for B in (Ls, Ld):
         if not isinstance(B, BuiltLayout):
@@ -326,36 +173,35 @@ def _decide(op, fn, sym, accesses, threads, lanes, subject, per_thread, src_t, d
                            "the conversion")
         interval_of_line[ins.line] = (interval, warp_interval)
     # provenance guards: every stored / loaded element is a fixed register's value in every thread
-    users = _users(fn)
     seen: set[str] = set()
     # the conversion's own code: its accesses' debug locations and every location naming the same TTGIR line
     # (``dbgs``); an instruction without a location is traced through too (the guard errs towards unknown)
     mine_dbg = frozenset({a.instr.dbg for a in accesses if a.instr.dbg} | set(dbgs or ()))
     for a in accesses:
         if a.kind in ("store", "stmatrix"):
-            vals = _stored_value(a)
+            vals = stored_value(a)
             if not vals:
                 raise _Unknown(f"the stored value at line {a.instr.line} was not read")
             for v in vals:
-                _check_stored(fn, v, seen, mine_dbg)
+                check_stored(fn, v, seen, mine_dbg)
         elif a.instr.result:
-            _check_loaded(fn, users, a.instr.result, mine_dbg)
+            check_loaded(fn, users, a.instr.result, mine_dbg)
     # every thread's address of every access
-    frees = sorted(set().union(*(sym.value(a.pointer, 32).free for a in accesses)))
+    vec = vec if vec is not None else Threads(fn, threads)
+    frees = sorted(set().union(*(vec.value(a.pointer, 32).free for a in accesses)))
     if any(not f.rsplit(":", 1)[0].endswith(".choice") for f in frees) or len(frees) > 6:
         raise _Unknown(f"the conversion's addresses depend on free variables ({', '.join(frees)}): not modelled")
     addr = None
     combos = [dict(zip(frees, bits_)) for bits_ in _combos([int(f.rsplit(":", 1)[1]) for f in frees])]
     for combo in combos:  # a join phi's choice: every combination, and the addresses must not depend on it
-        conc = (list(per_thread) if per_thread is not None and not frees
-                else [Concrete(fn, t, combo) for t in range(threads)])
+        ev = vec if not frees else Threads(fn, threads, combo)
         at = np.zeros((len(accesses), threads), dtype=np.int64)
         for i, a in enumerate(accesses):
-            for t in range(threads):
-                v = conc[t].value(a.pointer, 32)
-                if v is None:
-                    raise _Unknown(f"the address at line {a.instr.line} is poison or unmodelled at thread {t}")
-                at[i, t] = v
+            v = ev.value(a.pointer, 32)
+            if v.none.any():
+                t = int(np.flatnonzero(v.none)[0])
+                raise _Unknown(f"the address at line {a.instr.line} is poison or unmodelled at thread {t}")
+            at[i] = v.vals.astype(np.int64)
         if addr is not None and not np.array_equal(addr, at):
             raise _Unknown(f"the conversion's addresses depend on which predecessor of a join phi ran "
                            f"({', '.join(frees)}): not modelled")
@@ -370,17 +216,18 @@ def _decide(op, fn, sym, accesses, threads, lanes, subject, per_thread, src_t, d
     dead = 0
     odd_store: dict[int, set[str]] = {}  # store slot -> {"poison", "const", "value"} when not all "value"
     events = []  # (line, is_store, slot id, byte addresses over threads, source lane over threads)
+    live_memo: dict = {}
     for i, what, src, extra in parts:
         a = accesses[i]
         at = addr[i][src] + extra
         if a.kind in ("store", "stmatrix"):
-            kinds_ = _slot_kinds(fn, a, what, int(extra[0]) if a.kind == "store" else None, b)
+            kinds_ = slot_kinds(fn, a, what, int(extra[0]) if a.kind == "store" else None, b)
             if kinds_ != {"value"}:
                 odd_store[len(store_slots)] = kinds_
             store_slots.append((i, what, src, extra))
             events.append((a.instr.line, True, len(store_slots) - 1, at, src))
         else:
-            if not _live(users, a, what, int(extra[0]) if a.kind == "load" else 0, b):
+            if not live(users, a, what, int(extra[0]) if a.kind == "load" else 0, b, live_memo):
                 dead += 1
                 continue  # an element nothing uses fills no register
             load_slots.append((i, what, src, extra))
@@ -388,53 +235,22 @@ def _decide(op, fn, sym, accesses, threads, lanes, subject, per_thread, src_t, d
     if not store_slots or not load_slots:
         raise _Unknown("the conversion's accesses are only stores or only loads")
     events.sort(key=lambda e: (e[0], not e[1]))
-    # replay the memory: byte -> (store slot, thread, byte in element, interval); writers per interval
-    # byte -> (interval of its last writes, {writer thread: (store slot, byte in element)}): every thread that
-    # wrote it in that interval (duplicated source registers store one element from several threads; a read
-    # must be right whichever write landed last)
-    # cell -> the writes a later read may see: (thread, CTA interval, warp interval, store slot, byte); a write
-    # drops those it happens after (same thread; same warp across a warp or CTA barrier; any thread across
-    # a CTA barrier), so writes left unordered (duplicates from several threads) all stay candidates
-    mem: dict[int, list[tuple[int, int, int, int, int]]] = {}
-    writers_cta: dict[tuple[int, int], set[int]] = {}  # (CTA interval, cell) -> threads writing it
-    writers_warp: dict[tuple[int, int], set[int]] = {}  # (warp interval, cell) -> threads writing it
-    reads = []  # (load slot, thread, per cell {writer thread: (store slot, byte)}, address, intervals, lane)
+    # replay the memory at every thread (llverify/lowered/replay.py): what each read sees, races, unwritten
     # cells: whole elements when every element address is aligned to the element size, else bytes
     unit = b if all(not np.any(e[3] % b) for e in events) else 1
-    js = range(0, b, unit)
-    for line, is_store, slot, at, src in events:
-        civ, wiv = interval_of_line[line]
-        if is_store:
-            for t in range(threads):
-                base, wt = int(at[t]), t // lanes
-                for j in js:
-                    lst = mem.setdefault(base + j, [])
-                    lst[:] = [w for w in lst if not (w[0] == t or w[1] < civ or (w[0] // lanes == wt and w[2] < wiv))]
-                    lst.append((t, civ, wiv, slot, j))
-                    writers_cta.setdefault((civ, base + j), set()).add(t)
-                    writers_warp.setdefault((wiv, base + j), set()).add(t)
-        else:
-            for t in range(threads):
-                base, wt = int(at[t]), t // lanes
-                got = []
-                for j in js:
-                    lst = mem.get(base + j, ())
-                    seen_ = {w[0]: (w[3], w[4]) for w in lst
-                             if w[0] == t or w[1] < civ or (w[0] // lanes == wt and w[2] < wiv)}
-                    got.append(seen_ or None)
-                reads.append((slot, t, got, base, (civ, wiv), int(src[t])))
-    # races and unwritten bytes
-    obs_d, obs_t, obs_s, obs_tp = [], [], [], []
-    for slot, t, got, base, iv, lane_src in reads:
-        for j, cell in zip(js, got):
-            wt = t // lanes
-            others_w = ({t2 for t2 in writers_cta.get((iv[0], base + j), ()) if t2 // lanes != wt}
-                        | {t2 for t2 in writers_warp.get((iv[1], base + j), ()) if t2 // lanes == wt and t2 != t})
-            if others_w:
-                t2 = min(others_w)
+    js = tuple(range(0, b, unit))
+    rep = replay([Event(is_store, slot, at, interval_of_line[line]) for line, is_store, slot, at, _ in events],
+                 threads, lanes, js)
+    if rep.first_failure is not None:
+        r = rep.first_failure
+        slot, t, base = int(rep.reads_slot[r]), int(rep.reads_t[r]), int(rep.reads_base[r])
+        iv = (int(rep.reads_iv[r][0]), int(rep.reads_iv[r][1]))
+        for k, j in enumerate(js):
+            if rep.race[r, k]:
+                t2 = _racing_writer(events, interval_of_line, base + j, t, iv, lanes, js)
                 return _refute_race(subject, t0, fn, accesses, load_slots[slot], t, base + j, t2, iv,
                                     store_slots, events, interval_of_line, b, lanes)
-            if cell is None:
+            if rep.unwritten[r, k]:
                 return _refuted(subject, t0, "unwritten",
                                 f"{_label(accesses, load_slots[slot])} at thread {t} reads byte {base + j}, "
                                 "which no store of the conversion wrote",
@@ -443,14 +259,14 @@ def _decide(op, fn, sym, accesses, threads, lanes, subject, per_thread, src_t, d
                                                  _element_address(fn, accesses, load_slots[slot], t)},
                                 "the load's address replayed by a fresh interpreter; the stores' addresses of "
                                 "every thread evaluated: none covers the byte")
-        for tp0, (s0, _) in got[0].items():
-            if any(c.get(tp0) != (s0, k) for k, c in zip(js, got)) or any(len(c) != len(got[0]) for c in got):
-                raise _Unknown(f"{_label(accesses, load_slots[slot])} at thread {t} assembles an element from "
-                               "bytes of different stored elements (not modelled)")
-            obs_d.append(slot)
-            obs_t.append(t)
-            obs_s.append(s0)
-            obs_tp.append(tp0)
+        raise _Unknown(f"{_label(accesses, load_slots[slot])} at thread {t} assembles an element from "
+                       "bytes of different stored elements (not modelled)")
+    read_of, jpos, writer, wslot, _ = rep.seen
+    first_cell = jpos == 0
+    obs_d = rep.reads_slot[read_of[first_cell]].tolist()
+    obs_t = rep.reads_t[read_of[first_cell]].tolist()
+    obs_s = wslot[first_cell].tolist()
+    obs_tp = writer[first_cell].tolist()
     for s_odd, kinds_ in sorted(odd_store.items()):
         hit = [k for k, s2 in enumerate(obs_s) if s2 == s_odd]
         if not hit:
@@ -480,30 +296,40 @@ def _decide(op, fn, sym, accesses, threads, lanes, subject, per_thread, src_t, d
     for c in range(Cs.shape[0]):
         inv[np.arange(threads), Cs[c]] = c
     nS, nD = len(store_slots), len(load_slots)
-    # candidates per load slot: classes r for which the forced sigma is defined and consistent
-    forced: dict[int, dict[int, dict[int, int]]] = {}  # d -> r -> {s: sigma(s)}
+    # candidates per load slot: classes r for which the forced sigma is defined and consistent; per load slot
+    # d, forced[d] = (candidate classes R ascending, the store slots S it reads, N[i, k] = the class slot
+    # S[k] must carry when d carries R[i])
+    forced: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+    by_d = np.argsort(od, kind="stable")
+    bounds = np.searchsorted(od[by_d], np.arange(nD + 1))
+    # all load slots at once: need[r, o] = the source class observation o forces when its load slot carries r
+    need_all = inv[otp[None, :], Cd[:, ot]]
+    pair = od * nS + os_
+    upair, ufirst, uinv = np.unique(pair, return_index=True, return_inverse=True)
+    agree = (need_all >= 0) & (need_all == need_all[:, ufirst[uinv.reshape(-1)]])
+    agree_d = np.ones((need_all.shape[0], nD), dtype=bool)
+    has = bounds[1:] > bounds[:-1]
+    if len(od):
+        agree_d[:, has] = np.logical_and.reduceat(agree[:, by_d], bounds[:-1][has], axis=1)
+    ubounds = np.searchsorted(upair // nS, np.arange(nD + 1))
     for d in range(nD):
-        sel = np.flatnonzero(od == d)
-        need = inv[otp[sel][None, :], Cd[:, ot[sel]]]  # [class r, obs]
-        ss = os_[sel]
-        uniq, first, inv_s = np.unique(ss, return_index=True, return_inverse=True)
-        # a store slot carries one register: every observation of it forces the same class
-        ok = (need >= 0).all(axis=1) & (need == need[:, first[inv_s.reshape(-1)]]).all(axis=1)
-        us = uniq.tolist()
-        opts = {int(r): dict(zip(us, need[r, first].tolist())) for r in np.flatnonzero(ok)}
-        if not opts:
+        ok = agree_d[:, d]
+        if not ok.any():
+            sel = by_d[bounds[d]:bounds[d + 1]]
             return _refute_slot(subject, t0, fn, accesses, d, load_slots, store_slots, sel, od, ot, os_, otp,
-                                need, Cd, Cs, rep_d, rep_s, Ld.layout, Ls.layout, events)
-        forced[d] = opts
-    initial = {d: set(o) for d, o in forced.items()}
+                                need_all[:, sel], Cd, Cs, rep_d, rep_s, Ld.layout, Ls.layout, events)
+        R = np.flatnonzero(ok)
+        u = slice(ubounds[d], ubounds[d + 1])
+        forced[d] = (R, upair[u] % nS, need_all[:, ufirst[u]][R])
+    initial = {d: len(f[0]) for d, f in forced.items()}
     # agreement between load slots: propagate sigma choices
     tau_guess: list[int] = []
-    sigma: dict[int, int] = {}
+    sig_a = np.full(nS, -1)  # sigma: store slot -> class (-1: not yet)
     tau: dict[int, int] = {}
     pending = set(range(nD))
     touch: dict[int, set[int]] = {}  # store slot -> the load slots that read it
     for d in range(nD):
-        for s_ in next(iter(forced[d].values())):
+        for s_ in forced[d][1].tolist():
             touch.setdefault(s_, set()).add(d)
     work = set(range(nD))
     while pending:
@@ -511,34 +337,34 @@ def _decide(op, fn, sym, accesses, threads, lanes, subject, per_thread, src_t, d
             d = work.pop()
             if d not in pending:
                 continue
-            live = {r: m for r, m in forced[d].items() if all(sigma.get(s_, v) == v for s_, v in m.items())}
-            if not live:
+            R, S, N = forced[d]
+            cur = sig_a[S]
+            keep = ((cur < 0)[None, :] | (N == cur[None, :])).all(axis=1)
+            if not keep.any():
                 if not tau_guess:
                     raise _Unknown(f"{_label(accesses, load_slots[d])}: every register it could carry needs a store "
                                    "slot to carry a register other load slots force: propagation finds no assignment, "
                                    "but this is not a single replayable witness (reported unknown, not refuted)")
                 raise _Unknown("no register assignment found (a guess for ambiguous slots failed); not decided")
-            forced[d] = live
-            if len(live) == 1:
-                (r, m), = live.items()
-                tau[d] = r
+            R, N = R[keep], N[keep]
+            forced[d] = (R, S, N)
+            if len(R) == 1:
+                tau[d] = int(R[0])
                 pending.discard(d)
-                for s_, v in m.items():
-                    if s_ not in sigma:
-                        sigma[s_] = v
+                for s_, v in zip(S.tolist(), N[0].tolist()):
+                    if sig_a[s_] < 0:
+                        sig_a[s_] = v
                         work |= touch[s_]
         if pending:  # symmetric choices left: pick one (preferring an uncovered register) and propagate again
             d = min(pending)
             used = set(tau.values())
-            r = next((r for r in forced[d] if r not in used), next(iter(forced[d])))
-            forced[d] = {r: forced[d][r]}
+            R, S, N = forced[d]
+            i = next((i for i, r in enumerate(R.tolist()) if r not in used), 0)
+            forced[d] = (R[i:i + 1], S, N[i:i + 1])
             tau_guess.append(d)
             work.add(d)
     # the proof: every observation re-checked with the assignment
     tau_a = np.array([tau[d] for d in range(nD)])
-    sig_a = np.full(nS, -1)
-    for s_, v in sigma.items():
-        sig_a[s_] = v
     if not np.array_equal(Cd[tau_a[od], ot], Cs[sig_a[os_], otp]):
         raise _Unknown("internal: the assignment found does not satisfy every observation")
     missing = sorted(set(range(Cd.shape[0])) - set(tau.values()))
@@ -554,7 +380,7 @@ def _decide(op, fn, sym, accesses, threads, lanes, subject, per_thread, src_t, d
                 sides["two load slots carrying one register"] = [_label(accesses, load_slots[dup[0]]),
                                                                  _label(accesses, load_slots[dup[1]])]
                 sides["their register"] = int(rep_d[tau[dup[0]]])
-                if all(len(initial[x]) == 1 for x in dup):  # each slot's register is forced by its own reads
+                if all(initial[x] == 1 for x in dup):  # each slot's register is forced by its own reads
                     fal = {}
                     for x in dup:
                         selx = np.flatnonzero(od == x)
@@ -610,6 +436,23 @@ def _element_address(fn, accesses, slot, t: int) -> int | None:
     i, _, src, extra = slot
     p = Concrete(fn, int(src[t]), {}).value(accesses[i].pointer, 32)
     return None if p is None else p + int(extra[t])
+
+
+def _racing_writer(events, interval_of_line, byte: int, t: int, iv: tuple[int, int], lanes: int, js) -> int:
+    """The least thread that writes ``byte`` unordered with thread ``t``'s read in intervals ``iv``: another
+    warp in the same CTA interval, or another thread of the warp in the same warp interval."""
+    out = []
+    for line, is_store, _, at, _ in events:
+        if not is_store:
+            continue
+        civ, wiv = interval_of_line[line]
+        hit = np.flatnonzero(np.isin(byte - at.astype(np.int64), np.array(js)))
+        same_warp = hit // lanes == t // lanes
+        if civ == iv[0]:
+            out += hit[~same_warp].tolist()
+        if wiv == iv[1]:
+            out += hit[same_warp & (hit != t)].tolist()
+    return min(out)
 
 
 def _refute_race(subject, t0, fn, accesses, load_slot, t, byte, t2, iv, store_slots, events, interval_of_line,

@@ -40,6 +40,7 @@ from llverify.codegen.banks import access_to_offsets
 from llverify.errors import LlverifyError
 from llverify.lowered.llir import LDMATRIX, Access, LlirFunction
 from llverify.lowered.semantics import Concrete, Symbolic
+from llverify.lowered.vector import Threads
 from llverify.prove.bv import check as smt_check
 from llverify.prove.verdict import Counterexample, Verdict
 from llverify.ttgir.layouts import BuiltLayout, element_bits, layout_of
@@ -52,10 +53,10 @@ PROP = "right_elements"
 
 
 def right_elements(op: Op, fn: LlirFunction, sym: Symbolic, accesses: Sequence[Access], threads: int,
-                   lanes: int, subject: str, per_thread: Sequence[Concrete] | None = None) -> Verdict | None:
+                   lanes: int, subject: str, vec: Threads | None = None) -> Verdict | None:
     """Decide the claim of the module docstring for ``op`` and the access instructions attributed to it.
-    ``per_thread``: interpreters of every thread with no free variables, shared with the caller's other
-    obligations (their memo of already evaluated values is reused when the addresses have no free variables)."""
+    ``vec``: the function's values at every thread with no free variables, shared with the caller's other
+    obligations (its memo of already evaluated values is reused)."""
     t0 = time.perf_counter()
     sides = register_and_memory(op) if op.name in SHARED_ACCESS_OPS else None
     if sides is None or not accesses:
@@ -101,24 +102,28 @@ def right_elements(op: Op, fn: LlirFunction, sym: Symbolic, accesses: Sequence[A
         off = M.padding.apply(off)
     off = off.T  # [reg, thread]
     # addresses at every thread, free variables at 0
-    terms = [sym.value(a.pointer, 32) for a in accesses]
-    frees = sorted(set().union(*(t.free for t in terms)))
-    zeros = {f: 0 for f in frees}
-    conc = list(per_thread) if per_thread is not None and not frees else [Concrete(fn, t, zeros)
-                                                                           for t in range(threads)]
+    vec = vec if vec is not None else Threads(fn, threads)
+    vals = [vec.value(a.pointer, 32) for a in accesses]
+    frees = sorted(set().union(*(v.free for v in vals)))
+    if frees:
+        at_zero = Threads(fn, threads, {f: 0 for f in frees})
+        vals = [at_zero.value(a.pointer, 32) for a in accesses]
     addr = np.zeros((len(accesses), threads), dtype=np.int64)
-    for i, a in enumerate(accesses):
-        for t in range(threads):
-            v = conc[t].value(a.pointer, 32)
-            if v is None:
-                return unknown(f"the address of {fn.name} line {a.instr.line} is poison or unmodelled at thread {t}")
-            addr[i, t] = v
+    for i, (a, v) in enumerate(zip(accesses, vals)):
+        if v.none.any():
+            t = int(np.flatnonzero(v.none)[0])
+            return unknown(f"the address of {fn.name} line {a.instr.line} is poison or unmodelled at thread {t}")
+        addr[i] = v.vals.astype(np.int64)
     try:
         slots = _element_slots(accesses, addr, b, threads, lanes)
     except _NotModelled as exc:
         return unknown(str(exc))
     base = min(int(addr[i][src[0]] + extra[0]) for i, _, src, extra in slots) - b * int(off[:, 0].min())
     covered = np.zeros(off.shape[0], dtype=bool)
+    regs_of: dict[bytes, list[int]] = {}  # a register's offsets over all threads -> the registers with them
+    off = np.ascontiguousarray(off, dtype=np.int64)
+    for r in range(off.shape[0]):
+        regs_of.setdefault(off[r].tobytes(), []).append(r)
     for i, what, src, extra in slots:
         a = accesses[i]
         at = addr[i][src] + extra
@@ -127,15 +132,15 @@ def right_elements(op: Op, fn: LlirFunction, sym: Symbolic, accesses: Sequence[A
             t = int(np.flatnonzero(rel % b)[0])
             return _refute(subject, t0, fn, a, t, int(at[t]), None, frees,
                            f"{what}: an address is not element-aligned", source=(int(src[t]), int(extra[t])))
-        target = rel // b
-        hit = np.all(off == target[None, :], axis=1)
-        if not hit.any():
+        target = (rel // b).astype(np.int64)
+        hit = regs_of.get(target.tobytes())
+        if hit is None:
             r0 = int(np.argmax((off == target[None, :]).sum(axis=1)))
             t = int(np.flatnonzero(off[r0] != target)[0])
             return _refute(subject, t0, fn, a, t, int(at[t]), base + b * int(off[r0, t]), frees,
                            f"{what} is no fixed register's element in every thread (closest: register {r0})",
                            O, r0, M.padding, source=(int(src[t]), int(extra[t])))
-        covered |= np.all(off == off[hit][0][None, :], axis=1)  # every register with that element function
+        covered[hit] = True  # every register with that element function
     if not covered.all():
         r = int(np.flatnonzero(~covered)[0])
         verb = "written" if direction == "store" else "loaded"
@@ -144,7 +149,7 @@ def right_elements(op: Op, fn: LlirFunction, sym: Symbolic, accesses: Sequence[A
         return Verdict("refuted", PROP, subject, "exhaustive", time.perf_counter() - t0,
                        f"register {r}'s element is never {verb}", cx)
     if frees:
-        bad = _free_dependence(sym, terms, threads)
+        bad = _free_dependence(sym, [sym.value(a.pointer, 32) for a in accesses], threads)
         if bad is not None:
             return unknown(bad)
     n = len(accesses)

@@ -36,7 +36,9 @@ __all__ = ["Instr", "Access", "LDMATRIX", "LlirFunction", "LlirModule", "LlirErr
 MAX_LLIR_BYTES = 64 << 20
 
 _DEFINE = re.compile(r"^define\b.*?@([\w$.\-]+)\s*\(")
+_SSA_NAME = re.compile(r"^%[\w$.\-]+$")
 _ASSIGN = re.compile(r"^(%[\w$.\-]+)\s*=\s*(.*)$")
+_LABEL = re.compile(r"^([\w$.\-]+):\s*(?:;.*)?$")
 _DBG = re.compile(r",?\s*!dbg\s+!(\d+)")
 _DILOC = re.compile(r"^!(\d+)\s*=\s*(?:distinct\s+)?!DILocation\(line:\s*(\d+),\s*column:\s*(\d+)")
 _DIFILE = re.compile(r'^!(\d+)\s*=\s*(?:distinct\s+)?!DIFile\(filename:\s*"([^"]*)"')
@@ -58,6 +60,7 @@ class Instr:
     body: str
     dbg: str | None
     line: int
+    block: str = ""  # the basic block's label (``%loop``; ``""`` for an unlabelled entry block)
 
 
 @dataclass(frozen=True)
@@ -248,7 +251,7 @@ def parse_llir(text: str, path: str = "<string>") -> LlirModule:
     locations: dict[str, tuple[int, int]] = {}
     files: list[str] = []
     current: list[Instr] | None = None
-    name = ""
+    name = block = ""
     for lineno, raw in enumerate(text.split("\n"), 1):
         s = raw.strip()
         if not s or s.startswith(";"):
@@ -256,7 +259,7 @@ def parse_llir(text: str, path: str = "<string>") -> LlirModule:
         if current is None:
             m = _DEFINE.match(s)
             if m and s.endswith("{"):
-                current, name = [], m.group(1)
+                current, name, block = [], m.group(1), ""
                 continue
             m = _DILOC.match(s)
             if m:
@@ -272,18 +275,41 @@ def parse_llir(text: str, path: str = "<string>") -> LlirModule:
             functions.append(LlirFunction(name, tuple(current), accesses, defs))
             current = None
             continue
-        if s.endswith(":") and not s.startswith("%"):
-            continue  # a block label
+        head = s.partition(" ")[0]
+        if head.endswith(":") and not s.startswith("%"):
+            m = _LABEL.match(s)
+            if m:
+                block = "%" + m.group(1)
+                continue  # a block label
         dbg = None
-        m = _DBG.search(s)
-        if m:
-            dbg = m.group(1)
-            s = s[:m.start()] + s[m.end():]
+        k = s.find("!dbg !")
+        if k >= 0:  # the usual form, ", !dbg !5": cut by hand (the regex below for any other spacing)
+            j = k + 6
+            while j < len(s) and s[j].isdigit():
+                j += 1
+            i = k
+            while i > 0 and s[i - 1] in " \t":
+                i -= 1
+            if i > 0 and s[i - 1] == ",":
+                i -= 1
+            if j > k + 6 and s.find("!dbg", j) < 0 and s.rfind("!dbg", 0, k) < 0:
+                dbg, s = s[k + 6:j], s[:i] + s[j:]
+                k = -2
+        if k != -2:
+            m = _DBG.search(s)
+            if m:
+                dbg = m.group(1)
+                s = s[:m.start()] + s[m.end():]
+        name_, eq, rhs = s.partition(" = ")
+        if eq and name_.startswith("%") and _SSA_NAME.match(name_):
+            rhs = rhs.strip()
+            current.append(Instr(name_, _opcode(rhs), rhs, dbg, lineno, block))
+            continue
         m = _ASSIGN.match(s)
         if m:
-            current.append(Instr(m.group(1), _opcode(m.group(2)), m.group(2).strip(), dbg, lineno))
+            current.append(Instr(m.group(1), _opcode(m.group(2)), m.group(2).strip(), dbg, lineno, block))
         else:
-            current.append(Instr(None, _opcode(s), s, dbg, lineno))
+            current.append(Instr(None, _opcode(s), s, dbg, lineno, block))
     if current is not None:
         raise LlirError(f"{path}:{len(text.splitlines())}:1: unexpected end of file inside function @{name}")
     return LlirModule(path, tuple(functions), locations, tuple(files))

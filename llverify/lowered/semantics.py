@@ -32,6 +32,7 @@ from functools import lru_cache
 from typing import Callable, Mapping
 
 from llverify.lowered.llir import Instr, LlirFunction
+from llverify.lowered.loops import CountedPhi, counted_phi
 
 
 class _Z3:
@@ -46,7 +47,7 @@ class _Z3:
 
 z3 = _Z3()
 
-__all__ = ["Symbolic", "Concrete", "SymValue", "Unmodelled", "element_bytes"]
+__all__ = ["Symbolic", "Concrete", "SymValue", "Unmodelled", "Decoded", "decode", "decoded", "const_value", "element_bytes"]
 
 _INT = re.compile(r"^-?\d+$")
 _BIN = ("add", "sub", "mul", "shl", "lshr", "ashr", "and", "or", "xor", "udiv", "sdiv", "urem", "srem")
@@ -292,11 +293,18 @@ def decode_lane(instr: Instr, k: int) -> Decoded:
     raise Unmodelled(f"vector instruction '{op}'")
 
 
-def _decoded(instr: Instr, lane: str) -> Decoded:
+def decoded(instr: Instr, lane: str) -> Decoded:
+    """The instruction defining ``name`` (``lane`` empty) or lane ``lane`` of the vector it defines
+    (``%v#2``: ``lane == "2"``), decoded (both memoised)."""
     return decode_lane(instr, int(lane)) if lane else decode(instr)
 
 
-def _const(text: str, width: int) -> int | None:
+def const_value(text: str, width: int) -> int | None:
+    """An operand's constant value at ``width`` bits, or None when it is not a constant.
+
+    >>> const_value("-1", 8), const_value("true", 1), const_value("@global_smem", 32), const_value("%3", 32)
+    (255, 1, 0, None)
+    """
     if _INT.match(text):
         return int(text) % (1 << width)
     if text == "true":
@@ -325,6 +333,7 @@ class Symbolic:
         self.frees: dict[str, tuple[z3.BitVecRef, str]] = {}
         self._memo: dict[tuple[str, int | None], SymValue] = {}
         self._active: set[str] = set()  # phis whose incoming values are being built (loop detection)
+        self.ranges: dict[str, CountedPhi] = {}  # free variable -> its range (counted loops' phis)
 
     def _free(self, name: str, width: int, why: str) -> SymValue:
         key = f"{name}:{width}"
@@ -337,6 +346,10 @@ class Symbolic:
         claim must hold whichever predecessor ran).  A phi reached again while its incomings are being built
         is loop-carried: :meth:`value` makes it a free variable instead (any value: sound)."""
         key = d.extra[0]
+        counted = counted_phi(self.fn, self.fn.defs[key]) if key in self.fn.defs else None
+        if counted is not None:  # a counted loop's induction variable: one free variable with its range
+            self.ranges[f"{key}:{d.width}"] = counted
+            return self._free(key, d.width, f"a counted loop's induction variable, in [{counted.lo}, {counted.hi})")
         if key in self._active:
             raise Unmodelled("a loop-carried value (phi)")
         self._active.add(key)
@@ -353,8 +366,19 @@ class Symbolic:
         free = choice.free.union(*(v.free for v in vals))
         return SymValue(term, poison, free)
 
+    def domain(self, frees: frozenset[str]) -> list:
+        """Z3 constraints on the free variables ``frees`` that have a known range (counted loops' phis)."""
+        out = []
+        for f in sorted(frees):
+            r = self.ranges.get(f)
+            if r is not None:
+                var = self.frees[f][0]
+                lo, hi = z3.BitVecVal(r.lo, r.width), z3.BitVecVal(r.hi - 1, r.width)
+                out.append(z3.And(lo <= var, var <= hi) if r.signed else z3.And(z3.ULE(lo, var), z3.ULE(var, hi)))
+        return out
+
     def value(self, name: str, width: int, tid_sub: int | None = None) -> SymValue:
-        c = _const(name, width)
+        c = const_value(name, width)
         if c is not None:
             return SymValue(z3.BitVecVal(c, width), z3.BoolVal(False), frozenset())
         key = (name, tid_sub)
@@ -368,7 +392,7 @@ class Symbolic:
             v = self._free(name, width, "a kernel argument or global")
         else:
             try:
-                v = self._eval(_decoded(instr, lane), tid_sub)
+                v = self._eval(decoded(instr, lane), tid_sub)
             except Unmodelled as exc:
                 why = "a loop-carried value (phi)" if instr.opcode == "phi" else f"unmodelled: {exc}"
                 v = self._free(name, width, why)
@@ -526,7 +550,7 @@ class Concrete:
 
     def value(self, name: str, width: int, tid: int | None = None) -> int | None:
         tid = self.tid if tid is None else tid
-        c = _const(name, width)
+        c = const_value(name, width)
         if c is not None:
             return c
         key = (name, tid)
@@ -541,7 +565,7 @@ class Concrete:
             v = free
         else:
             try:
-                v = self._eval(_decoded(instr, lane), tid)
+                v = self._eval(decoded(instr, lane), tid)
             except Unmodelled:
                 v = free
         if v is not None:

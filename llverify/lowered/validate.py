@@ -5,10 +5,12 @@ For each access (:mod:`llverify.lowered.llir`), with its address as a Z3 term of
 
 * ``in_bounds``: for every thread id of the module's warp count and every value of the free variables,
   the address is not poison and ``0 <= address`` and ``address + bytes <= shared``, ``shared`` being the
-  shared memory Triton allocated (its metadata's ``shared``).  SMT ``unsat`` of the negation = proved; a
-  model is replayed by the concrete interpreter (independent of the Z3 encoding) before it is reported as a
-  thread id with its address; a model that needs a free variable (a loop's ``phi``, a kernel argument)
-  is ``unknown`` naming it, since that value may never occur.
+  shared memory Triton allocated (its metadata's ``shared``).  When the only inputs are the thread id and
+  at most 256 assignments of free variables (:func:`_enumerable`), every thread is evaluated at every
+  assignment (:mod:`llverify.lowered.vector`: exhaustive, complete); otherwise SMT ``unsat`` of the negation
+  = proved.  A failing thread is replayed by the scalar interpreter (independent of both) before it is
+  reported with its address; a failure that needs a free variable (a loop's ``phi``, a kernel argument) is
+  ``unknown`` naming it, since that value may never occur.
 * ``right_elements`` (per TTGIR op, :mod:`llverify.lowered.elements`): the op's instructions move each
   thread's registers to and from the addresses ``S^-1 R`` gives them, every register covered.
 * ``lowered_wavefronts``: when the address depends on the thread id only, every thread's address is
@@ -23,20 +25,24 @@ attributed to the TTGIR op on that line.  An access that cannot be attributed is
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+import numpy as np
 import z3
 
 from llverify.codegen.bank_model import bank_model_for_target
 from llverify.codegen.bank_sim import simulate_addresses
 from llverify.codegen.target_banks import target_wavefronts
 from llverify.errors import LlverifyError
-from llverify.lowered.convert import convert_elements
+from llverify.lowered.convert import convert_elements, function_users
 from llverify.lowered.elements import right_elements
 from llverify.lowered.llir import Access, LlirFunction, LlirModule
+from llverify.lowered.loops import counted_phi
 from llverify.lowered.semantics import Concrete, Symbolic
+from llverify.lowered.vector import Threads, VecValue
 from llverify.prove.bv import check as smt_check
 from llverify.prove.verdict import Counterexample, Verdict
 from llverify.ttgir.findings import Finding
@@ -64,14 +70,14 @@ def _ops_by_line(module: Module) -> dict[int, Op]:
     return {op.location.line: op for _, op, _ in module.walk()}
 
 
-def _wavefronts(addresses: list[int], lanes: int, vec_bytes: int) -> int:
-    import numpy as np
-
-    arr = np.array(addresses, dtype=np.int64).reshape(-1, lanes)
+def _wavefronts(addresses: np.ndarray, lanes: int, vec_bytes: int) -> int:
+    arr = addresses.reshape(-1, lanes)
     return int(simulate_addresses(arr, max(vec_bytes, 1)).max())
 
 
-def _predicted(op: Op | None, vec_bytes: int, target: str) -> int | None:
+def _prediction_key(op: Op | None, vec_bytes: int) -> tuple | None:
+    """What the layouts' wavefront prediction for ``op``'s accesses of ``vec_bytes`` depends on: (register
+    layout, memory layout, element bits, padding, vector bytes), or None when there is no like-for-like one."""
     moved = register_and_memory(op) if op is not None and op.name in SHARED_ACCESS_OPS else None
     if moved is None:
         return None
@@ -84,15 +90,44 @@ def _predicted(op: Op | None, vec_bytes: int, target: str) -> int | None:
     bits = element_bits(reg.element)
     if bits not in (8, 16, 32, 64) or vec_bytes * 8 % bits:
         return None
+    return (R.layout, M.layout, bits, M.padding, vec_bytes)
+
+
+def _predicted(key: tuple, target: str) -> int | None:
+    """Lemma 9.4's wavefronts per warp-level access for :func:`_prediction_key`'s inputs on ``target``."""
+    R, M, bits, padding, vec_bytes = key
     try:
-        tw = target_wavefronts(R.layout, M.layout, bits, target, M.padding,
-                               max_vector_elems=max(1, vec_bytes * 8 // bits))
+        tw = target_wavefronts(R, M, bits, target, padding, max_vector_elems=max(1, vec_bytes * 8 // bits))
         vec_bits, waves = tw.vector_bits, tw.wavefronts
     except LlverifyError:
         return None
     if vec_bits != vec_bytes * 8:
         return None  # the code's vector is not one llverify's plan would form; no like-for-like prediction
     return waves
+
+
+class _Predictions:
+    """:func:`_predicted` memoised per (op, vector bytes), and per layouts: ops of the same layouts share it."""
+
+    def __init__(self, target: str) -> None:
+        self.target = target
+        self._by_op: dict[tuple[int, int], tuple | None] = {}
+        self._memo: dict[tuple, int | None] = {}
+        self._keep: list[Op] = []  # keeps the ops alive while their ids are keys
+
+    def __call__(self, op: Op | None, vec_bytes: int) -> int | None:
+        if op is None:
+            return None
+        at = (id(op), vec_bytes)
+        if at not in self._by_op:
+            self._keep.append(op)
+            self._by_op[at] = _prediction_key(op, vec_bytes)
+        key = self._by_op[at]
+        if key is None:
+            return None
+        if key not in self._memo:
+            self._memo[key] = _predicted(key, self.target)
+        return self._memo[key]
 
 
 def validate(module: Module, llir: LlirModule, shared_bytes: int) -> list[LoweredFinding]:
@@ -103,22 +138,27 @@ def validate(module: Module, llir: LlirModule, shared_bytes: int) -> list[Lowere
     out: list[LoweredFinding] = []
     for fn in llir.functions:
         sym = Symbolic(fn, threads)
-        per_thread = [Concrete(fn, t, {}) for t in range(threads)]  # memo shared by every access
+        vec = Threads(fn, threads)  # every value at every thread, computed once, shared by every access
+        predicted = _Predictions(module.target)
+        choices: dict = {}  # free-variable assignment -> its evaluator (shared by the accesses)
         groups: dict[int, tuple[Op, list[Access]]] = {}
         for k, acc in enumerate(fn.accesses):
             out.extend(_access_findings(module, llir, fn, sym, acc, k, threads, shared_bytes,
-                                        by_line if ttgir_file else {}, per_thread))
+                                        by_line if ttgir_file else {}, vec, predicted, choices))
             loc = llir.locations.get(acc.instr.dbg or "", None) if ttgir_file else None
             op = by_line.get(loc[0]) if loc else None
             if op is not None:
                 groups.setdefault(id(op), (op, []))[1].append(acc)
+        fn_users = None
         for op, accs in groups.values():
             subject = f"{op.name} at {module.path}:{op.location.line}: {len(accs)} access(es) in {llir.path}"
             if op.name == "ttg.convert_layout":
+                fn_users = fn_users if fn_users is not None else function_users(fn)  # once per function
                 dbgs = [k for k, (line, _) in llir.locations.items() if line == op.location.line]
-                v = convert_elements(op, fn, sym, accs, threads, module.threads_per_warp, subject, per_thread, dbgs)
+                v = convert_elements(op, fn, sym, accs, threads, module.threads_per_warp, subject, vec, dbgs,
+                                     fn_users)
             else:
-                v = right_elements(op, fn, sym, accs, threads, module.threads_per_warp, subject, per_thread)
+                v = right_elements(op, fn, sym, accs, threads, module.threads_per_warp, subject, vec)
             if v is not None:
                 out.append(LoweredFinding(Finding(v, v.property, op.name, op.location, op.source, fn.name,
                                                   module.target, index=len(out)),
@@ -143,7 +183,7 @@ def validate(module: Module, llir: LlirModule, shared_bytes: int) -> list[Lowere
 
 def _access_findings(module: Module, llir: LlirModule, fn: LlirFunction, sym: Symbolic, acc: Access, k: int,
                      threads: int, shared_bytes: int, by_line: dict[int, Op],
-                     per_thread: list[Concrete] | None = None) -> list[LoweredFinding]:
+                     vec: Threads, predicted: "_Predictions", choices: dict) -> list[LoweredFinding]:
     loc = llir.locations.get(acc.instr.dbg or "", None)
     op = by_line.get(loc[0]) if loc else None
     where = op.location if op is not None else Location(module.path, loc[0] if loc else 1, loc[1] + 1 if loc else 1)
@@ -162,35 +202,63 @@ def _access_findings(module: Module, llir: LlirModule, fn: LlirFunction, sym: Sy
                                        "the access could not be attributed to a TTGIR op (compile with "
                                        "USE_IR_LOC=ttgir so debug locations name .ttgir lines)")))
     t0 = time.perf_counter()
-    addr = sym.value(acc.pointer, 32)
     size = max(1, acc.bytes or acc.footprint)
     width_unread = acc.kind == "asm" and not acc.footprint  # only the first byte's bounds are decided
-    wide = z3.ZeroExt(1, addr.term)
-    bad = z3.Or(addr.poison, z3.Extract(31, 31, addr.term) == 1,
-                z3.UGT(wide + size, z3.BitVecVal(shared_bytes, 33)))
-    active = _guard_term(sym, acc)
-    if active is not None:
-        bad = z3.And(active, bad)  # a predicated-off thread accesses nothing (PTX `@p`)
-    res = smt_check([z3.ULT(sym.tid, threads), bad])
+    at = vec.value(acc.pointer, 32)
+    frees = sorted(at.free)
+    guard = _guard_threads(vec, acc)
+    inputs = sorted(at.free | (guard.free if guard is not None else frozenset()))
+    combos = _enumerable(inputs, fn)
+    exhausted = None
+    if combos is not None:
+        # the thread id and a few bits of free variables are the only inputs: every thread evaluated at every
+        # assignment of them (complete over the whole domain)
+        exhausted = True
+        for combo in combos:
+            key = tuple(sorted(combo.items()))
+            if key not in choices:
+                choices[key] = Threads(fn, threads, combo)
+            ev = choices[key] if combo else vec
+            bad = _bad_threads(ev, acc, size, shared_bytes)
+            if bad.any():
+                exhausted = False
+                break
+    if exhausted is not None and (exhausted or not inputs):
+        res_status, tid, values, method, reason = "unsat", None, {}, "exhaustive", ""
+        certificate: Any = {"threads_evaluated": threads}
+        if inputs:
+            certificate["assignments"] = len(combos or ())
+        if not exhausted:  # the least failing thread: replayed below by the scalar interpreter
+            res_status, tid = "sat", int(np.flatnonzero(bad)[0])
+    else:
+        res, addr = _smt_in_bounds(sym, acc, threads, shared_bytes, size)
+        res_status, method, reason = res.status, "smt", res.reason
+        tid, values, certificate = None, {}, None
+        if res.status == "sat":
+            model = res.model
+            tid = model.eval(sym.tid, model_completion=True).as_long()
+            values = {name: model.eval(var, model_completion=True).as_long() for name, (var, _) in sym.frees.items()
+                      if name in addr.free}
+        elif res.status == "unsat":
+            certificate = res.certificate()
     secs = time.perf_counter() - t0
-    frees = sorted(addr.free)
-    if res.status == "unsat" and width_unread:
-        results.append(finding(Verdict("unknown", "in_bounds", subject, "smt", secs,
+    if res_status == "unsat" and width_unread:
+        results.append(finding(Verdict("unknown", "in_bounds", subject, method, secs,
                                        "the inline asm's access width is not read: only its first byte is proved "
                                        f"inside the {shared_bytes} bytes of shared memory")))
-    elif res.status == "unsat":
-        results.append(finding(Verdict("proved", "in_bounds", subject, "smt", secs,
+    elif res_status == "unsat" and exhausted is False:
+        results.append(finding(Verdict("error", "in_bounds", subject, None, secs,
+                                       "internal: Z3 proves what evaluating every assignment refutes")))
+    elif res_status == "unsat":
+        results.append(finding(Verdict("proved", "in_bounds", subject, method, secs,
                                        f"inside the {shared_bytes} bytes of shared memory for all {threads} threads"
                                        + (f" and all values of {', '.join(frees)}" if frees else ""),
-                                       certificate=res.certificate(), details={"free_variables": frees})))
-    elif res.status == "sat":
-        model = res.model
-        tid = model.eval(sym.tid, model_completion=True).as_long()
-        values = {name: model.eval(var, model_completion=True).as_long() for name, (var, _) in sym.frees.items()
-                  if name in addr.free}
+                                       certificate=certificate, details={"free_variables": frees})))
+    elif res_status == "sat":
+        assert tid is not None
         if frees:
             whys = {n: sym.frees[n][1] for n in frees}
-            results.append(finding(Verdict("unknown", "in_bounds", subject, "smt", secs,
+            results.append(finding(Verdict("unknown", "in_bounds", subject, method, secs,
                                            "out of bounds only for some values of free variables, which may never "
                                            f"occur: {whys}", details={"free_variables": frees})))
         else:
@@ -198,26 +266,26 @@ def _access_findings(module: Module, llir: LlirModule, fn: LlirFunction, sym: Sy
             got = replay.value(acc.pointer, 32)
             off = acc.guard is not None and _guard_value(replay, acc) is False
             if off or (got is not None and got < (1 << 31) and got + size <= shared_bytes):
+                who = "Z3" if method == "smt" else "every-thread evaluation"
                 results.append(finding(Verdict("error", "in_bounds", subject, None, secs,
-                                               f"internal: Z3 and the interpreter disagree at tid {tid}")))
+                                               f"internal: {who} and the interpreter disagree at tid {tid}")))
             else:
                 shown = "poison" if got is None else got
                 results.append(finding(Verdict(
-                    "refuted", "in_bounds", subject, "smt", secs, "a thread accesses outside the shared allocation",
+                    "refuted", "in_bounds", subject, method, secs, "a thread accesses outside the shared allocation",
                     Counterexample({"tid": tid}, {"address": shown, "bytes": size, "shared": shared_bytes},
                                    "replayed by the concrete LLVM interpreter"))))
     else:
-        results.append(finding(Verdict("unknown", "in_bounds", subject, "smt", secs, f"Z3: {res.reason}")))
+        results.append(finding(Verdict("unknown", "in_bounds", subject, method, secs, f"Z3: {reason}")))
     # wavefronts of the real addresses (a predicated access: not claimed, the active lanes vary)
     if not frees and acc.bytes and acc.guard is None:
         lanes = bank_model_for_target(module.target).lanes if _known_target(module.target) else 0
         if lanes:
             t1 = time.perf_counter()
-            evals = per_thread or [Concrete(fn, t, {}) for t in range(threads)]
-            addrs = [e.value(acc.pointer, 32) for e in evals]
-            if all(a is not None for a in addrs):
-                waves = _wavefronts(addrs, lanes, acc.bytes)  # type: ignore[arg-type]
-                want = _predicted(op, acc.bytes, module.target)
+            if not at.none.any():
+                addrs = at.vals.astype(np.int64)
+                waves = _wavefronts(addrs, lanes, acc.bytes)
+                want = predicted(op, acc.bytes)
                 details = {"wavefronts": waves, "vector_bytes": acc.bytes, "predicted": want}
                 msg = f"{waves} wavefronts per warp-level instruction, measured on every thread's address"
                 if want is None or want == waves:
@@ -233,6 +301,62 @@ def _access_findings(module: Module, llir: LlirModule, fn: LlirFunction, sym: Sy
     return results
 
 
+def _enumerable(inputs: list[str], fn: LlirFunction, max_bits: int = 8) -> list[dict[str, int]] | None:
+    r"""Every assignment of the free variables ``inputs`` when together they have at most ``max_bits`` bits
+    and none is a loop-carried ``phi`` (the evaluator gives such a phi one value wherever it is used, a
+    narrower domain than Z3's), else None; ``[{}]`` for none.  A join ``phi``'s choice (``%p.choice:1``) and
+    an unmodelled value (``%5:1``, an ``elect.sync`` predicate) are independent variables of their width, so
+    these assignments are their whole domain.
+
+    >>> from llverify.lowered.llir import parse_llir
+    >>> fn = parse_llir("define void @k() {\n  %p = phi i1 [ 0, %a ], [ %q, %b ]\n}").functions[0]
+    >>> _enumerable(["%a.choice:1"], fn), len(_enumerable(["%a.choice:1", "%5:1"], fn))
+    ([{'%a.choice:1': 0}, {'%a.choice:1': 1}], 4)
+    >>> _enumerable(["%43:64"], fn), _enumerable(["%p:1"], fn)
+    (None, None)
+    """
+    import itertools
+
+    domains: list[range] = []
+    for f in inputs:
+        name, width = f.rsplit(":", 1)
+        ins = fn.defs.get(name)
+        if not name.endswith(".choice") and ins is not None and ins.opcode == "phi":
+            counted = counted_phi(fn, ins)
+            if counted is None or counted.width != int(width):
+                return None
+            domains.append(counted.values())  # every value a counted loop's phi holds
+        else:
+            domains.append(range(1 << int(width)))
+    if math.prod(d.stop - d.start for d in domains) > 1 << max_bits:
+        return None
+    return [dict(zip(inputs, vals)) for vals in itertools.product(*domains)]
+
+
+def _bad_threads(ev: Threads, acc: Access, size: int, shared_bytes: int) -> np.ndarray:
+    """Per thread: the access runs (its PTX predicate, if any, is on or poison) and its address is poison,
+    negative as a signed 32-bit offset, or ``[address, address + size)`` reaches past ``shared_bytes``."""
+    at = ev.value(acc.pointer, 32)
+    bad = at.none | (at.vals >= np.uint64(1 << 31)) | (at.vals + np.uint64(size) > np.uint64(shared_bytes))
+    guard = _guard_threads(ev, acc)
+    if guard is not None:
+        on = guard.vals == np.uint64(0 if acc.guard[1] else 1)  # type: ignore[index]
+        bad &= guard.none | on  # a predicated-off thread accesses nothing (PTX `@p`)
+    return bad
+
+
+def _smt_in_bounds(sym: Symbolic, acc: Access, threads: int, shared_bytes: int, size: int) -> tuple[Any, Any]:
+    """Z3 on the negated claim: some thread below ``threads`` whose (active) access is poison, or reaches past
+    the ``shared_bytes``; returns the check result and the address term."""
+    addr = sym.value(acc.pointer, 32)
+    wide = z3.ZeroExt(1, addr.term)
+    bad = z3.Or(addr.poison, z3.Extract(31, 31, addr.term) == 1, z3.UGT(wide + size, z3.BitVecVal(shared_bytes, 33)))
+    active = _guard_term(sym, acc)
+    if active is not None:
+        bad = z3.And(active, bad)  # a predicated-off thread accesses nothing (PTX `@p`)
+    return smt_check([z3.ULT(sym.tid, threads), bad, *sym.domain(addr.free)]), addr
+
+
 def _guard_term(sym: Symbolic, acc: Access) -> Any:
     """The Z3 condition under which a predicated inline-asm access executes (a poison predicate may), or None
     when it always does."""
@@ -244,6 +368,20 @@ def _guard_term(sym: Symbolic, acc: Access) -> Any:
     g = sym.value(name, 1)
     on = g.term == (0 if negated else 1)
     return z3.Or(g.poison, on)
+
+
+def _guard_threads(vec: Threads, acc: Access) -> VecValue | None:
+    """The predicate of a predicated inline-asm access at every thread (``none``: poison, it may run), or None
+    when it always runs."""
+    if acc.guard is None:
+        return None
+    name = acc.guard[0]
+    if name in ("true", "false"):
+        if (name == "true") != acc.guard[1]:
+            return None  # always on
+        off = np.full(vec.threads, 1 if acc.guard[1] else 0, dtype=np.uint64)  # the value that turns it off
+        return VecValue(off, np.zeros(vec.threads, dtype=bool), frozenset())
+    return vec.value(name, 1)
 
 
 def _guard_value(replay: Concrete, acc: Access) -> bool | None:

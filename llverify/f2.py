@@ -133,9 +133,31 @@ class Echelon:
         return v, combo
 
 
+def _pivot_flags(vectors: Iterable[int]) -> list[bool]:
+    """Per vector, whether it is outside the span of the vectors before it (greedy pivots).
+
+    The span so far is kept as one vector per leading (highest) bit, so reducing a vector is one XOR per
+    leading bit it still has: ``_pivot_flags([1, 2, 3]) == [True, True, False]``.
+    """
+    lead: dict[int, int] = {}
+    flags = []
+    for v in vectors:
+        if v < 0:
+            raise ValueError("F2 vectors are non-negative ints")
+        while v:
+            h = v.bit_length()
+            b = lead.get(h)
+            if b is None:
+                lead[h] = v
+                break
+            v ^= b
+        flags.append(v != 0)
+    return flags
+
+
 def rank(vectors: Iterable[int]) -> int:
     """Dimension of the span of ``vectors``.  ``rank([1, 2, 3]) == 2``."""
-    return Echelon.of(vectors).rank
+    return sum(_pivot_flags(vectors))
 
 
 def span_basis(vectors: Iterable[int]) -> list[int]:
@@ -156,7 +178,7 @@ def in_span(v: int, vectors: Iterable[int]) -> bool:
 
 def pivot_columns(columns: Sequence[int]) -> list[int]:
     """Indices ``j`` of the columns not in the span of columns ``0..j-1``."""
-    return list(Echelon.of(columns).pivot_inputs)
+    return [j for j, f in enumerate(_pivot_flags(columns)) if f]
 
 
 def solve(columns: Sequence[int], target: int) -> int | None:

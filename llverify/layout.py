@@ -289,7 +289,10 @@ class LinearLayout:
         return v
 
     def _unflatten(self, v: int) -> Basis:
-        return tuple((v >> s) & (size - 1) for s, (_, size) in zip(self._shifts, self._out))
+        out = self._out
+        if len(out) == 1:
+            return (v & (out[0][1] - 1),)
+        return tuple([(v >> s) & (size - 1) for s, (_, size) in zip(self._shifts, out)])
 
     @property
     def flat_columns(self) -> tuple[int, ...]:

@@ -115,8 +115,17 @@ def _fail(path: str, line: int, col: int, message: str) -> TtgirError:
 class _Locations:
     def __init__(self, defs: dict[str, str]) -> None:
         self.defs = defs
+        self.memo: dict[str, SourceLocation | None] = {}  # top-level answers (the many ops sharing one loc)
 
     def resolve(self, text: str | None, depth: int = 0) -> SourceLocation | None:
+        if depth == 0 and text is not None:
+            if text in self.memo:
+                return self.memo[text]
+            found = self.memo[text] = self._resolve(text, 0)
+            return found
+        return self._resolve(text, depth)
+
+    def _resolve(self, text: str | None, depth: int) -> SourceLocation | None:
         if text is None or depth > 64:
             return None
         t = text.strip()

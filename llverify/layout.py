@@ -110,7 +110,7 @@ class LinearLayout:
     dim in out-dim order.
     """
 
-    __slots__ = ("_in", "_bases_c", "_out", "_shifts", "_flat", "_hash", "_rank", "_in_names", "_out_names")
+    __slots__ = ("_in", "_bases_c", "_out", "_shifts", "_flat", "_hash", "_rank", "_in_names", "_out_names", "_free")
 
     def __init__(self, bases: BasesArg, out_dims: DimsArg, require_surjective: bool = True) -> None:
         self._init(
@@ -180,6 +180,7 @@ class LinearLayout:
     def _set_in(self, ins: tuple[tuple[str, int], ...]) -> None:
         self._in = ins
         self._in_names = tuple(d for d, _ in ins)
+        self._free: dict[str, int] | None = None
 
     @property
     def _bases(self) -> tuple[tuple[str, tuple[Basis, ...]], ...]:
@@ -504,6 +505,11 @@ class LinearLayout:
 
         These inputs hold duplicated data (broadcast).  All zero iff injective.
         """
+        if self._free is None:
+            self._free = self._free_variable_masks()
+        return dict(self._free)
+
+    def _free_variable_masks(self) -> dict[str, int]:
         piv = set(f2.pivot_columns(self._flat))
         out: dict[str, int] = {}
         j = 0

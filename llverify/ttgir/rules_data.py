@@ -36,7 +36,7 @@ def convert_layout(ctx: OpContext) -> Iterable[Verdict]:
         yield unknown("conversion", subject, pair)
         return
     A, B = pair
-    v = memo_conversion(A, B).with_(subject=subject)
+    v = memo_conversion(A, B)
     details: dict[str, Any] = {}
     try:
         plan = convert(A, B)
@@ -60,7 +60,7 @@ def convert_layout(ctx: OpContext) -> Iterable[Verdict]:
         details["no_op"] = details["classification"] == "noop"
     except LlverifyError as exc:
         details["classification"] = f"unclassified: {exc}"
-    yield v.with_(details={**v.details, **details})
+    yield v.with_(subject=subject, details={**v.details, **details})
 
 
 def _shared_cost(A: LinearLayout, B: LinearLayout, bits: int, target: str) -> dict[str, Any]:
@@ -145,8 +145,9 @@ def shape_op(ctx: OpContext) -> Iterable[Verdict]:
             v = equal(inf.transpose_outs(list(declared.out_dim_names)), declared, subject=subject)
             yield v.with_(property="shape_op")
             continue
-        v = memo_thread_local(inf, declared).with_(subject=subject)
-        yield v.with_(property="shape_op", details={**v.details, "claim": "no data moves between threads"})
+        v = memo_thread_local(inf, declared)
+        yield v.with_(subject=subject, property="shape_op",
+                      details={**v.details, "claim": "no data moves between threads"})
 
 
 def _register_counts(ins: list[BuiltLayout], outs: list[BuiltLayout], subject: str) -> Verdict:

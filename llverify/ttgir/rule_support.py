@@ -43,7 +43,7 @@ class OpContext:
     seen: set[Any] = field(default_factory=set)
     in_partition: bool = False  # inside a non-default warp_specialize partition
     value_sets: dict[str, Any] = field(default_factory=dict)  # per function name, shared by the module's ops
-    layouts: dict[int, Any] = field(default_factory=dict)  # built layouts by type identity, shared by the module's ops
+    layouts: dict[Any, Any] = field(default_factory=dict)  # built layouts by type identity (and frozen encodings), per module
 
     def symbolic_scalars(self) -> SymbolicScalars:
         """The Z3 view of the scalars in this op's scope (:class:`~llverify.ttgir.scalars.SymbolicScalars`), once."""
@@ -89,7 +89,7 @@ class OpContext:
         hit = self.layouts.get(id(t))
         if hit is not None and hit[0] is t:  # the type object itself is kept, so its id is not reused
             return hit[1]
-        built = layout_of(t)
+        built = layout_of(t, self.layouts.setdefault("frozen", {}))
         self.layouts[id(t)] = (t, built)
         return built
 

@@ -43,7 +43,7 @@ class OpContext:
     seen: set[Any] = field(default_factory=set)
     in_partition: bool = False  # inside a non-default warp_specialize partition
     value_sets: dict[str, Any] = field(default_factory=dict)  # per function name, shared by the module's ops
-    layouts: dict[Any, Any] = field(default_factory=dict)  # built layouts by type identity (and frozen encodings), per module
+    layouts: dict[Any, Any] = field(default_factory=dict)  # by type identity; frozen encodings
 
     def symbolic_scalars(self) -> SymbolicScalars:
         """The Z3 view of the scalars in this op's scope (:class:`~llverify.ttgir.scalars.SymbolicScalars`), once."""

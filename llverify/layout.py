@@ -110,7 +110,8 @@ class LinearLayout:
     dim in out-dim order.
     """
 
-    __slots__ = ("_in", "_bases_c", "_out", "_shifts", "_flat", "_hash", "_rank", "_in_names", "_out_names", "_free")
+    __slots__ = ("_in", "_bases_c", "_out", "_shifts", "_flat", "_hash", "_rank", "_in_names", "_out_names", "_free",
+                 "_views")
 
     def __init__(self, bases: BasesArg, out_dims: DimsArg, require_surjective: bool = True) -> None:
         self._init(
@@ -170,6 +171,7 @@ class LinearLayout:
     def _set_out(self, out: tuple[tuple[str, int], ...]) -> None:
         self._out = out
         self._out_names = tuple(n for n, _ in out)
+        self._views: dict[str, Mapping[str, Any]] = {}  # read-only mapping views, built on first use
         shifts = []
         s = 0
         for _, size in out:
@@ -359,17 +361,26 @@ class LinearLayout:
     @property
     def bases(self) -> Mapping[str, tuple[Basis, ...]]:
         """Ordered mapping in dim -> tuple of bases (each a tuple per out dim)."""
-        return MappingProxyType(dict(self._bases))
+        v = self._views.get("bases")
+        if v is None:
+            v = self._views["bases"] = MappingProxyType(dict(self._bases))
+        return v
 
     @property
     def in_dims(self) -> Mapping[str, int]:
         """Ordered mapping in dim -> size (``2 ** len(bases)``)."""
-        return MappingProxyType({d: 1 << n for d, n in self._in})
+        v = self._views.get("in")
+        if v is None:
+            v = self._views["in"] = MappingProxyType({d: 1 << n for d, n in self._in})
+        return v
 
     @property
     def out_dims(self) -> Mapping[str, int]:
         """Ordered mapping out dim -> size."""
-        return MappingProxyType(dict(self._out))
+        v = self._views.get("out")
+        if v is None:
+            v = self._views["out"] = MappingProxyType(dict(self._out))
+        return v
 
     @property
     def in_dim_names(self) -> tuple[str, ...]:
@@ -926,6 +937,10 @@ class LinearLayout:
         if not isinstance(other, LinearLayout):
             return NotImplemented
         return self._flat == other._flat and self._in == other._in and self._out == other._out
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its dims and flat columns (the cached views are rebuilt on use)."""
+        return (LinearLayout._raw, (self._in, self._out, self._flat))
 
     def __hash__(self) -> int:
         if self._hash is None:

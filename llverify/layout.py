@@ -51,7 +51,7 @@ def _log2(n: int) -> int:
 
 
 def _items(arg: Any) -> list[tuple[Any, Any]]:
-    if isinstance(arg, Mapping):
+    if type(arg) is dict or isinstance(arg, Mapping):
         return list(arg.items())
     return [tuple(p) for p in arg]  # type: ignore[misc]
 
@@ -115,7 +115,7 @@ class LinearLayout:
 
     def __init__(self, bases: BasesArg, out_dims: DimsArg, require_surjective: bool = True) -> None:
         self._init(
-            tuple((str(d), tuple(tuple(int(c) for c in b) for b in bs)) for d, bs in _items(bases)),
+            tuple((str(d), tuple([tuple(map(int, b)) for b in bs])) for d, bs in _items(bases)),
             tuple((str(n), s) for n, s in _items(out_dims)),
             validate=True,
         )
@@ -138,13 +138,16 @@ class LinearLayout:
             for name, size in out:
                 if not isinstance(size, int) or not _is_pow2(size):
                     raise LayoutError(f"out dim '{name}' has size {size}: out-dim sizes must be a power of two")
+            n_out = len(out)
             for d, bs in bases:
                 for i, b in enumerate(bs):
-                    if len(b) != len(out):
+                    if len(b) != n_out:
                         raise LayoutError(
                             f"in dim '{d}' basis {i} has {len(b)} components, expected one per out dim "
                             f"({len(out)}: {onames})"
                         )
+                    if n_out == 1 and 0 <= b[0] < out[0][1]:
+                        continue  # the common one-dim case, valid
                     for (oname, osize), c in zip(out, b):
                         if c < 0:
                             raise LayoutError(f"in dim '{d}' basis {i} has a negative component {c} for out dim '{oname}'")

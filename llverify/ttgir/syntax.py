@@ -40,6 +40,11 @@ def _changes(text: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """Positions where the depth changes and the depth *after* each (strings count as one level)."""
     if '"' not in text and "\\" not in text:
         return _plain_changes(text)
+    return _quoted_changes(text)
+
+
+def _quoted_changes(text: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """:func:`_changes` of any text (quoted strings, backslash escapes)."""
     pos: list[int] = []
     after: list[int] = []
     depth = 0
@@ -110,6 +115,11 @@ def max_depth_final(text: str) -> int:
         # escapes nothing here: only the string state reads the previous character)
         return (text.count("(") + text.count("[") + text.count("{") + text.count("<") - text.count(")")
                 - text.count("]") - text.count("}") - text.count(">") + text.count("->"))
+    return _scanned_final_depth(text)
+
+
+def _scanned_final_depth(text: str) -> int:
+    """:func:`max_depth_final` of any text, character by character (strings skipped)."""
     depth = 0
     in_str = False
     prev = ""

@@ -541,11 +541,27 @@ class LinearLayout:
         ins, outs = set(self.in_dim_names), set(self.out_dim_names)
         if any(d not in ins and d not in outs for d in dims):
             return False
-        rest_in = [d for d in self.in_dim_names if d not in dims]
-        rest_out = [d for d in self.out_dim_names if d not in dims]
-        return (self._square_sublayout_is_identity(dims)
-                and self._sublayout_is_zero(rest_in, dims)
-                and self._sublayout_is_zero(dims, rest_out))
+        if not self._square_sublayout_is_identity(dims):
+            return False
+        # decoupled: the other in dims reach none of dims' out bits, dims reach none of the other out bits
+        inside = self._out_mask(dims)
+        outside = self._out_mask([n for n in self._out_names if n not in dims])
+        j = 0
+        for d, n in self._in:
+            mask = outside if d in dims else inside
+            for c in self._flat[j:j + n]:
+                if c & mask:
+                    return False
+            j += n
+        return True
+
+    def _out_mask(self, names: Sequence[str]) -> int:
+        """The flat out bits of the out dims among ``names``."""
+        m = 0
+        for (n, size), sh in zip(self._out, self._shifts):
+            if n in names:
+                m |= (size - 1) << sh
+        return m
 
     def sublayout_is_zero(self, ins: Sequence[str], outs: Sequence[str]) -> bool:
         """Triton's ``sublayoutIsZero``: every basis of an in dim of ``ins`` has 0 in every out dim of ``outs``.
@@ -557,8 +573,15 @@ class LinearLayout:
         >>> L.sublayout_is_zero(["warp"], ["dim0"]), L.sublayout_is_zero(["warp"], ["dim1"])
         (True, False)
         """
-        sub = self.sublayout([d for d in ins if self.has_in_dim(d)], [d for d in outs if self.has_out_dim(d)])
-        return all(c == 0 for c in sub._flat)
+        mask = self._out_mask(outs)
+        j = 0
+        for d, n in self._in:
+            if d in ins:
+                for c in self._flat[j:j + n]:
+                    if c & mask:
+                        return False
+            j += n
+        return True
 
     _sublayout_is_zero = sublayout_is_zero
 
@@ -588,12 +611,20 @@ class LinearLayout:
             return True
         if any(not self.has_in_dim(d) or not self.has_out_dim(d) for d in dims):
             return False
-        sub = self.sublayout(dims, dims)
         for d in dims:
-            if sub.in_dim_size(d) != sub.out_dim_size(d):
+            if self.in_dim_size(d) != self.out_dim_size(d):
                 return False
-        # flattening ins and outs keeps the flat columns: column i must be out bit i
-        return all(c == 1 << i for i, c in enumerate(sub._flat))
+        # the square sublayout on dims, flattened (ins and outs): column i must be out bit i
+        moves, _ = self._out_moves([n for n in self._out_names if n in dims])
+        i = j = 0
+        for d, n in self._in:
+            if d in dims:
+                for c in self._flat[j:j + n]:
+                    if _move(c, moves) != 1 << i:
+                        return False
+                    i += 1
+            j += n
+        return True
 
     def quotient(self, dims: Sequence[str]) -> "LinearLayout | None":
         """Drop ``dims`` (in and out) if the layout is trivial over them, else None."""

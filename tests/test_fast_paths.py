@@ -117,3 +117,41 @@ def test_clear_caches_forgets_shape_op_results():
     assert memo_shape_op.cache_info().currsize >= 1
     clear_caches()
     assert memo_shape_op.cache_info().currsize == 0
+
+
+def _reference_is_trivial_over(L: LinearLayout, dims: list[str]) -> bool:
+    """Triton's definition through sublayouts: an identity square block on dims, decoupled from the rest."""
+    if any(not L.has_in_dim(d) and not L.has_out_dim(d) for d in dims):
+        return False
+
+    def zero(ins, outs):
+        sub = L.sublayout([d for d in ins if L.has_in_dim(d)], [d for d in outs if L.has_out_dim(d)])
+        return not any(sub.flat_columns)
+
+    if dims:
+        if any(not L.has_in_dim(d) or not L.has_out_dim(d) for d in dims):
+            return False
+        sub = L.sublayout(dims, dims)
+        if any(sub.in_dim_size(d) != sub.out_dim_size(d) for d in dims):
+            return False
+        if any(c != 1 << i for i, c in enumerate(sub.flatten_ins().flatten_outs().flat_columns)):
+            return False
+    return (zero([d for d in L.in_dim_names if d not in dims], dims)
+            and zero(dims, [d for d in L.out_dim_names if d not in dims]))
+
+
+_SHARED = {"lane": 4, "dim0": 4}
+
+
+@given(layouts(outs=_SHARED, ins=["register", "lane"], max_bases=2),
+       st.lists(st.sampled_from(["register", "lane", "dim0", "warp"]), max_size=2, unique=True))
+@settings(max_examples=300, deadline=None)
+def test_is_trivial_over_on_flat_columns_is_the_sublayout_definition(L, dims):
+    assert L.is_trivial_over(dims) == _reference_is_trivial_over(L, dims)
+
+
+def test_is_trivial_over_sees_coupling():
+    L = LinearLayout.from_bases({"lane": [[1, 0], [2, 0]], "register": [[0, 1]]}, ["lane", "dim0"])
+    assert L.is_trivial_over(["lane"])
+    coupled = LinearLayout.from_bases({"lane": [[1, 0], [2, 1]], "register": [[0, 1]]}, ["lane", "dim0"])
+    assert not coupled.is_trivial_over(["lane"]) and not _reference_is_trivial_over(coupled, ["lane"])

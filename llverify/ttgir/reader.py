@@ -242,12 +242,12 @@ def _logical_lines(lines: list[str]) -> Iterator[tuple[int, str]]:
             buf.append(raw[:len(raw) - len(raw.lstrip())] + s)
         else:
             buf.append(s)
-        text = " ".join(buf)
+        text = " ".join(buf) if len(buf) > 1 else buf[0]
         body = text.strip()
-        depth = max_depth_final(body)
         if body.startswith("module") and _attributes_open(body):
             continue  # a hand-wrapped module header: `module attributes {` / `"ttg.num-warps" = 4 : i32,` / `} {`
-        if body.endswith("{") or body.startswith(("}", "^")) or (depth <= 0 and not body.endswith(_CONTINUES)):
+        if (body.endswith("{") or body.startswith(("}", "^"))
+                or (not body.endswith(_CONTINUES) and max_depth_final(body) <= 0)):
             if not body.endswith("{") and not body.startswith("^") and following[lineno - 1].startswith(_LEADS):
                 continue  # hand-wrapped lit tests: the next line goes on with `-> T`, `* T`, `: T`, `{attrs}`
             yield start, text

@@ -160,13 +160,19 @@ class LinearLayout:
         self._set_in(tuple((d, len(bs)) for d, bs in bases))
         self._bases_c: tuple[tuple[str, tuple[Basis, ...]], ...] | None = bases
         shifts = self._shifts
-        flat = []
-        for _, bs in bases:
-            for b in bs:
-                v = 0
-                for c, sh in zip(b, shifts):
-                    v |= c << sh
-                flat.append(v)
+        if len(out) == 1:
+            flat = [b[0] for _, bs in bases for b in bs]
+        elif len(out) == 2:
+            s1 = shifts[1]
+            flat = [b[0] | b[1] << s1 for _, bs in bases for b in bs]
+        else:
+            flat = []
+            for _, bs in bases:
+                for b in bs:
+                    v = 0
+                    for c, sh in zip(b, shifts):
+                        v |= c << sh
+                    flat.append(v)
         self._flat = tuple(flat)
         self._hash: int | None = None
         self._rank: int | None = None

@@ -92,24 +92,33 @@ class Echelon:
         pivs: list[int] = []
         combos: list[int] = []
         pivot_inputs: list[int] = []
+        at: dict[int, int] = {}  # pivot bit (as a power of two) -> index into vecs
+        mask = 0                 # every pivot bit
         for i, v in enumerate(vectors):
             if v < 0:
                 raise ValueError("F2 vectors are non-negative ints")
             combo = 1 << i
-            for k, p in enumerate(pivs):
-                if (v >> p) & 1:
-                    v ^= vecs[k]
-                    combo ^= combos[k]
+            # the form is fully reduced: vecs[k] holds pivot bit k and no other pivot bit, so each pivot
+            # bit of v is cleared by exactly one XOR that touches no other pivot bit
+            m = v & mask
+            while m:
+                low = m & -m
+                k = at[low]
+                v ^= vecs[k]
+                combo ^= combos[k]
+                m ^= low
             if v == 0:
                 continue
-            p = (v & -v).bit_length() - 1
+            low = v & -v
             # keep the form fully reduced: clear bit p from the other vectors
             for k in range(len(vecs)):
-                if (vecs[k] >> p) & 1:
+                if vecs[k] & low:
                     vecs[k] ^= v
                     combos[k] ^= combo
+            at[low] = len(vecs)
+            mask |= low
             vecs.append(v)
-            pivs.append(p)
+            pivs.append(low.bit_length() - 1)
             combos.append(combo)
             pivot_inputs.append(i)
         return Echelon(tuple(vecs), tuple(pivs), tuple(combos), tuple(pivot_inputs))
@@ -125,17 +134,48 @@ class Echelon:
         at any pivot position, so it is the canonical representative of
         ``v`` modulo the span.
         """
+        index = self.__dict__.get("_index")
+        if index is None:
+            index = {1 << p: (vec, c) for p, vec, c in zip(self.pivots, self.vectors, self.combos)}
+            object.__setattr__(self, "_index", index)
+            object.__setattr__(self, "_mask", sum(index))
+        # each pivot bit of v is cleared by its own vector, which has no other pivot bit (fully reduced)
         combo = 0
-        for k, p in enumerate(self.pivots):
-            if (v >> p) & 1:
-                v ^= self.vectors[k]
-                combo ^= self.combos[k]
+        m = v & self.__dict__["_mask"]
+        while m:
+            low = m & -m
+            vec, c = index[low]
+            v ^= vec
+            combo ^= c
+            m ^= low
         return v, combo
+
+
+def _pivot_flags(vectors: Iterable[int]) -> list[bool]:
+    """Per vector, whether it is outside the span of the vectors before it (greedy pivots).
+
+    The span so far is kept as one vector per leading (highest) bit, so reducing a vector is one XOR per
+    leading bit it still has: ``_pivot_flags([1, 2, 3]) == [True, True, False]``.
+    """
+    lead: dict[int, int] = {}
+    flags = []
+    for v in vectors:
+        if v < 0:
+            raise ValueError("F2 vectors are non-negative ints")
+        while v:
+            h = v.bit_length()
+            b = lead.get(h)
+            if b is None:
+                lead[h] = v
+                break
+            v ^= b
+        flags.append(v != 0)
+    return flags
 
 
 def rank(vectors: Iterable[int]) -> int:
     """Dimension of the span of ``vectors``.  ``rank([1, 2, 3]) == 2``."""
-    return Echelon.of(vectors).rank
+    return sum(_pivot_flags(vectors))
 
 
 def span_basis(vectors: Iterable[int]) -> list[int]:
@@ -156,7 +196,7 @@ def in_span(v: int, vectors: Iterable[int]) -> bool:
 
 def pivot_columns(columns: Sequence[int]) -> list[int]:
     """Indices ``j`` of the columns not in the span of columns ``0..j-1``."""
-    return list(Echelon.of(columns).pivot_inputs)
+    return [j for j, f in enumerate(_pivot_flags(columns)) if f]
 
 
 def solve(columns: Sequence[int], target: int) -> int | None:

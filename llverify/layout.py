@@ -51,9 +51,17 @@ def _log2(n: int) -> int:
 
 
 def _items(arg: Any) -> list[tuple[Any, Any]]:
-    if isinstance(arg, Mapping):
+    if type(arg) is dict or isinstance(arg, Mapping):
         return list(arg.items())
     return [tuple(p) for p in arg]  # type: ignore[misc]
+
+
+def _move(col: int, moves: Sequence[tuple[int, int, int]]) -> int:
+    """Re-pack the bit fields of ``col``: each ``(source shift, mask, destination shift)`` moves one field."""
+    v = 0
+    for sh, mask, ds in moves:
+        v |= ((col >> sh) & mask) << ds
+    return v
 
 
 def _supremum(xs: Sequence[str], ys: Sequence[str]) -> list[str]:
@@ -102,11 +110,12 @@ class LinearLayout:
     dim in out-dim order.
     """
 
-    __slots__ = ("_in", "_bases_c", "_out", "_shifts", "_flat", "_hash", "_rank")
+    __slots__ = ("_in", "_bases_c", "_out", "_shifts", "_flat", "_hash", "_rank", "_in_names", "_out_names", "_free",
+                 "_views")
 
     def __init__(self, bases: BasesArg, out_dims: DimsArg, require_surjective: bool = True) -> None:
         self._init(
-            tuple((str(d), tuple(tuple(int(c) for c in b) for b in bs)) for d, bs in _items(bases)),
+            tuple((str(d), tuple([tuple(map(int, b)) for b in bs])) for d, bs in _items(bases)),
             tuple((str(n), s) for n, s in _items(out_dims)),
             validate=True,
         )
@@ -129,13 +138,16 @@ class LinearLayout:
             for name, size in out:
                 if not isinstance(size, int) or not _is_pow2(size):
                     raise LayoutError(f"out dim '{name}' has size {size}: out-dim sizes must be a power of two")
+            n_out = len(out)
             for d, bs in bases:
                 for i, b in enumerate(bs):
-                    if len(b) != len(out):
+                    if len(b) != n_out:
                         raise LayoutError(
                             f"in dim '{d}' basis {i} has {len(b)} components, expected one per out dim "
                             f"({len(out)}: {onames})"
                         )
+                    if n_out == 1 and 0 <= b[0] < out[0][1]:
+                        continue  # the common one-dim case, valid
                     for (oname, osize), c in zip(out, b):
                         if c < 0:
                             raise LayoutError(f"in dim '{d}' basis {i} has a negative component {c} for out dim '{oname}'")
@@ -145,20 +157,41 @@ class LinearLayout:
                                 f"which must be less than the out-dim size {osize}"
                             )
         self._set_out(out)
-        self._in = tuple((d, len(bs)) for d, bs in bases)
+        self._set_in(tuple((d, len(bs)) for d, bs in bases))
         self._bases_c: tuple[tuple[str, tuple[Basis, ...]], ...] | None = bases
-        self._flat = tuple(self._flatten(b) for _, bs in bases for b in bs)
+        shifts = self._shifts
+        if len(out) == 1:
+            flat = [b[0] for _, bs in bases for b in bs]
+        elif len(out) == 2:
+            s1 = shifts[1]
+            flat = [b[0] | b[1] << s1 for _, bs in bases for b in bs]
+        else:
+            flat = []
+            for _, bs in bases:
+                for b in bs:
+                    v = 0
+                    for c, sh in zip(b, shifts):
+                        v |= c << sh
+                    flat.append(v)
+        self._flat = tuple(flat)
         self._hash: int | None = None
         self._rank: int | None = None
 
     def _set_out(self, out: tuple[tuple[str, int], ...]) -> None:
         self._out = out
+        self._out_names = tuple(n for n, _ in out)
+        self._views: dict[str, Mapping[str, Any]] = {}  # read-only mapping views, built on first use
         shifts = []
         s = 0
         for _, size in out:
             shifts.append(s)
-            s += _log2(size)
+            s += size.bit_length() - 1
         self._shifts = tuple(shifts)
+
+    def _set_in(self, ins: tuple[tuple[str, int], ...]) -> None:
+        self._in = ins
+        self._in_names = tuple(d for d, _ in ins)
+        self._free: dict[str, int] | None = None
 
     @property
     def _bases(self) -> tuple[tuple[str, tuple[Basis, ...]], ...]:
@@ -187,7 +220,7 @@ class LinearLayout:
         """Internal: in dims as (name, number of bits), out dims, flat columns."""
         obj = cls.__new__(cls)
         obj._set_out(out)
-        obj._in = ins
+        obj._set_in(ins)
         obj._bases_c = None
         obj._flat = flat
         obj._hash = None
@@ -268,7 +301,10 @@ class LinearLayout:
         return v
 
     def _unflatten(self, v: int) -> Basis:
-        return tuple((v >> s) & (size - 1) for s, (_, size) in zip(self._shifts, self._out))
+        out = self._out
+        if len(out) == 1:
+            return (v & (out[0][1] - 1),)
+        return tuple([(v >> s) & (size - 1) for s, (_, size) in zip(self._shifts, out)])
 
     @property
     def flat_columns(self) -> tuple[int, ...]:
@@ -298,11 +334,33 @@ class LinearLayout:
     def _columns_except(self, dims: Sequence[str]) -> list[int]:
         """Flat columns of every in dim not in ``dims``, in order."""
         out, j = [], 0
-        for d, bs in self._bases:
+        for d, n in self._in:
             if d not in dims:
-                out.extend(self._flat[j:j + len(bs)])
-            j += len(bs)
+                out.extend(self._flat[j:j + n])
+            j += n
         return out
+
+    def _dim_flat(self, dim: str) -> tuple[int, ...]:
+        """The flat columns of in dim ``dim`` (empty when the layout has no such dim)."""
+        j = 0
+        for d, n in self._in:
+            if d == dim:
+                return self._flat[j:j + n]
+            j += n
+        return ()
+
+    def _out_moves(self, names: Sequence[str]) -> tuple[list[tuple[int, int, int]], tuple[tuple[str, int], ...]]:
+        """Bit moves (source shift, mask, destination shift) that re-pack the flat out bits of the out dims
+        ``names`` (in that order, first lowest), and those dims with their sizes."""
+        src = {n: (sh, size) for (n, size), sh in zip(self._out, self._shifts)}
+        moves, out, dst = [], [], 0
+        for n in names:
+            sh, size = src[n]
+            out.append((n, size))
+            if size > 1:
+                moves.append((sh, size - 1, dst))
+                dst += size.bit_length() - 1
+        return moves, tuple(out)
 
     def apply_flat(self, x: int) -> int:
         """Evaluate on a flattened input (in dims concatenated, first lowest)."""
@@ -312,25 +370,34 @@ class LinearLayout:
     @property
     def bases(self) -> Mapping[str, tuple[Basis, ...]]:
         """Ordered mapping in dim -> tuple of bases (each a tuple per out dim)."""
-        return MappingProxyType(dict(self._bases))
+        v = self._views.get("bases")
+        if v is None:
+            v = self._views["bases"] = MappingProxyType(dict(self._bases))
+        return v
 
     @property
     def in_dims(self) -> Mapping[str, int]:
         """Ordered mapping in dim -> size (``2 ** len(bases)``)."""
-        return MappingProxyType({d: 1 << n for d, n in self._in})
+        v = self._views.get("in")
+        if v is None:
+            v = self._views["in"] = MappingProxyType({d: 1 << n for d, n in self._in})
+        return v
 
     @property
     def out_dims(self) -> Mapping[str, int]:
         """Ordered mapping out dim -> size."""
-        return MappingProxyType(dict(self._out))
+        v = self._views.get("out")
+        if v is None:
+            v = self._views["out"] = MappingProxyType(dict(self._out))
+        return v
 
     @property
     def in_dim_names(self) -> tuple[str, ...]:
-        return tuple(d for d, _ in self._in)
+        return self._in_names
 
     @property
     def out_dim_names(self) -> tuple[str, ...]:
-        return tuple(n for n, _ in self._out)
+        return self._out_names
 
     @property
     def num_in_dims(self) -> int:
@@ -357,10 +424,17 @@ class LinearLayout:
         return 1 << self.total_out_bits
 
     def has_in_dim(self, dim: str) -> bool:
-        return any(d == dim for d, _ in self._in)
+        return dim in self._in_names
 
     def has_out_dim(self, dim: str) -> bool:
-        return any(n == dim for n, _ in self._out)
+        return dim in self._out_names
+
+    def _in_bits(self, dim: str) -> int:
+        """Number of bases (bits) of in dim ``dim``."""
+        for d, n in self._in:
+            if d == dim:
+                return n
+        raise LayoutError(f"in dim '{dim}' is not in the layout (in dims: {list(self.in_dim_names)})")
 
     def _in_bases(self, dim: str) -> tuple[Basis, ...]:
         for d, bs in self._bases:
@@ -375,16 +449,19 @@ class LinearLayout:
         raise LayoutError(f"out dim '{dim}' is not in the layout (out dims: {list(self.out_dim_names)})")
 
     def in_dim_size(self, dim: str) -> int:
-        return 1 << len(self._in_bases(dim))
+        return 1 << self._in_bits(dim)
 
     def in_dim_size_log2(self, dim: str) -> int:
-        return len(self._in_bases(dim))
+        return self._in_bits(dim)
 
     def out_dim_size(self, dim: str) -> int:
+        for n, s in self._out:
+            if n == dim:
+                return s
         return self._out[self._out_index(dim)][1]
 
     def out_dim_size_log2(self, dim: str) -> int:
-        return _log2(self.out_dim_size(dim))
+        return self.out_dim_size(dim).bit_length() - 1
 
     def get_basis(self, in_dim: str, i: int, out_dim: str | None = None) -> Any:
         """Basis ``i`` of ``in_dim`` (a tuple), or its ``out_dim`` component."""
@@ -400,21 +477,28 @@ class LinearLayout:
         Every in dim must be given (as in Triton) with ``0 <= value < size``.
         ``identity_1d(8, "lane", "dim0").apply(lane=5) == {"dim0": 5}``.
         """
-        vals = dict(inputs or {})
-        vals.update(kw)
-        if set(vals) != set(self.in_dim_names):
+        vals = kw if inputs is None else {**inputs, **kw}
+        if len(vals) != len(self._in) or not all(d in vals for d in self._in_names):
             raise LayoutError(
                 f"apply needs exactly the in dims {list(self.in_dim_names)}, got {sorted(vals)}"
             )
         x = 0
         off = 0
-        for d, bs in self._bases:
+        for d, n in self._in:
             v = vals[d]
-            if not isinstance(v, int) or not 0 <= v < (1 << len(bs)):
-                raise LayoutError(f"input {v!r} for in dim '{d}' is outside [0, {1 << len(bs)})")
+            if not isinstance(v, int) or not 0 <= v < (1 << n):
+                raise LayoutError(f"input {v!r} for in dim '{d}' is outside [0, {1 << n})")
             x |= v << off
-            off += len(bs)
-        return MappingProxyType(dict(zip(self.out_dim_names, self._unflatten(self.apply_flat(x)))))
+            off += n
+        y = 0
+        flat = self._flat
+        j = 0
+        while x:
+            if x & 1:
+                y ^= flat[j]
+            x >>= 1
+            j += 1
+        return MappingProxyType({n: (y >> sh) & (size - 1) for (n, size), sh in zip(self._out, self._shifts)})
 
     # -- predicates -----------------------------------------------------------
     @property
@@ -441,12 +525,17 @@ class LinearLayout:
 
         These inputs hold duplicated data (broadcast).  All zero iff injective.
         """
+        if self._free is None:
+            self._free = self._free_variable_masks()
+        return dict(self._free)
+
+    def _free_variable_masks(self) -> dict[str, int]:
         piv = set(f2.pivot_columns(self._flat))
         out: dict[str, int] = {}
         j = 0
-        for d, bs in self._bases:
+        for d, n in self._in:
             m = 0
-            for i in range(len(bs)):
+            for i in range(n):
                 if j not in piv:
                     m |= 1 << i
                 j += 1
@@ -458,11 +547,27 @@ class LinearLayout:
         ins, outs = set(self.in_dim_names), set(self.out_dim_names)
         if any(d not in ins and d not in outs for d in dims):
             return False
-        rest_in = [d for d in self.in_dim_names if d not in dims]
-        rest_out = [d for d in self.out_dim_names if d not in dims]
-        return (self._square_sublayout_is_identity(dims)
-                and self._sublayout_is_zero(rest_in, dims)
-                and self._sublayout_is_zero(dims, rest_out))
+        if not self._square_sublayout_is_identity(dims):
+            return False
+        # decoupled: the other in dims reach none of dims' out bits, dims reach none of the other out bits
+        inside = self._out_mask(dims)
+        outside = self._out_mask([n for n in self._out_names if n not in dims])
+        j = 0
+        for d, n in self._in:
+            mask = outside if d in dims else inside
+            for c in self._flat[j:j + n]:
+                if c & mask:
+                    return False
+            j += n
+        return True
+
+    def _out_mask(self, names: Sequence[str]) -> int:
+        """The flat out bits of the out dims among ``names``."""
+        m = 0
+        for (n, size), sh in zip(self._out, self._shifts):
+            if n in names:
+                m |= (size - 1) << sh
+        return m
 
     def sublayout_is_zero(self, ins: Sequence[str], outs: Sequence[str]) -> bool:
         """Triton's ``sublayoutIsZero``: every basis of an in dim of ``ins`` has 0 in every out dim of ``outs``.
@@ -474,8 +579,15 @@ class LinearLayout:
         >>> L.sublayout_is_zero(["warp"], ["dim0"]), L.sublayout_is_zero(["warp"], ["dim1"])
         (True, False)
         """
-        sub = self.sublayout([d for d in ins if self.has_in_dim(d)], [d for d in outs if self.has_out_dim(d)])
-        return all(c == 0 for c in sub._flat)
+        mask = self._out_mask(outs)
+        j = 0
+        for d, n in self._in:
+            if d in ins:
+                for c in self._flat[j:j + n]:
+                    if c & mask:
+                        return False
+            j += n
+        return True
 
     _sublayout_is_zero = sublayout_is_zero
 
@@ -505,12 +617,20 @@ class LinearLayout:
             return True
         if any(not self.has_in_dim(d) or not self.has_out_dim(d) for d in dims):
             return False
-        sub = self.sublayout(dims, dims)
         for d in dims:
-            if sub.in_dim_size(d) != sub.out_dim_size(d):
+            if self.in_dim_size(d) != self.out_dim_size(d):
                 return False
-        flat = sub.flatten_ins().flatten_outs()
-        return all(b[0] == 1 << i for i, b in enumerate(flat._bases[0][1]))
+        # the square sublayout on dims, flattened (ins and outs): column i must be out bit i
+        moves, _ = self._out_moves([n for n in self._out_names if n in dims])
+        i = j = 0
+        for d, n in self._in:
+            if d in dims:
+                for c in self._flat[j:j + n]:
+                    if _move(c, moves) != 1 << i:
+                        return False
+                    i += 1
+            j += n
+        return True
 
     def quotient(self, dims: Sequence[str]) -> "LinearLayout | None":
         """Drop ``dims`` (in and out) if the layout is trivial over them, else None."""
@@ -571,11 +691,14 @@ class LinearLayout:
 
     def transpose_outs(self, names: Sequence[str]) -> "LinearLayout":
         """Reorder out dims (a permutation); bases' components follow."""
+        names = tuple(names)
+        if names == self._out_names:
+            return self
         self._check_same_names(names, self.out_dim_names, "out")
-        perm = [self._out_index(n) for n in names]
-        return LinearLayout._make(
-            [(d, [tuple(b[p] for p in perm) for b in bs]) for d, bs in self._bases],
-            [self._out[p] for p in perm])
+        moves, out = self._out_moves(names)
+        ret = LinearLayout._raw(self._in, out, tuple(_move(c, moves) for c in self._flat))
+        ret._rank = self._rank  # permuting the out bits keeps the rank
+        return ret
 
     @staticmethod
     def _check_same_names(names: Sequence[str], have: Sequence[str], what: str) -> None:
@@ -592,12 +715,8 @@ class LinearLayout:
             total *= s
         if total != self.total_in_size:
             raise LayoutError(f"reshape_ins to {dict(new)} (total {total}) does not match total in size {self.total_in_size}")
-        flat = [b for _, bs in self._bases for b in bs]
-        out, i = [], 0
-        for n, s in new:
-            out.append((n, flat[i:i + _log2(s)]))
-            i += _log2(s)
-        return LinearLayout._make(out, self._out)
+        # the flat columns are the same; only the cut into in dims changes
+        return LinearLayout._raw(tuple((n, _log2(s)) for n, s in new), self._out, self._flat)
 
     def reshape_outs(self, new_out_dims: DimsArg) -> "LinearLayout":
         """Flatten all out bits (first dim lowest) and cut them into ``new_out_dims``."""
@@ -609,8 +728,8 @@ class LinearLayout:
             total *= s
         if total != self.total_out_size:
             raise LayoutError(f"reshape_outs to {dict(new)} (total {total}) does not match total out size {self.total_out_size}")
-        proto = LinearLayout._make([], new)
-        return LinearLayout._make([(d, [proto._unflatten(self._flatten(b)) for b in bs]) for d, bs in self._bases], new)
+        # out bits are concatenated first-lowest in both: the flat columns are the same
+        return LinearLayout._raw(self._in, tuple(new), self._flat)
 
     def flatten_ins(self) -> "LinearLayout":
         """One in dim (named like the first) holding every in bit."""
@@ -627,13 +746,17 @@ class LinearLayout:
     def sublayout(self, in_dims: Sequence[str], out_dims: Sequence[str]) -> "LinearLayout":
         """Restrict to ``in_dims`` and project onto ``out_dims`` (orders kept from self)."""
         for d in in_dims:
-            self._in_bases(d)
+            self._in_bits(d)
         for d in out_dims:
             self._out_index(d)
-        keep = [k for k, (n, _) in enumerate(self._out) if n in out_dims]
-        return LinearLayout._make(
-            [(d, [tuple(b[k] for k in keep) for b in bs]) for d, bs in self._bases if d in in_dims],
-            [self._out[k] for k in keep])
+        moves, out = self._out_moves([n for n in self._out_names if n in out_dims])
+        ins, flat, j = [], [], 0
+        for d, n in self._in:
+            if d in in_dims:
+                ins.append((d, n))
+                flat.extend(_move(c, moves) for c in self._flat[j:j + n])
+            j += n
+        return LinearLayout._raw(tuple(ins), out, tuple(flat))
 
     def concat_ins(self, other: "LinearLayout") -> "LinearLayout":
         """Disjoint in dims side by side, same out dims: ``(x, y) -> self(x) ^ other(y)``."""
@@ -854,6 +977,10 @@ class LinearLayout:
         if not isinstance(other, LinearLayout):
             return NotImplemented
         return self._flat == other._flat and self._in == other._in and self._out == other._out
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its dims and flat columns (the cached views are rebuilt on use)."""
+        return (LinearLayout._raw, (self._in, self._out, self._flat))
 
     def __hash__(self) -> int:
         if self._hash is None:

@@ -90,11 +90,19 @@ def candidate_tiles(bitwidth: int, target: str) -> tuple[list[LaneTile], list[La
     return store, load
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class _Side:
     layout: LinearLayout          # flattened, broadcast registers removed, no block dim
     regs: list[int]
     lanes: list[int]
+    inverses: dict = field(default_factory=dict, repr=False)  # other side -> other.layout^-1 o self.layout
+
+    def to(self, other: "_Side") -> LinearLayout:
+        """``self.layout.invert_and_compose(other.layout)`` (this side's hardware -> ``other``'s), once per pair."""
+        hit = self.inverses.get(id(other))
+        if hit is None or hit[0] is not other:
+            hit = self.inverses[id(other)] = (other, self.layout.invert_and_compose(other.layout))
+        return hit[1]
 
 
 def _side(L: LinearLayout) -> _Side:
@@ -120,13 +128,14 @@ def _pair_tile(a: _Side, b: _Side, ra: int, rb: int, ta: LaneTile, tb: LaneTile)
     lane_b = [b.lanes[i] for i in tb.contiguous_lanes]
     if 0 in lane_a or 0 in lane_b:
         return None
-    cvt = b.layout.invert_and_compose(a.layout)        # b's hardware -> a's hardware
+    cvt = b.to(a)                                      # b's hardware -> a's hardware
     names = list(cvt.out_dim_names)
+    lanes = cvt.bases["lane"]
 
     def part(lane_idx: int, dim: str) -> int:
         if dim not in names:
             return 0
-        return cvt.bases["lane"][lane_idx][names.index(dim)]
+        return lanes[lane_idx][names.index(dim)]
 
     for i in range(ra - rb):
         if part(tb.contiguous_lanes[i], "register") == 0:
@@ -219,7 +228,11 @@ def select_conversion_instructions(src: LinearLayout, dst: LinearLayout, bitwidt
     if set(src.out_dim_names) != set(dst.out_dim_names):
         raise LayoutError("the two layouts describe different tensors")
     dst = dst.transpose_outs(list(src.out_dim_names))
-    a, b = _side(src), _side(dst)
+    return _select(_side(src), _side(dst), bitwidth, target)
+
+
+def _select(a: _Side, b: _Side, bitwidth: int, target: str) -> tuple[PairChoice | None, list[PairChoice]]:
+    """:func:`select_conversion_instructions` on the two sides."""
     dim = a.layout.total_out_bits
     total = (128 // bitwidth).bit_length() - 1 if bitwidth <= 128 else 0
     store_c, load_c = candidate_tiles(bitwidth, target)
@@ -282,19 +295,20 @@ class SharedInstructionPlan:
 
 
 def _side_cost(access: LinearLayout, shared: LinearLayout, bits: int, instruction: str, regs_per_tile: int,
-               reps: tuple[int, ...] = ()) -> tuple[int, int, int, int, object]:
+               reps: tuple[int, ...] = (), side: _Side | None = None) -> tuple[int, int, int, int, object]:
     """(wavefronts per instruction, conflict-free minimum, matrices per instruction, instructions per warp,
-    the matrix tile or None)."""
+    the matrix tile or None).  ``side``: ``_side(access)`` when the caller has it."""
     from llverify.codegen.banks import bank_wavefronts
     from llverify.codegen.ldmatrix import matrix_tile, matrix_wavefronts
 
-    regs = 1 << len(_side(access).regs)
+    side = side or _side(access)
+    regs = 1 << len(side.regs)
     if instruction == "vector":
         rep = bank_wavefronts(access, shared, bits)
         return rep.wavefronts, rep.phases, 0, regs // rep.vector.elems, None
     n = max(1, min(4, regs_per_tile * bits // 32))
     # .trans: the row bit is the first register of one repetition (Triton lowers tile by tile)
-    row = next((i for i, r in enumerate(_side(access).regs) if r not in reps), 0)
+    row = next((i for i, r in enumerate(side.regs) if r not in reps), 0)
     rep = matrix_wavefronts(access, shared, bits, instruction, matrices=n, row_register=row)
     tile = matrix_tile(access, shared, bits, instruction, n, row)
     return rep.wavefronts, rep.min_wavefronts, rep.matrices, regs * bits // 32 // rep.matrices, tile
@@ -309,22 +323,23 @@ def plan_shared_conversion(src: LinearLayout, dst: LinearLayout, bitwidth: int, 
     best, pairs = select_conversion_instructions(src, dst, bitwidth, target)
     A = src.transpose_outs(list(src.out_dim_names))
     B = dst.transpose_outs(list(src.out_dim_names))
+    side_a, side_b = _side(A), _side(B)
     if best is None:
         sw = optimal_swizzle(A, B, bitwidth)
         from llverify.codegen.banks import bank_wavefronts
 
         ws, wl = bank_wavefronts(A, sw.layout, bitwidth), bank_wavefronts(B, sw.layout, bitwidth)
-        ns, nl = (1 << len(_side(L).regs) for L in (A, B))
+        ns, nl = (1 << len(side.regs) for side in (side_a, side_b))
         return SharedInstructionPlan("vector", "vector", ws.wavefronts, wl.wavefronts, ws.phases, wl.phases, 0, 0,
                                      ns // ws.vector.elems, nl // wl.vector.elems, sw.layout, 1, bitwidth, target,
                                      "fallback-optimal-swizzle", ())
     S = flat_to_layout(list(best.vector) + list(best.bank) + list(best.segment) + list(best.reps), A)
     if not S.is_invertible():
         raise LayoutError("internal error: the selected swizzle is not a memory layout")
-    regs_src = 1 << (len(_side(A).regs) - len(best.reps))     # registers per lane in one repetition
-    regs_dst = 1 << (len(_side(B).regs) - len(best.reps))
-    sw_, smin, sm, si, st = _side_cost(A, S, bitwidth, best.store, regs_src, best.reps)
-    lw, lmin, lm, li, lt = _side_cost(B, S, bitwidth, best.load, regs_dst, best.reps)
+    regs_src = 1 << (len(side_a.regs) - len(best.reps))     # registers per lane in one repetition
+    regs_dst = 1 << (len(side_b.regs) - len(best.reps))
+    sw_, smin, sm, si, st = _side_cost(A, S, bitwidth, best.store, regs_src, best.reps, side_a)
+    lw, lmin, lm, li, lt = _side_cost(B, S, bitwidth, best.load, regs_dst, best.reps, side_b)
     return SharedInstructionPlan(best.store, best.load, sw_, lw, smin, lmin, sm, lm, si, li, S, 1 << len(best.reps),
                                  bitwidth, target, "triton-3.9-rule", tuple(pairs), st, lt)
 

@@ -27,8 +27,9 @@ equal sizes) and have the same thread dims with equal sizes.
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, Callable
 
+from llverify.errors import LayoutError
 from llverify.layout import LinearLayout
 from llverify.prove.verdict import Counterexample, Verdict
 
@@ -38,16 +39,6 @@ __all__ = ["thread_local", "REPLAY_LIMIT"]
 REPLAY_LIMIT = 1 << 20
 
 _THREAD_DIMS = ("lane", "warp", "block")
-
-
-def _flat_out(L: LinearLayout, values: dict[str, int], order: list[str]) -> int:
-    out = L.apply(**values)
-    shift = 0
-    acc = 0
-    for d in order:
-        acc |= out[d] << shift
-        shift += L.out_dim_size_log2(d)
-    return acc
 
 
 def thread_local(A: LinearLayout, B: LinearLayout, *, subject: str = "B is thread-local to A") -> Verdict:
@@ -67,34 +58,46 @@ def thread_local(A: LinearLayout, B: LinearLayout, *, subject: str = "B is threa
             b = B.in_dim_size(d) if d in B.in_dim_names else 1
             if a != b:
                 return err(f"A and B have different '{d}' sizes ({a} vs {b}): not the same threads")
-    order = list(A.out_dim_names)
-    regs = [_flat_out(A, {**{n: 0 for n in A.in_dim_names}, "register": 1 << i}, order)
-            for i in range(A.in_dim_size_log2("register"))] if "register" in A.in_dim_names else []
+    # both sides as flat columns on A's out-dim order (first out dim lowest)
+    Bt = B.transpose_outs(A.out_dim_names)
+    has_reg = "register" in A.in_dim_names
+    regs = list(A._dim_flat("register"))
+    offsets = A.flat_in_offsets()
+    reg_off = offsets.get("register", 0)
+    reduce = _reducer(regs)
     certificate: list[dict[str, Any]] = []
+    j = 0
     for d in B.in_dim_names:
-        for i in range(B.in_dim_size_log2(d)):
-            x = {n: 0 for n in B.in_dim_names}
-            x[d] = 1 << i
-            target = _flat_out(B, x, order)
-            thread = {n: x.get(n, 0) for n in A.in_dim_names if n != "register"}
-            base = _flat_out(A, {**thread, "register": 0} if "register" in A.in_dim_names else thread, order)
-            r = _solve(regs, target ^ base)
+        nbits = B.in_dim_size_log2(d)
+        # the thread part of A at B's basis vector: A's own basis of d when d is one of A's non-register dims
+        a_cols = A._dim_flat(d) if d != "register" else ()
+        if d != "register" and d in A.in_dim_names and nbits > len(a_cols):
+            raise LayoutError(f"input {1 << len(a_cols)!r} for in dim '{d}' is outside [0, {1 << len(a_cols)})")
+        for i in range(nbits):
+            target = Bt.flat_columns[j + i]
+            thread_bit = (1 << (offsets[d] + i)) if i < len(a_cols) else 0
+            base = a_cols[i] if i < len(a_cols) else 0
+            r = reduce(target ^ base)
             if r is None:
-                return _refute(A, B, x, thread, order, subject, t0)
-            # check the certificate by evaluation
-            if "register" in A.in_dim_names:
-                if _flat_out(A, {**thread, "register": r}, order) != target:
-                    return err("internal: a thread-locality certificate failed its check")
-            elif target != base:
+                x = {n: 0 for n in B.in_dim_names}
+                x[d] = 1 << i
+                thread = {n: x.get(n, 0) for n in A.in_dim_names if n != "register"}
+                return _refute(A, B, x, thread, subject, t0)
+            # check the certificate by evaluating A at (thread of the basis vector, register r)
+            if A.apply_flat(thread_bit | (r << reg_off if has_reg else 0)) != target:
                 return err("internal: a thread-locality certificate failed its check")
             certificate.append({"input": {d: 1 << i}, "register": r})
+        j += nbits
     return Verdict("proved", "thread_local", subject, "f2", time.perf_counter() - t0,
                    certificate={"register_for_each_basis": certificate})
 
 
-def _solve(columns: list[int], target: int) -> int | None:
-    """A register index r with XOR of columns[j] for bits j of r == target, or None."""
-    # Gaussian elimination keeping track of combinations
+def _reducer(columns: list[int]) -> Callable[[int], int | None]:
+    """``solve(target)``: a register index r with XOR of columns[j] over bits j of r == target, or None.
+
+    Gaussian elimination once (pivots kept by decreasing value, each with the columns it combines), then one
+    pass per target: ``_reducer([1, 2])(3) == 3``, ``_reducer([1, 1])(2) is None``.
+    """
     pivots: list[tuple[int, int]] = []  # (vector, combination)
     for j, c in enumerate(columns):
         v, comb = c, 1 << j
@@ -104,15 +107,19 @@ def _solve(columns: list[int], target: int) -> int | None:
         if v:
             pivots.append((v, comb))
             pivots.sort(key=lambda p: -p[0])
-    v, comb = target, 0
-    for pv, pc in pivots:
-        if v ^ pv < v:
-            v, comb = v ^ pv, comb ^ pc
-    return comb if v == 0 else None
+
+    def solve(target: int) -> int | None:
+        v, comb = target, 0
+        for pv, pc in pivots:
+            if v ^ pv < v:
+                v, comb = v ^ pv, comb ^ pc
+        return comb if v == 0 else None
+
+    return solve
 
 
-def _refute(A: LinearLayout, B: LinearLayout, x: dict[str, int], thread: dict[str, int], order: list[str],
-            subject: str, t0: float) -> Verdict:
+def _refute(A: LinearLayout, B: LinearLayout, x: dict[str, int], thread: dict[str, int], subject: str,
+            t0: float) -> Verdict:
     element = B.apply(**x)
     nregs = A.in_dim_size("register") if "register" in A.in_dim_names else 1
     if nregs <= REPLAY_LIMIT:

@@ -22,7 +22,7 @@ Everything is JSON-serialisable with :meth:`Verdict.to_json`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal, Mapping
 
 Status = Literal["proved", "refuted", "unknown", "error"]
@@ -55,7 +55,13 @@ class FrozenDict(dict):  # type: ignore[type-arg]
 
 
 def _freeze(value: Any) -> Any:
-    """Deep-freeze dicts into read-only mappings and lists into tuples."""
+    """Deep-freeze dicts into read-only mappings and lists into tuples.
+
+    A :class:`FrozenDict` is returned as it is: only :func:`_freeze` builds one, so its values are frozen.
+    """
+    cls = type(value)
+    if cls is FrozenDict or cls in _ATOMS:
+        return value
     if isinstance(value, Mapping):
         return FrozenDict({k: _freeze(v) for k, v in value.items()})
     if isinstance(value, (list, tuple)):
@@ -74,6 +80,10 @@ def to_jsonable(value: Any) -> Any:
     if hasattr(value, "to_json") and callable(value.to_json):
         return value.to_json()
     return value
+
+
+#: immutable leaf types that :func:`_freeze` returns unchanged without further checks
+_ATOMS = frozenset({str, int, float, bool, type(None)})
 
 
 @dataclass(frozen=True)
@@ -125,7 +135,8 @@ class Verdict:
             raise ValueError("a refuted verdict needs a (replayed) counterexample")
         if self.status != "refuted" and self.counterexample is not None:
             raise ValueError("only refuted verdicts carry a counterexample")
-        object.__setattr__(self, "details", _freeze(dict(self.details)))
+        details = self.details
+        object.__setattr__(self, "details", details if type(details) is FrozenDict else _freeze(dict(details)))
 
     @property
     def proved(self) -> bool:
@@ -136,8 +147,16 @@ class Verdict:
         return self.status == "refuted"
 
     def with_(self, **changes: Any) -> "Verdict":
-        """A copy with some fields replaced (verdicts are immutable)."""
-        return replace(self, **changes)
+        """A copy with some fields replaced (verdicts are immutable); validated as a new verdict is."""
+        unknown = changes.keys() - _VERDICT_FIELDS
+        if unknown:
+            return replace(self, **changes)  # raises the usual TypeError naming the field
+        new = object.__new__(Verdict)
+        current = self.__dict__
+        for name in _VERDICT_FIELDS:
+            object.__setattr__(new, name, changes[name] if name in changes else current[name])
+        new.__post_init__()
+        return new
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -151,3 +170,6 @@ class Verdict:
             "certificate": to_jsonable(self.certificate),
             "details": to_jsonable(self.details),
         }
+
+
+_VERDICT_FIELDS = frozenset(f.name for f in fields(Verdict))

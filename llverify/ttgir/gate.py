@@ -75,10 +75,11 @@ def check_module(module: Module) -> list[Finding]:
     findings: list[Finding] = []
     seen: set = set()
     value_sets: dict = {}
+    layouts: dict = {}
     for fn in module.functions:
         for op, warps, parent, in_partition in _walk(fn, fn.body, module.num_warps, None):
             for rule in rules_for(op):
-                ctx = OpContext(module, fn, op, warps, parent, seen, in_partition, value_sets)
+                ctx = OpContext(module, fn, op, warps, parent, seen, in_partition, value_sets, layouts)
                 t0 = time.perf_counter()
                 try:
                     verdicts = list(rule.check(ctx))

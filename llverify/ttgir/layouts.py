@@ -126,8 +126,11 @@ def _padded(spec: Mapping[str, Any], shape: tuple[int, ...]) -> tuple[LinearLayo
     return padded_shared(shape=list(shape), **params)
 
 
-def layout_of(t: TypeRef) -> BuiltLayout | LayoutProblem:
-    """The layout of a tensor or memdesc type (see the module docstring)."""
+def layout_of(t: TypeRef, frozen: dict[Any, Any] | None = None) -> BuiltLayout | LayoutProblem:
+    """The layout of a tensor or memdesc type (see the module docstring).
+
+    ``frozen``: a memo the caller keeps for one module, of the hashable form of each encoding (types that share
+    an alias share its encoding object, so it is frozen once)."""
     if t.encoding_error:
         return LayoutProblem(f"encoding not read: {t.encoding_error}")
     if t.encoding is None:
@@ -154,7 +157,15 @@ def layout_of(t: TypeRef) -> BuiltLayout | LayoutProblem:
                 buffers *= d
             shape = full[len(full) - rank:]
     view = tuple(t.shape[len(t.shape) - len(shape):]) if len(t.shape) >= len(shape) else tuple(t.shape)
-    built = _build(_freeze(spec), shape)
+    key = (id(t.encoding), bits)
+    hit = frozen.get(key) if frozen is not None else None
+    if hit is not None and hit[0] is t.encoding:  # the encoding object is kept, so its id is not reused
+        frozen_spec = hit[1]
+    else:
+        frozen_spec = _freeze(spec)
+        if frozen is not None:
+            frozen[key] = (t.encoding, frozen_spec)
+    built = _build(frozen_spec, shape)
     if spec.get("kind") == "partitioned_shared" and not isinstance(built, str):
         # Triton's layout of it is buffer 0's (llverify.hw.partitioned); the tensor spans
         # num_partitions separate buffers, which no claim of the gate models yet

@@ -115,8 +115,17 @@ def _fail(path: str, line: int, col: int, message: str) -> TtgirError:
 class _Locations:
     def __init__(self, defs: dict[str, str]) -> None:
         self.defs = defs
+        self.memo: dict[str, SourceLocation | None] = {}  # top-level answers (the many ops sharing one loc)
 
     def resolve(self, text: str | None, depth: int = 0) -> SourceLocation | None:
+        if depth == 0 and text is not None:
+            if text in self.memo:
+                return self.memo[text]
+            found = self.memo[text] = self._resolve(text, 0)
+            return found
+        return self._resolve(text, depth)
+
+    def _resolve(self, text: str | None, depth: int) -> SourceLocation | None:
         if text is None or depth > 64:
             return None
         t = text.strip()
@@ -233,12 +242,12 @@ def _logical_lines(lines: list[str]) -> Iterator[tuple[int, str]]:
             buf.append(raw[:len(raw) - len(raw.lstrip())] + s)
         else:
             buf.append(s)
-        text = " ".join(buf)
+        text = " ".join(buf) if len(buf) > 1 else buf[0]
         body = text.strip()
-        depth = max_depth_final(body)
         if body.startswith("module") and _attributes_open(body):
             continue  # a hand-wrapped module header: `module attributes {` / `"ttg.num-warps" = 4 : i32,` / `} {`
-        if body.endswith("{") or body.startswith(("}", "^")) or (depth <= 0 and not body.endswith(_CONTINUES)):
+        if (body.endswith("{") or body.startswith(("}", "^"))
+                or (not body.endswith(_CONTINUES) and max_depth_final(body) <= 0)):
             if not body.endswith("{") and not body.startswith("^") and following[lineno - 1].startswith(_LEADS):
                 continue  # hand-wrapped lit tests: the next line goes on with `-> T`, `* T`, `: T`, `{attrs}`
             yield start, text
@@ -389,6 +398,9 @@ class _Assembler:
         self.path, self.aliases, self.locs = path, aliases, locs
         self.types: dict[str, TypeRef] = {}
         self.type_cache: dict[str, TypeRef] = {}
+        # per signature text (ops share them): its attribute dicts and the text without them, and its types
+        self.sig_dicts: dict[str, tuple[dict[str, str], str]] = {}
+        self.sig_types: dict[str, tuple[list[TypeRef], list[TypeRef] | None, list[TypeRef]]] = {}
 
     def typeref(self, text: str) -> TypeRef:
         t = text.strip()
@@ -495,9 +507,16 @@ class _Assembler:
         before_sig = rest if sig_at < 0 else rest[:sig_at]
         signature = "" if sig_at < 0 else rest[sig_end:]
         attrs: dict[str, str] = {}
-        for brace in _top_dicts(before_sig) + _top_dicts(signature):
+        for brace in _top_dicts(before_sig):
             attrs.update(_attr_dict(brace))
-        signature = _remove_dicts(signature).strip()
+        sig = self.sig_dicts.get(signature)
+        if sig is None:
+            sig_attrs: dict[str, str] = {}
+            for brace in _top_dicts(signature):
+                sig_attrs.update(_attr_dict(brace))
+            sig = self.sig_dicts[signature] = (sig_attrs, _remove_dicts(signature).strip())
+        attrs.update(sig[0])
+        signature = sig[1]
         if name == "ttg.warp_specialize" and "partitionNumWarps" not in attrs:
             # Triton 3.9 prints each worker's warp count only in its region header: `partition0(...) num_warps(2) {`
             counts = [m.group(2) for r in b.regions for m in [_PARTITION_HEAD.match(r.head)] if m]
@@ -571,8 +590,20 @@ class _Assembler:
 
     def _signature(self, name: str, rest: str, signature: str) -> tuple[list[TypeRef], list[TypeRef] | None,
                                                                        list[TypeRef]]:
+        """(operand types, result types or None, region-op result types) of the printed signature; outside the
+        region ops (which read ``rest``) a function of the signature text, so kept per text (callers do not
+        mutate the lists)."""
+        if name in _REGION_RESULT_OPS:
+            return self._read_signature(name, rest, signature)
+        hit = self.sig_types.get(signature)
+        if hit is None:
+            hit = self.sig_types[signature] = self._read_signature(name, rest, signature)
+        return hit
+
+    def _read_signature(self, name: str, rest: str, signature: str) -> tuple[list[TypeRef], list[TypeRef] | None,
+                                                                             list[TypeRef]]:
         for_results: list[TypeRef] = []
-        if name in ("scf.for", "scf.if", "scf.execute_region", "scf.index_switch"):
+        if name in _REGION_RESULT_OPS:
             sig_at, _ = _signature_colon(rest)
             head = rest if sig_at < 0 or name == "scf.if" else rest[:sig_at]
             head = _remove_dicts(head)  # `-> (T, U) {tt.num_stages = 3 : i32}`: the trailing attributes are no type
@@ -628,6 +659,9 @@ def _unescape_symbol(text: str) -> str:
     return re.sub(r"\\([0-9a-fA-F]{2}|.)", lambda m: chr(int(m.group(1), 16)) if len(m.group(1)) == 2
                   else m.group(1), text)
 
+
+#: ops whose results are typed after the op header (``-> (T, U)``), not by the signature alone
+_REGION_RESULT_OPS = ("scf.for", "scf.if", "scf.execute_region", "scf.index_switch")
 
 _PARTITION_HEAD = re.compile(r"^partition\d+\s*\((.*)\)\s*num_warps\s*\(\s*(\d+)\s*\)\s*$", re.S)
 

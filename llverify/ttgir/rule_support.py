@@ -13,6 +13,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from llverify.codegen.bank_sim import simulate_wavefronts
 from llverify.codegen.banks import bank_wavefronts
+from llverify.codegen.shape_ops import infer_shape_op
 from llverify.errors import LlverifyError
 from llverify.hw.padded import Padding
 from llverify.layout import LinearLayout
@@ -25,7 +26,7 @@ from llverify.ttgir.model import Function, Module, Op, TypeRef
 from llverify.ttgir.scalars import Scope, SymbolicScalars, ValueSets, partition_scopes
 
 __all__ = ["OpContext", "Rule", "memo_distributed", "memo_memory", "memo_equal", "memo_thread_local",
-           "memo_conversion", "bank_count_exact", "bank_count_simulated", "clear_caches", "unknown", "structural",
+           "memo_conversion", "memo_shape_op", "bank_count_exact", "bank_count_simulated", "clear_caches", "unknown", "structural",
            "enc_text", "op_names", "is_tensor", "layout_pair", "equal_layouts", "paddings_differ", "int_array",
            "has_keyword"]
 
@@ -42,6 +43,7 @@ class OpContext:
     seen: set[Any] = field(default_factory=set)
     in_partition: bool = False  # inside a non-default warp_specialize partition
     value_sets: dict[str, Any] = field(default_factory=dict)  # per function name, shared by the module's ops
+    layouts: dict[Any, Any] = field(default_factory=dict)  # by type identity; frozen encodings
 
     def symbolic_scalars(self) -> SymbolicScalars:
         """The Z3 view of the scalars in this op's scope (:class:`~llverify.ttgir.scalars.SymbolicScalars`), once."""
@@ -84,7 +86,12 @@ class OpContext:
     def built(self, t: TypeRef | None) -> BuiltLayout | LayoutProblem:
         if t is None:
             return LayoutProblem("operand type unknown (defined outside the module text)")
-        return layout_of(t)
+        hit = self.layouts.get(id(t))
+        if hit is not None and hit[0] is t:  # the type object itself is kept, so its id is not reused
+            return hit[1]
+        built = layout_of(t, self.layouts.setdefault("frozen", {}))
+        self.layouts[id(t)] = (t, built)
+        return built
 
 
 @dataclass(frozen=True)
@@ -123,6 +130,12 @@ def memo_equal(A: LinearLayout, B: LinearLayout) -> Verdict:
 @lru_cache(maxsize=4096)
 def memo_thread_local(A: LinearLayout, B: LinearLayout) -> Verdict:
     return thread_local(A, B)
+
+
+@lru_cache(maxsize=4096)
+def memo_shape_op(op: str, A: LinearLayout, params: tuple[tuple[str, Any], ...]) -> tuple[LinearLayout, ...]:
+    """The result layouts of :func:`~llverify.codegen.shape_ops.infer_shape_op` (forward), once per argument."""
+    return infer_shape_op(op, A, **dict(params)).outputs
 
 
 @lru_cache(maxsize=4096)
@@ -179,7 +192,7 @@ def bank_count_simulated(R: LinearLayout, M: LinearLayout, bits: int, padding: P
 def clear_caches() -> None:
     """Forget every memoised verdict (benchmarks measure a fresh process per module)."""
     for fn in (memo_distributed, memo_memory, memo_equal, memo_thread_local, memo_conversion, bank_count_exact,
-               bank_count_simulated):
+               bank_count_simulated, memo_shape_op):
         fn.cache_clear()
 
 

@@ -10,7 +10,6 @@ from typing import Any, Iterable
 from llverify.codegen.broadcast import broadcast_predicate
 from llverify.codegen.conversion import convert
 from llverify.codegen.shuffle import triton_lowering
-from llverify.codegen.shape_ops import infer_shape_op
 from llverify.codegen.ldst_select import plan_shared_conversion
 from llverify.codegen.swizzle import optimal_swizzle
 from llverify.errors import LlverifyError
@@ -21,7 +20,7 @@ from llverify.prove.plan_broadcast import prove_broadcast_store
 from llverify.prove.properties import equal
 from llverify.prove.verdict import Verdict
 from llverify.ttgir.layouts import BuiltLayout, LayoutProblem, element_bits
-from llverify.ttgir.rule_support import (OpContext, memo_thread_local, memo_conversion, unknown, structural, enc_text,
+from llverify.ttgir.rule_support import (OpContext, memo_thread_local, memo_conversion, memo_shape_op, unknown, structural, enc_text,
                                          op_names, is_tensor, layout_pair, equal_layouts, int_array, has_keyword)
 
 __all__ = ["convert_layout", "SHAPE_OPS", "shape_op", "reduce_scan", "gather", "stores"]
@@ -37,7 +36,7 @@ def convert_layout(ctx: OpContext) -> Iterable[Verdict]:
         yield unknown("conversion", subject, pair)
         return
     A, B = pair
-    v = memo_conversion(A, B).with_(subject=subject)
+    v = memo_conversion(A, B)
     details: dict[str, Any] = {}
     try:
         plan = convert(A, B)
@@ -61,7 +60,7 @@ def convert_layout(ctx: OpContext) -> Iterable[Verdict]:
         details["no_op"] = details["classification"] == "noop"
     except LlverifyError as exc:
         details["classification"] = f"unclassified: {exc}"
-    yield v.with_(details={**v.details, **details})
+    yield v.with_(subject=subject, details={**v.details, **details})
 
 
 def _shared_cost(A: LinearLayout, B: LinearLayout, bits: int, target: str) -> dict[str, Any]:
@@ -111,35 +110,32 @@ def shape_op(ctx: OpContext) -> Iterable[Verdict]:
             if perm is None:
                 yield unknown("shape_op", subject, "tt.trans without a readable 'order' attribute")
                 return
-            plan = infer_shape_op("trans", A, perm=perm)
+            inferred = memo_shape_op("trans", A, (("perm", tuple(perm)),))
         elif name == "reshape":
-            plan = infer_shape_op("reshape", A, shape=list(outs[0].shape))
+            inferred = memo_shape_op("reshape", A, (("shape", tuple(outs[0].shape)),))
         elif name == "expand_dims":
             axis = op.attr_int("axis")
             if axis is None:
                 yield unknown("shape_op", subject, "tt.expand_dims without an 'axis' attribute")
                 return
-            plan = infer_shape_op("expand_dims", A, axis=axis)
+            inferred = memo_shape_op("expand_dims", A, (("axis", axis),))
         elif name == "broadcast":
             src_shape, dst_shape = ins[0].shape, outs[0].shape  # type: ignore[union-attr]
             L = A
             for d, (a, b) in enumerate(zip(src_shape, dst_shape)):
                 if a != b:
-                    L = infer_shape_op("broadcast", L, dim=d, size=b).outputs[0]
-            plan = None
-            inferred = [L]
+                    L = memo_shape_op("broadcast", L, (("dim", d), ("size", b)))[0]
+            inferred = (L,)
         elif name == "join":
-            plan = infer_shape_op("join", A)
+            inferred = memo_shape_op("join", A, ())
         elif name == "split":
-            plan = infer_shape_op("split", A)
+            inferred = memo_shape_op("split", A, ())
         else:
             yield unknown("shape_op", subject, f"{op.name} not modelled")
             return
     except (LlverifyError, KeyError, ValueError) as exc:
         yield unknown("shape_op", subject, f"could not infer the no-op result layout: {exc}")
         return
-    if plan is not None:
-        inferred = list(plan.outputs)
     for inf, b in zip(inferred, built_out):
         declared = b.layout  # type: ignore[union-attr]
         if set(inf.out_dim_names) != set(declared.out_dim_names):
@@ -149,8 +145,9 @@ def shape_op(ctx: OpContext) -> Iterable[Verdict]:
             v = equal(inf.transpose_outs(list(declared.out_dim_names)), declared, subject=subject)
             yield v.with_(property="shape_op")
             continue
-        v = memo_thread_local(inf, declared).with_(subject=subject)
-        yield v.with_(property="shape_op", details={**v.details, "claim": "no data moves between threads"})
+        v = memo_thread_local(inf, declared)
+        yield v.with_(subject=subject, property="shape_op",
+                      details={**v.details, "claim": "no data moves between threads"})
 
 
 def _register_counts(ins: list[BuiltLayout], outs: list[BuiltLayout], subject: str) -> Verdict:

@@ -35,13 +35,14 @@ def layout_types(ctx: OpContext) -> Iterable[Verdict]:
             continue
         L = built.layout
         if t.kind == "tensor":
-            v = memo_distributed(L).with_(subject=subject)
+            v = memo_distributed(L)
             free = {d: m for d, m in L.free_variable_masks().items() if m}
-            yield v.with_(details={**v.details, "duplicated": free, "shape": list(built.shape)})
+            yield v.with_(subject=subject, details={**v.details, "duplicated": free, "shape": list(built.shape)})
             yield _hardware_counts(ctx, L, subject)
         elif "offset" in L.in_dim_names:
-            v = memo_memory(L).with_(subject=subject)
-            yield v.with_(details={**v.details, "buffers": built.buffers, "buffer_shape": list(built.shape)})
+            v = memo_memory(L)
+            yield v.with_(subject=subject, details={**v.details, "buffers": built.buffers,
+                                                    "buffer_shape": list(built.shape)})
         else:
             # tensor memory (row, col): rows may be replicated (a 64-row tile in 128 lanes), so
             # definition 4.14's bijection does not apply; the layout must still cover the tensor

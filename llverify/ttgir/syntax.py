@@ -31,11 +31,20 @@ _CLOSE = {")", "]", "}", ">"}
 
 
 _SPECIAL = re.compile(r'[()\[\]{}<>"\\]')
+#: a bracket that changes the depth when the text has no quotes or backslashes (``->`` is no bracket)
+_BRACKET = re.compile(r'[()\[\]{}<]|(?<!-)>')
 
 
 @lru_cache(maxsize=1024)
 def _changes(text: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """Positions where the depth changes and the depth *after* each (strings count as one level)."""
+    if '"' not in text and "\\" not in text:
+        return _plain_changes(text)
+    return _quoted_changes(text)
+
+
+def _quoted_changes(text: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """:func:`_changes` of any text (quoted strings, backslash escapes)."""
     pos: list[int] = []
     after: list[int] = []
     depth = 0
@@ -70,6 +79,23 @@ def _changes(text: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
     return tuple(pos), tuple(after)
 
 
+def _plain_changes(text: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """:func:`_changes` of a text without quotes or backslashes (no strings, no escapes): the same positions
+    and depths, one regex match per bracket.  ``_plain_changes("a<b>->c") == ((2, 4), (1, 0))``."""
+    pos: list[int] = []
+    after: list[int] = []
+    depth = 0
+    for m in _BRACKET.finditer(text):
+        i = m.end()
+        if m.group() in "([{<":
+            depth += 1
+        elif depth:
+            depth -= 1
+        pos.append(i)
+        after.append(depth)
+    return tuple(pos), tuple(after)
+
+
 def depth_at(text: str, i: int) -> int:
     """Bracket depth just before character ``i``."""
     pos, after = _changes(text)
@@ -84,6 +110,16 @@ def scan_depths(text: str) -> tuple[int, ...]:
 
 def max_depth_final(text: str) -> int:
     """The bracket depth after the last character (0 when every bracket is closed; may be negative)."""
+    if '"' not in text:
+        # no strings: opens minus closes, where the '>' of each '->' is no close (a backslash outside a string
+        # escapes nothing here: only the string state reads the previous character)
+        return (text.count("(") + text.count("[") + text.count("{") + text.count("<") - text.count(")")
+                - text.count("]") - text.count("}") - text.count(">") + text.count("->"))
+    return _scanned_final_depth(text)
+
+
+def _scanned_final_depth(text: str) -> int:
+    """:func:`max_depth_final` of any text, character by character (strings skipped)."""
     depth = 0
     in_str = False
     prev = ""

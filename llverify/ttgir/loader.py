@@ -130,9 +130,10 @@ _SPLIT = re.compile(r"^// -----[ \t]*$", re.M)
 
 
 def load_text(text: str, path: str) -> list[Module | TtgirError]:
-    """Every module in ``text``: one, one per dump snapshot, or one per ``// -----`` chunk (MLIR's
-    ``--split-input-file`` convention of Triton's lit tests), each with the file's own line numbers."""
-    from llverify.ttgir.reader import parse_module
+    """Every module in ``text``: one, one per dump snapshot, one per ``// -----`` chunk (MLIR's
+    ``--split-input-file`` convention of Triton's lit tests), and every top-level module of a chunk, each
+    with the file's own line numbers."""
+    from llverify.ttgir.reader import parse_module, parse_modules
 
     if not is_dump(text):
         parts = _SPLIT.split(text)
@@ -141,7 +142,7 @@ def load_text(text: str, path: str) -> list[Module | TtgirError]:
         for part in parts:
             if part.strip() and not all(l.strip().startswith("//") or not l.strip() for l in part.splitlines()):
                 try:
-                    out.append(parse_module("\n" * (line - 1) + part, path))
+                    out.extend(parse_modules("\n" * (line - 1) + part, path))
                 except TtgirError as exc:
                     out.append(exc)
             line += part.count("\n")

@@ -169,7 +169,8 @@ class Module:
     ``aliases`` maps each ``#name`` alias to its parsed layout spec (or, for
     non-layout aliases, its text); ``attributes`` keeps every module attribute
     as printed.  ``stage`` names the pass snapshot a module came from (an
-    ``MLIR_ENABLE_DUMP`` split), or "".
+    ``MLIR_ENABLE_DUMP`` split), or "".  ``line`` is the line of its ``module`` keyword (of its first op
+    for MLIR's implicit module): a file may hold several modules.
     """
 
     path: str
@@ -181,6 +182,7 @@ class Module:
     aliases: Mapping[str, Any] = field(default_factory=dict)
     attributes: Mapping[str, str] = field(default_factory=dict)
     stage: str = ""
+    line: int = 0
 
     def walk(self) -> Iterator[tuple[Function, Op, int]]:
         """Every op of every function, pre-order, with the warp count in force there

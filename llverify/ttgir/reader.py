@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Iterator, Sequence
+from typing import Iterator, Mapping, Sequence
 
 from llverify.ttgir.model import (Block, Function, Location, Module, Op, Region, SourceLocation, TtgirError,
                                   TypeRef, Value)
@@ -50,7 +50,7 @@ from llverify.ttgir.syntax import (find_top, matching_close, max_depth_final, rf
                                    split_top, strip_parens)
 from llverify.ttgir.types import AliasTable, parse_typeref, with_element
 
-__all__ = ["parse_module", "MAX_MODULE_BYTES", "MAX_REGION_DEPTH"]
+__all__ = ["parse_module", "parse_modules", "MAX_MODULE_BYTES", "MAX_REGION_DEPTH"]
 
 #: modules larger than this are refused before any work (Triton's largest real modules are a few MB)
 MAX_MODULE_BYTES = 64 << 20
@@ -60,6 +60,11 @@ MAX_REGION_DEPTH = 256
 MAX_OP_CHARS = 1 << 20
 
 _ALIAS = re.compile(r"^#([A-Za-z_][A-Za-z0-9_$.]*)\s*=\s*(.*)$", re.S)
+#: an MLIR type alias definition, ``!name = type`` (no dot in the name: ``!tt.ptr`` is a dialect type)
+_TYPE_ALIAS = re.compile(r"^!([A-Za-z_][A-Za-z0-9_$]*)\s*=\s*(.*)$", re.S)
+_TYPE_ALIAS_USE = re.compile(r"!([A-Za-z_][A-Za-z0-9_$]*)(?![.\w$<])")
+#: the start of an attribute or type alias definition, which may be wrapped over several lines
+_DEFINITION = re.compile(r"^[#!][A-Za-z_][A-Za-z0-9_$.]*\s*=")
 _RESULTS = re.compile(r"^((?:%[\w$.\-]+(?::\d+)?)(?:\s*,\s*%[\w$.\-]+(?::\d+)?)*)\s*=\s*(?!=)")
 _OPNAME = re.compile(r'^(?:"([\w.$]+)"|([A-Za-z_][\w.$]*))')
 _VALUE_USE = re.compile(r"%[\w$.\-]+(?:#\d+)?")
@@ -246,6 +251,8 @@ def _logical_lines(lines: list[str]) -> Iterator[tuple[int, str]]:
         body = text.strip()
         if body.startswith("module") and _attributes_open(body):
             continue  # a hand-wrapped module header: `module attributes {` / `"ttg.num-warps" = 4 : i32,` / `} {`
+        if body[:1] in "#!" and len(buf) <= 10_000 and _DEFINITION.match(body) and max_depth_final(body) > 0:
+            continue  # a hand-wrapped alias: `#blocked = #ttg.blocked<{` / `sizePerThread = [1, 1],` / ... `}>`
         if (body.endswith("{") or body.startswith(("}", "^"))
                 or (not body.endswith(_CONTINUES) and max_depth_final(body) <= 0)):
             if not body.endswith("{") and not body.startswith("^") and following[lineno - 1].startswith(_LEADS):
@@ -260,7 +267,24 @@ def _logical_lines(lines: list[str]) -> Iterator[tuple[int, str]]:
 
 
 def parse_module(text: str, path: str = "<string>", stage: str = "") -> Module:
-    """Parse one TTGIR module (see the module docstring)."""
+    """Parse one TTGIR module (see the module docstring); a text holding several top-level modules is refused
+    at the second (:func:`parse_modules` reads them all)."""
+    modules = parse_modules(text, path, stage)
+    if len(modules) > 1:
+        raise _fail(path, modules[1].line or 1, 1, "a second top-level module: read the file with parse_modules "
+                                                     "(llverify ttgir reads every module of a file)")
+    return modules[0]
+
+
+def _expand_type_aliases(text: str, table: Mapping[str, str]) -> str:
+    """``!name`` references replaced by their definitions (which were expanded when defined)."""
+    return _TYPE_ALIAS_USE.sub(lambda m: table.get(m.group(1), m.group(0)), text)
+
+
+def parse_modules(text: str, path: str = "<string>", stage: str = "") -> list[Module]:
+    """Every top-level module of ``text`` in order (MLIR allows several in one file; Triton's lit tests do this
+    without ``// -----``), each with the file's line numbers. Attribute, type and location aliases are the
+    file's: defined once, visible to every module after the definition (MLIR's rule)."""
     if len(text) > MAX_MODULE_BYTES:
         raise _fail(path, 1, 1, f"module larger than {MAX_MODULE_BYTES >> 20} MiB")
     if "\x00" in text:
@@ -268,7 +292,10 @@ def parse_module(text: str, path: str = "<string>", stage: str = "") -> Module:
         raise _fail(path, line, 1, "NUL byte: not a text module")
     lines = text.split("\n")
     aliases = AliasTable()
+    type_aliases: dict[str, str] = {}
     loc_defs: dict[str, str] = {}
+    finished: list[tuple[_RegionBuilder, dict[str, str], int, dict[str, str]]] = []
+    in_force: dict[str, str] = {}  # the type aliases defined before the current module (MLIR: define before use)
     module_attrs: dict[str, str] = {}
     module_line = 0
     top = _RegionBuilder(None, 0)
@@ -290,8 +317,15 @@ def parse_module(text: str, path: str = "<string>", stage: str = "") -> Module:
                 else:
                     aliases.define(name, value)
                 continue
-            if s.startswith("module") and s.endswith("{") and not module_closed:
+            m = _TYPE_ALIAS.match(s)
+            if m:
+                type_aliases[m.group(1)] = _expand_type_aliases(m.group(2).strip(), type_aliases)
+                continue
+            if s.startswith("module") and s.endswith("{") and not implicit:
+                if module_closed:  # a further top-level module
+                    top, module_attrs, last_closed, module_closed = _RegionBuilder(None, 0), {}, None, False
                 module_line = lineno
+                in_force = dict(type_aliases)
                 head = s[len("module"):-1].strip()
                 if head.startswith("@"):
                     head = head.split(None, 1)[1] if " " in head else ""
@@ -302,6 +336,7 @@ def parse_module(text: str, path: str = "<string>", stage: str = "") -> Module:
             if not module_line and (s.startswith("tt.func") or _RESULTS.match(s)) and _OPNAME.match(s):
                 # MLIR's implicit module: top-level ops without a `module { }` (Triton's lit tests)
                 module_line = lineno
+                in_force = dict(type_aliases)
                 implicit = True
                 stack.append(top)
             else:
@@ -314,6 +349,7 @@ def parse_module(text: str, path: str = "<string>", stage: str = "") -> Module:
             rest = s[1:].strip()
             if not stack:
                 module_closed = True
+                finished.append((top, module_attrs, module_line, in_force))
                 if rest and not rest.startswith("loc("):
                     raise _fail(path, lineno, col + 1, f"unexpected text after the module's closing brace: {rest[:40]!r}")
                 continue
@@ -356,13 +392,16 @@ def parse_module(text: str, path: str = "<string>", stage: str = "") -> Module:
             stack.append(region)
     if implicit and stack == [top]:
         stack.pop()
+        finished.append((top, module_attrs, module_line, in_force))
     if stack:
         open_line = stack[-1].line or module_line
         raise _fail(path, len(lines), 1, f"unexpected end of module: {len(stack)} region(s) still open "
                                          f"(innermost opened at line {open_line})")
-    if not module_line:
+    if not finished:
         raise _fail(path, 1, 1, "no 'module' found: not a TTGIR module")
-    return _Assembler(path, aliases, _Locations(loc_defs)).module(top, module_attrs, stage)
+    locs = _Locations(loc_defs)
+    return [_Assembler(path, aliases, locs, types).module(body, attrs, stage, line)
+            for body, attrs, line, types in finished]
 
 
 def _items(region: _RegionBuilder) -> list[_OpBuilder]:
@@ -394,8 +433,10 @@ def _attr_dict(text: str) -> dict[str, str]:
 class _Assembler:
     """Second pass: turn builders into the immutable model, resolving types in program order."""
 
-    def __init__(self, path: str, aliases: AliasTable, locs: _Locations) -> None:
+    def __init__(self, path: str, aliases: AliasTable, locs: _Locations,
+                 type_aliases: Mapping[str, str] | None = None) -> None:
         self.path, self.aliases, self.locs = path, aliases, locs
+        self.type_aliases = type_aliases or {}
         self.types: dict[str, TypeRef] = {}
         self.type_cache: dict[str, TypeRef] = {}
         # per signature text (ops share them): its attribute dicts and the text without them, and its types
@@ -406,11 +447,12 @@ class _Assembler:
         t = text.strip()
         hit = self.type_cache.get(t)
         if hit is None:
-            hit = parse_typeref(t, self.aliases)
+            hit = parse_typeref(_expand_type_aliases(t, self.type_aliases) if self.type_aliases and "!" in t else t,
+                                self.aliases)
             self.type_cache[t] = hit
         return hit
 
-    def module(self, top: _RegionBuilder, attrs: dict[str, str], stage: str) -> Module:
+    def module(self, top: _RegionBuilder, attrs: dict[str, str], stage: str, line: int = 0) -> Module:
         attrs = {canonical_op_name(k.strip('"')): v for k, v in attrs.items()}  # "triton_gpu.num-warps"
         functions: list[Function] = []
         for item in top.blocks[0].items if top.blocks else []:
@@ -422,7 +464,7 @@ class _Assembler:
                       threads_per_warp=_int_attr(attrs.get("ttg.threads-per-warp"), 32),
                       num_ctas=_int_attr(attrs.get("ttg.num-ctas"), 1), functions=tuple(functions),
                       aliases={**self.aliases.specs, **{k: f"error: {v}" for k, v in self.aliases.errors.items()}},
-                      attributes=attrs, stage=stage)
+                      attributes=attrs, stage=stage, line=line)
 
     def function(self, b: _OpBuilder) -> Function:
         head, loc = _split_loc(b.head)

@@ -46,6 +46,7 @@ import time
 from typing import Any, Iterable, Sequence
 
 from llverify import __version__
+from llverify.executor.evict import max_bytes, prune, read_and_touch, record_usage, total_bytes
 from llverify.executor.store import code_fingerprint, dependency_identity, fresh_db, open_db
 
 __all__ = ["Outcome", "ModuleCache", "key_context", "module_key", "RECORD_VERSION", "PLACEHOLDER", "STATUSES",
@@ -152,19 +153,14 @@ class ModuleCache:
         self.conn = fresh_db(self.path)
 
     def lookup(self, keys: Sequence[str]) -> dict[str, tuple[str, str]]:
-        """``{key: (summary JSON, its digest)}`` for the stored ``keys`` (a damaged file is rebuilt: no hits)."""
-        out: dict[str, tuple[str, str]] = {}
+        """``{key: (summary JSON, its digest)}`` for the stored ``keys``, each found row marked as used now in
+        the same transaction (:func:`llverify.executor.evict.read_and_touch`); a damaged file is rebuilt: no hits."""
         try:
-            for i in range(0, len(keys), 500):
-                chunk = list(keys[i:i + 500])
-                marks = ",".join("?" * len(chunk))
-                for key, summary, digest in self.conn.execute(
-                        f"SELECT key, summary, summary_digest FROM modules WHERE key IN ({marks})", chunk):
-                    out[key] = (summary, digest)
+            rows = read_and_touch(self.conn, "modules", "summary, summary_digest", keys)
         except sqlite3.DatabaseError:
             self._recover()
             return {}
-        return out
+        return {key: (summary, digest) for key, summary, digest in rows}
 
     def serve(self, key: str, row: tuple[str, str], path: str) -> Outcome | None:
         """An outcome from a stored summary, or None (and the row deleted) when it does not check out."""
@@ -202,8 +198,10 @@ class ModuleCache:
             self.delete(key)
             return None
 
-    def store(self, records: Sequence[tuple[str, str, str]]) -> None:
-        """Write ``(key, summary, findings)`` records in one transaction (a write failure only costs time)."""
+    def store(self, records: Sequence[tuple[str, str, str]], limit: int | None = None) -> None:
+        """Write ``(key, summary, findings)`` records in one transaction, then keep the file under ``limit``
+        bytes (default :func:`llverify.executor.evict.max_bytes`) by evicting the least recently used rows.
+        A write failure only costs time."""
         if not records:
             return
         now = time.time()
@@ -211,7 +209,11 @@ class ModuleCache:
         try:
             self.conn.execute("BEGIN IMMEDIATE")
             self.conn.executemany("INSERT OR REPLACE INTO modules VALUES (?, ?, ?, ?, ?, ?)", rows)
+            record_usage(self.conn, "modules", [(k, len(s) + len(f)) for k, s, f in records], now)
             self.conn.execute("COMMIT")
+            bound = max_bytes() if limit is None else limit
+            if total_bytes(self.conn) > bound:
+                prune(self.conn, bound)
         except sqlite3.DatabaseError:
             try:
                 self.conn.execute("ROLLBACK")
@@ -221,8 +223,15 @@ class ModuleCache:
 
     def delete(self, key: str) -> None:
         try:
+            self.conn.execute("BEGIN IMMEDIATE")
             self.conn.execute("DELETE FROM modules WHERE key = ?", (key,))
+            self.conn.execute("DELETE FROM usage WHERE tbl = 'modules' AND key = ?", (key,))
+            self.conn.execute("COMMIT")
         except sqlite3.DatabaseError:
+            try:
+                self.conn.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
             self._recover()
 
     def __len__(self) -> int:

@@ -31,7 +31,7 @@ __all__ = ["DEFAULT_MAX_BYTES", "PRUNE_TO", "parse_size", "max_bytes", "record_u
 DEFAULT_MAX_BYTES = 256 * 1024 * 1024
 PRUNE_TO = 0.8
 #: the tables whose rows are counted and evicted, with their size expression
-DATA_TABLES = {"verdicts": "LENGTH(json)", "modules": "LENGTH(summary) + LENGTH(findings)"}
+DATA_TABLES = {"verdicts": "LENGTH(json)", "modules": "LENGTH(summary) + LENGTH(findings) + COALESCE(LENGTH(outputs), 0)"}
 _UNITS = {"": 1, "B": 1, "K": 1024, "KB": 1024, "M": 1024 ** 2, "MB": 1024 ** 2, "G": 1024 ** 3, "GB": 1024 ** 3}
 
 

@@ -148,7 +148,7 @@ def _create(conn: sqlite3.Connection) -> None:
                      "json TEXT NOT NULL, digest TEXT NOT NULL, created REAL NOT NULL)")
         conn.execute("CREATE TABLE IF NOT EXISTS modules (key TEXT PRIMARY KEY, summary TEXT NOT NULL, "
                      "summary_digest TEXT NOT NULL, findings TEXT NOT NULL, findings_digest TEXT NOT NULL, "
-                     "created REAL NOT NULL)")
+                     "created REAL NOT NULL, outputs BLOB, outputs_digest TEXT)")
         conn.execute("CREATE TABLE IF NOT EXISTS usage (tbl TEXT NOT NULL, key TEXT NOT NULL, bytes INTEGER NOT NULL, "
                      "last_used REAL NOT NULL, PRIMARY KEY (tbl, key))")
         conn.execute("CREATE INDEX IF NOT EXISTS usage_lru ON usage (last_used)")

@@ -44,6 +44,45 @@ def test_weighted_batches_keep_the_order_and_send_heavy_slices_first() -> None:
         assert ex.map(_square, units, weights=weights) == [u * u for u in units]
 
 
+def test_balanced_batches_isolate_heavy_units_and_cut_the_tail_finer() -> None:
+    from llverify.executor.pool import _batches
+
+    weights = [1.0] * 200
+    weights[150] = 60.0  # heavier than a coarse batch's share: a batch of its own, sent first
+    batches = _batches(200, 2, None, weights)
+    assert list(batches[0]) == [150]
+    assert sorted(i for b in batches for i in b) == list(range(200))
+    assert all(list(b) == list(range(b[0], b[-1] + 1)) for b in batches)
+    sizes = [sum(weights[i] for i in b) for b in batches[1:]]
+    assert max(sizes[-4:]) * 3 < max(sizes)  # the last batches are small: workers finish together
+
+
+_PREPARED: list[int] = []
+
+
+def _prepare() -> None:
+    _PREPARED.append(os.getpid())
+
+
+def _prepared_where(_: int) -> list[int]:
+    return list(_PREPARED)
+
+
+def test_prepare_runs_once_in_the_parent_and_the_workers_inherit_it() -> None:
+    import gc
+
+    _PREPARED.clear()
+    with UnitExecutor(jobs=2, min_parallel=1, prepare=_prepare) as ex:
+        out = ex.map(_prepared_where, list(range(12)))
+        ex.map(_prepared_where, list(range(12)))
+    assert _PREPARED == [os.getpid()] and all(o == [os.getpid()] for o in out)
+    assert gc.get_freeze_count() == 0  # the parent's objects were frozen only across the fork
+    _PREPARED.clear()
+    with UnitExecutor(jobs=2, prepare=_prepare) as ex:  # inline (few units): nothing to prepare for
+        ex.map(_prepared_where, [1, 2])
+    assert _PREPARED == []
+
+
 def test_pool_starts_once_per_executor() -> None:
     with UnitExecutor(jobs=2, min_parallel=1) as ex:
         ex.map(_square, list(range(20)))

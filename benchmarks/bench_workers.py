@@ -13,7 +13,8 @@ which is conservative: the parent's share while the workers run (forking, readin
 counted as if it ran alone, and nothing that runs in parallel is counted twice.  The printed ratio is
 ``-j 1`` over that estimate; the load average is printed beside it.
 
-    python3 benchmarks/bench_workers.py [--repeats 3] [PATHS...]     # default: tests/data/ttgir/*.ttgir
+    python3 benchmarks/bench_workers.py [--repeats 3] [--baseline CHECKOUT] [PATHS...]
+    # PATHS default: tests/data/ttgir/*.ttgir; --baseline: another checkout measured alike, interleaved
 
 It also reports the share of llverify's modules that have bytecode (this machine sets
 ``PYTHONDONTWRITEBYTECODE``, so an editable checkout compiles every module it imports in every process).
@@ -75,9 +76,9 @@ print(json.dumps({"parent": ru.ru_utime + ru.ru_stime, "workers": sorted(workers
 """
 
 
-def measure(jobs: int, paths: list[str]) -> dict:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    out = subprocess.run([sys.executable, "-c", CHILD, str(ROOT), "ttgir", "--no-cache", "-j", str(jobs), *paths],
+def measure(jobs: int, paths: list[str], root: Path = ROOT) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    out = subprocess.run([sys.executable, "-c", CHILD, str(root), "ttgir", "--no-cache", "-j", str(jobs), *paths],
                          capture_output=True, text=True, cwd=ROOT, env=env)
     if out.returncode != 0:
         raise SystemExit(f"the measured run failed (exit {out.returncode}): {out.stderr.strip()[-2000:]}")
@@ -101,21 +102,28 @@ def bytecode_share() -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--baseline", type=Path, default=None,
+                    help="Another checkout (e.g. a git worktree of main) measured the same way, interleaved.")
     ap.add_argument("paths", nargs="*")
     opts = ap.parse_args()
     paths = opts.paths or sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests" / "data" / "ttgir").glob("*.ttgir"))
-    one, two = [], []
+    roots = {"this": ROOT, **({"baseline": opts.baseline.resolve()} if opts.baseline else {})}
+    one: dict[str, list[float]] = {k: [] for k in roots}
+    two: dict[str, list[float]] = {k: [] for k in roots}
     for _ in range(opts.repeats):
-        a = measure(1, paths)
-        b = measure(2, paths)
-        one.append(a["estimate"])
-        two.append(b["estimate"])
-        print(f"-j 1: {a['estimate']:.2f} s CPU; -j 2: parent {b['parent']:.2f} s + workers "
-              f"{', '.join(f'{w:.2f}' for w in b['workers'])} s CPU = {b['estimate']:.2f} s "
-              f"(load average {os.getloadavg()[0]:.1f})")
-    a, b = statistics.median(one), statistics.median(two)
-    print(f"{len(paths)} paths; median -j 1 {a:.2f} s, -j 2 estimate {b:.2f} s: {a / b:.2f}x "
-          f"(best pair {min(one) / min(two):.2f}x); llverify modules with bytecode: {bytecode_share()}")
+        for name, root in roots.items():
+            a = measure(1, paths, root)
+            b = measure(2, paths, root)
+            one[name].append(a["estimate"])
+            two[name].append(b["estimate"])
+            print(f"{name:8} -j 1: {a['estimate']:.2f} s CPU; -j 2: parent {b['parent']:.2f} s + workers "
+                  f"{', '.join(f'{w:.2f}' for w in b['workers'])} s CPU = {b['estimate']:.2f} s "
+                  f"(load average {os.getloadavg()[0]:.1f})")
+    for name in roots:
+        a, b = statistics.median(one[name]), statistics.median(two[name])
+        print(f"{name}: {len(paths)} paths; median -j 1 {a:.2f} s, -j 2 estimate {b:.2f} s: {a / b:.2f}x "
+              f"(best pair {min(one[name]) / min(two[name]):.2f}x)")
+    print(f"llverify modules with bytecode: {bytecode_share()}")
 
 
 if __name__ == "__main__":

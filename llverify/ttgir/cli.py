@@ -306,7 +306,7 @@ class _Runner:
                 candidates.append([module_key(context, digest, side_digests(name))])
             else:
                 candidates.append([module_key(context, digest, None), module_key(context, digest, {"path": name})])
-        rows = self.cache.lookup([k for ks in candidates for k in ks])
+        rows = self.cache.lookup([k for ks in candidates for k in ks], outputs=need == "json")
         for i, (name, keys) in enumerate(zip(names, candidates)):
             for key in keys:
                 if key not in rows:
@@ -317,7 +317,7 @@ class _Runner:
                     if o.findings is None:
                         o = None
                 elif o is not None and need == "json":
-                    o.fragments = self.cache.fragments(key, name, o.n)
+                    o.fragments = self.cache.fragments(key, rows[key], name, o.n)
                     if o.fragments is None:
                         o.fragments = self._fragments_from_findings(key, name)
                         if o.fragments is None:

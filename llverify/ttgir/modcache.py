@@ -195,19 +195,21 @@ class ModuleCache:
         self.rebuilt = True
         self.conn = fresh_db(self.path)
 
-    def lookup(self, keys: Sequence[str]) -> dict[str, tuple[str, str]]:
-        """``{key: (summary JSON, its digest)}`` for the stored ``keys``, each found row marked as used now in
-        the same transaction (:func:`llverify.executor.evict.read_and_touch`); a damaged file is rebuilt: no hits."""
+    def lookup(self, keys: Sequence[str], outputs: bool = False) -> dict[str, tuple[Any, ...]]:
+        """``{key: (summary JSON, its digest[, outputs, their digest])}`` for the stored ``keys`` (``outputs``:
+        also the JSON fragments' column, for a JSON run), each found row marked as used now in the same
+        transaction (:func:`llverify.executor.evict.read_and_touch`); a damaged file is rebuilt: no hits."""
+        columns = "summary, summary_digest" + (", outputs, outputs_digest" if outputs else "")
         try:
-            rows = read_and_touch(self.conn, "modules", "summary, summary_digest", keys)
+            rows = read_and_touch(self.conn, "modules", columns, keys)
         except sqlite3.DatabaseError:
             self._recover()
             return {}
-        return {key: (summary, digest) for key, summary, digest in rows}
+        return {r[0]: tuple(r[1:]) for r in rows}
 
-    def serve(self, key: str, row: tuple[str, str], path: str) -> Outcome | None:
+    def serve(self, key: str, row: tuple[Any, ...], path: str) -> Outcome | None:
         """An outcome from a stored summary, or None (and the row deleted) when it does not check out."""
-        summary, digest = row
+        summary, digest = row[0], row[1]
         try:
             if _digest(summary) != digest:
                 raise ValueError("digest mismatch")
@@ -228,28 +230,24 @@ class ModuleCache:
         return Outcome(path, int(doc["modules"]), (), int(doc["n"]), counts, diag, conv, cached=True,
                        per_op=per_op, rules=rules, sarif=sarif)
 
-    def fragments(self, key: str, path: str, n: int) -> list[str] | None:
-        """The stored JSON fragments of ``key`` at ``path`` (digest-checked, ``n`` of them), or None where the
-        record has none (it was stored by a run of another format) or they do not check out."""
-        try:
-            row = self.conn.execute("SELECT outputs, outputs_digest FROM modules WHERE key = ?", (key,)).fetchone()
-        except sqlite3.DatabaseError:
-            self._recover()
-            return None
-        if row is None or row[0] is None:
+    def fragments(self, key: str, row: tuple[Any, ...], path: str, n: int) -> list[str] | None:
+        """The JSON fragments of a row read by ``lookup(..., outputs=True)``, at ``path`` (digest-checked, ``n``
+        of them), or None where the record has none (stored by a run of another format) or they do not check
+        out (then the row is deleted)."""
+        blob, digest = row[2], row[3]
+        if blob is None:
             return None
         try:
-            if hashlib.sha256(row[0]).hexdigest() != row[1]:
+            if hashlib.sha256(blob).hexdigest() != digest:
                 raise ValueError("digest mismatch")
-            text = zlib.decompress(row[0]).decode("utf-8")
+            text = zlib.decompress(blob).decode("utf-8").replace(JSON_PLACEHOLDER, json_path(path))
             out = text.split(FRAGMENT_SEPARATOR) if n else []
             if len(out) != n or (n == 0 and text):
                 raise ValueError("inconsistent record")
         except (ValueError, TypeError, zlib.error, UnicodeDecodeError):
             self.delete(key)
             return None
-        where = json_path(path)
-        return [f.replace(JSON_PLACEHOLDER, where) for f in out]
+        return out
 
     def findings(self, key: str, path: str) -> list[Any] | None:
         """The stored findings of ``key`` at ``path`` (digest-checked), or None."""

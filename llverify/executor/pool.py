@@ -130,6 +130,7 @@ class UnitExecutor:
         self.min_parallel = min_parallel
         self.ray_address = ray_address
         self.prepare = prepare
+        self._frozen = False
         self._pool: ProcessPoolExecutor | None = None
         self._ray: Any = None
 
@@ -160,6 +161,7 @@ class UnitExecutor:
             if self.prepare is not None:
                 self.prepare()
             gc.freeze()
+            self._frozen = True
             self._pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=multiprocessing.get_context("fork"))
         return self._pool
 
@@ -197,10 +199,14 @@ class UnitExecutor:
         done = 0
         # one (batch, fetch, what-failed) per submitted batch; fetch blocks until the batch's values are back
         if self.kind == "process":
-            pool = self._process_pool()
-            pending = [(b, pool.submit(_run_batch, fn, [units[i] for i in b]).result, "worker failed")
-                       for b in batches]
-            gc.unfreeze()  # the workers are forked by the first submit; the parent collects as usual again
+            try:
+                pool = self._process_pool()
+                pending = [(b, pool.submit(_run_batch, fn, [units[i] for i in b]).result, "worker failed")
+                           for b in batches]
+            finally:
+                if self._frozen:  # the workers are forked by the first submit; the parent collects as usual again
+                    gc.unfreeze()
+                    self._frozen = False
         else:
             ray = self._ray_module()
             remote = ray.remote(_run_batch)

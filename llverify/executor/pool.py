@@ -153,15 +153,18 @@ class UnitExecutor:
         """The pool, started on first use.  ``prepare`` runs here first (e.g. importing what every unit
         needs), so that the forked workers inherit it instead of each paying for it again; what the
         parent holds then is frozen out of the cyclic collector (``gc.freeze``), so that the workers'
-        collections do not write to, and so copy, the pages they share with it."""
+        collections do not write to, and so copy, the pages they share with it.  It saves CPU time
+        (each worker's share), not wall time on idle cores: the parent does it alone while the other
+        cores wait, and the workers then pay for the pages they copy (docs/scale.md: the gate does not
+        use it)."""
         if self._pool is None:
             import multiprocessing  # noqa: PLC0415 - see TYPE_CHECKING above
             from concurrent.futures import ProcessPoolExecutor  # noqa: PLC0415
 
             if self.prepare is not None:
                 self.prepare()
-            gc.freeze()
-            self._frozen = True
+                gc.freeze()
+                self._frozen = True
             self._pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=multiprocessing.get_context("fork"))
         return self._pool
 

@@ -260,7 +260,7 @@ class _Runner:
                 from llverify.executor.pool import UnitExecutor
 
                 self.executor = UnitExecutor(jobs=self.jobs, executor=self.executor_kind, ray_address=self.ray_address,
-                                             min_parallel=_MIN_PARALLEL, prepare=_load_gate)
+                                             min_parallel=_MIN_PARALLEL)
             from llverify.executor.pool import WorkerFailure
 
             units = [(names[i], need, lowered, context) for i in todo]
@@ -336,12 +336,6 @@ def _merge_per_op(outcomes: Sequence[Any]) -> dict[str, dict[str, int]]:
             for k, v in row.items():
                 mine[k] += v
     return dict(sorted(out.items()))
-
-
-def _load_gate() -> None:
-    """Import the gate (about 0.3 s: the reader, the rules, numpy, Z3) once in this process before the pool
-    forks, so that no worker imports it again."""
-    import llverify.ttgir.gate  # noqa: F401
 
 
 def _size(path: str) -> int:

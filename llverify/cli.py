@@ -2,7 +2,7 @@
 
 Subcommands live beside the layer they front: `check`/`schema`/`report` in
 `llverify.spec`/`llverify.report`, `show` in `llverify.triton.show`, `ttgir`,
-`lowered` and `sweep` in their packages, `gpu` in `llverify.gpu.cli`.  This
+`lowered` and `sweep` in their packages, `cache` in `llverify.executor`, `gpu` in `llverify.gpu.cli`.  This
 module only assembles them: each is loaded when it runs (or when `--help`
 lists them), so `llverify ttgir` does not import the spec front end, the GPU
 runner or YAML.  The loaders are plain function-level imports, visible to the
@@ -63,6 +63,12 @@ def _sweep() -> click.Command:
     return sweep
 
 
+def _cache() -> click.Command:
+    from llverify.executor.cache_cli import cache
+
+    return cache
+
+
 def _gpu() -> click.Command:
     # the GPU harness is the one layer above the command line (DESIGN.md): the only subcommand found by name
     return importlib.import_module("llverify.gpu.cli").gpu
@@ -71,7 +77,7 @@ def _gpu() -> click.Command:
 #: subcommand name -> its loader
 SUBCOMMANDS: dict[str, Callable[[], click.Command]] = {
     "check": _check, "schema": _schema, "report": _report, "show": _show, "ttgir": _ttgir,
-    "lowered": _lowered, "sweep": _sweep, "gpu": _gpu,
+    "lowered": _lowered, "sweep": _sweep, "cache": _cache, "gpu": _gpu,
 }
 
 

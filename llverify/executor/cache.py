@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from llverify import __version__
+from llverify.executor.evict import max_bytes, prune, read_and_touch, record_usage, total_bytes
 from llverify.executor.store import (SCHEMA_VERSION, code_fingerprint, default_cache_path, fresh_db, open_db,
                                      source_fingerprint)
 from llverify.prove.solver_budget import z3_version
@@ -84,6 +85,10 @@ def verdict_from_json(doc: dict[str, Any]) -> Verdict:
                    certificate=doc.get("certificate"), details=doc.get("details") or {})
 
 
+#: a cache that only grows checks its bound after this many writes (and when closed)
+PRUNE_CHECK_EVERY = 256
+
+
 @dataclass(frozen=True)
 class CacheHit:
     """A cached verdict.  ``replay_needed``: it is a refutation the caller must re-decide."""
@@ -100,6 +105,7 @@ class VerdictCache:
         self.rebuilt = False
         self.hits = 0
         self.misses = 0
+        self._puts = 0
         self._conn = self._open()
 
     # -- opening, validating, rebuilding (llverify.executor.store) ------------------------------
@@ -121,14 +127,14 @@ class VerdictCache:
     def get(self, key: str) -> CacheHit | None:
         """The cached verdict for ``key`` (digest-checked), or None."""
         try:
-            row = self._conn.execute("SELECT status, json, digest FROM verdicts WHERE key = ?", (key,)).fetchone()
+            rows = read_and_touch(self._conn, "verdicts", "status, json, digest", [key])
         except sqlite3.DatabaseError:
             self._recover()
-            row = None
-        if row is None:
+            rows = []
+        if not rows:
             self.misses += 1
             return None
-        status, text, digest = row
+        _, status, text, digest = rows[0]
         try:
             if hashlib.sha256(text.encode()).hexdigest() != digest:
                 raise ValueError("digest mismatch")
@@ -137,6 +143,7 @@ class VerdictCache:
                 raise ValueError("status mismatch")
         except (ValueError, KeyError, TypeError):
             self._conn.execute("DELETE FROM verdicts WHERE key = ?", (key,))
+            self._conn.execute("DELETE FROM usage WHERE tbl = 'verdicts' AND key = ?", (key,))
             self.misses += 1
             return None
         self.hits += 1
@@ -148,11 +155,32 @@ class VerdictCache:
             return
         text = json.dumps(verdict.to_json(), sort_keys=True, separators=(",", ":"), ensure_ascii=True)
         digest = hashlib.sha256(text.encode()).hexdigest()
+        now = time.time()
         try:
+            self._conn.execute("BEGIN IMMEDIATE")
             self._conn.execute("INSERT OR REPLACE INTO verdicts VALUES (?, ?, ?, ?, ?)",
-                               (key, verdict.status, text, digest, time.time()))
+                               (key, verdict.status, text, digest, now))
+            record_usage(self._conn, "verdicts", [(key, len(text))], now)
+            self._conn.execute("COMMIT")
+            self._puts += 1
+            if self._puts % PRUNE_CHECK_EVERY == 0:
+                self.keep_bound()
         except sqlite3.DatabaseError:
+            try:
+                self._conn.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
             self._recover()  # a cache that cannot be written only costs time
+
+    def keep_bound(self, limit: int | None = None) -> None:
+        """Evict the least recently used rows if the file holds more than ``limit`` bytes
+        (default :func:`llverify.executor.evict.max_bytes`; see :mod:`llverify.executor.evict`)."""
+        bound = max_bytes() if limit is None else limit
+        try:
+            if total_bytes(self._conn) > bound:
+                prune(self._conn, bound)
+        except sqlite3.DatabaseError:
+            self._recover()
 
     def __len__(self) -> int:
         try:
@@ -162,6 +190,8 @@ class VerdictCache:
             return 0
 
     def close(self) -> None:
+        if self._puts % PRUNE_CHECK_EVERY:
+            self.keep_bound()
         self._conn.close()
 
     def __enter__(self) -> "VerdictCache":

@@ -8,8 +8,9 @@ the executor, so ``-j 2`` prints exactly what ``-j 1`` prints.
 
 * ``inline``: in this process, in order.
 * ``process``: a ``fork`` process pool started once per executor (not per
-  call), units sent in batches (contiguous slices, about four batches per
-  worker) to amortise the inter-process round trip.  Below
+  call), after ``prepare`` (what every worker needs, done once in the parent
+  and inherited), units sent in batches (contiguous slices, see
+  :func:`_batches`) to amortise the inter-process round trip.  Below
   ``min_parallel`` units the work runs inline: starting workers would cost
   more than it saves.
 * ``ray``: the same batches as Ray tasks (optional extra ``cluster``),
@@ -28,12 +29,13 @@ take the run down: each unit of its batch comes back as a
 from __future__ import annotations
 
 import functools
-
+import gc
 import math
-import multiprocessing
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Sequence, TypeVar
+
+if TYPE_CHECKING:  # the pool's modules (about 20 ms) are loaded only when a pool is started
+    from concurrent.futures import ProcessPoolExecutor
 
 __all__ = ["UnitExecutor", "WorkerFailure", "EXECUTORS", "MIN_PARALLEL_UNITS"]
 
@@ -61,23 +63,65 @@ def _run_batch(fn: Callable[[T], R], batch: Sequence[T]) -> list[R]:
 
 def _batches(n: int, workers: int, batch_size: int | None, weights: Sequence[float] | None = None
              ) -> list[Sequence[int]]:
-    """Index batches: contiguous slices, about four per worker; with ``weights`` (each unit's expected cost)
-    about eight per worker, sent heaviest first, so that no worker is left with a long batch at the end
-    while the others idle.  Slices stay contiguous either way: neighbouring units (one kernel's variants)
-    share the per-process caches of layouts and proofs."""
+    """Index batches, in the order they are sent.
+
+    Without ``weights``: contiguous slices, about four per worker.  With ``weights`` (each unit's expected
+    cost) the batches balance the workers' finishing times:
+
+    * a unit heavier than a coarse batch's share (``total / (8 * workers)``) is a batch of its own;
+    * the rest are contiguous slices (neighbouring units, one kernel's variants, share the per-process
+      caches of layouts and proofs) of about that share, except the last quarter of the total weight,
+      cut four times finer;
+    * sent heaviest first, the fine slices last, so that at the end every worker takes small pieces
+      instead of one worker finishing a long batch while the others idle.
+
+    >>> [list(b) for b in _batches(6, 2, None, [1, 1, 100, 1, 1, 1])][0]
+    [2]
+    """
     if weights is None or len(weights) != n:
         size = batch_size or max(1, math.ceil(n / (workers * 4)))
         return [range(i, min(n, i + size)) for i in range(0, n, size)]
-    size = batch_size or max(1, math.ceil(n / (workers * 8)))
-    slices = [range(i, min(n, i + size)) for i in range(0, n, size)]
-    return sorted(slices, key=lambda r: (-sum(weights[i] for i in r), r.start))
+    if batch_size:
+        slices = [range(i, min(n, i + batch_size)) for i in range(0, n, batch_size)]
+        return sorted(slices, key=lambda r: (-sum(weights[i] for i in r), r.start))
+    total = float(sum(weights)) or 1.0
+    coarse = total / (workers * 8)
+    fine_from = total * 0.75  # cumulative weight where the fine slices begin
+    heavy: list[range] = []
+    bulk: list[range] = []
+    tail: list[range] = []
+    start, acc, seen = 0, 0.0, 0.0
+
+    def close(end: int) -> None:
+        if end > start:
+            (tail if seen > fine_from else bulk).append(range(start, end))
+
+    for i, w in enumerate(weights):
+        share = coarse if seen < fine_from else coarse / 4
+        if w >= coarse:
+            close(i)
+            heavy.append(range(i, i + 1))
+            start, acc = i + 1, 0.0
+        elif acc + w > share and i > start:
+            close(i)
+            start, acc = i, float(w)
+        else:
+            acc += w
+        seen += w
+    close(n)
+
+    def order(rs: list[range]) -> list[range]:
+        return sorted(rs, key=lambda r: (-sum(weights[i] for i in r), r.start))
+
+    return order(heavy) + order(bulk) + order(tail)
 
 
 class UnitExecutor:
     """Map a function over units with ``jobs`` workers of kind ``executor`` (see the module docstring)."""
 
     def __init__(self, jobs: int = 1, executor: str = "process", *, batch_size: int | None = None,
-                 min_parallel: int = MIN_PARALLEL_UNITS, ray_address: str | None = None) -> None:
+                 min_parallel: int = MIN_PARALLEL_UNITS, ray_address: str | None = None,
+                 prepare: Callable[[], None] | None = None) -> None:
         if executor not in EXECUTORS:
             raise ValueError(f"unknown executor {executor!r} (expected one of {', '.join(EXECUTORS)})")
         self.jobs = max(1, int(jobs))
@@ -85,6 +129,8 @@ class UnitExecutor:
         self.batch_size = batch_size
         self.min_parallel = min_parallel
         self.ray_address = ray_address
+        self.prepare = prepare
+        self._frozen = False
         self._pool: ProcessPoolExecutor | None = None
         self._ray: Any = None
 
@@ -103,8 +149,22 @@ class UnitExecutor:
             self._ray.shutdown()
         self._ray = None
 
-    def _process_pool(self) -> ProcessPoolExecutor:
+    def _process_pool(self) -> "ProcessPoolExecutor":
+        """The pool, started on first use.  ``prepare`` runs here first (e.g. importing what every unit
+        needs), so that the forked workers inherit it instead of each paying for it again; what the
+        parent holds then is frozen out of the cyclic collector (``gc.freeze``), so that the workers'
+        collections do not write to, and so copy, the pages they share with it.  It saves CPU time
+        (each worker's share), not wall time on idle cores: the parent does it alone while the other
+        cores wait, and the workers then pay for the pages they copy (docs/scale.md: the gate does not
+        use it)."""
         if self._pool is None:
+            import multiprocessing  # noqa: PLC0415 - see TYPE_CHECKING above
+            from concurrent.futures import ProcessPoolExecutor  # noqa: PLC0415
+
+            if self.prepare is not None:
+                self.prepare()
+                gc.freeze()
+                self._frozen = True
             self._pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=multiprocessing.get_context("fork"))
         return self._pool
 
@@ -142,9 +202,14 @@ class UnitExecutor:
         done = 0
         # one (batch, fetch, what-failed) per submitted batch; fetch blocks until the batch's values are back
         if self.kind == "process":
-            pool = self._process_pool()
-            pending = [(b, pool.submit(_run_batch, fn, [units[i] for i in b]).result, "worker failed")
-                       for b in batches]
+            try:
+                pool = self._process_pool()
+                pending = [(b, pool.submit(_run_batch, fn, [units[i] for i in b]).result, "worker failed")
+                           for b in batches]
+            finally:
+                if self._frozen:  # the workers are forked by the first submit; the parent collects as usual again
+                    gc.unfreeze()
+                    self._frozen = False
         else:
             ray = self._ray_module()
             remote = ray.remote(_run_batch)

@@ -7,7 +7,9 @@ neither the prover nor numpy nor Z3.
 
 File rules (the cache may be stale, truncated, shared between concurrent runs or edited by hand):
 
-* tables ``meta`` (magic and schema version), ``verdicts`` and ``modules``; a file with any other
+* tables ``meta`` (magic and schema version), ``verdicts``, ``modules`` and ``usage`` (each stored row's
+  size and when it was last written or served, for the bound on the file's size:
+  :mod:`llverify.executor.evict`); a file with any other
   tables, another magic, or that SQLite cannot read (foreign, truncated, a damaged page met by any
   read or write) is moved aside as ``PATH.corrupt-<time>`` and rebuilt, never trusted; a file of an
   older schema of this cache is emptied and recreated in place;
@@ -29,9 +31,9 @@ from pathlib import Path
 __all__ = ["open_db", "SCHEMA_VERSION", "MAGIC", "default_cache_path", "code_fingerprint", "source_fingerprint",
            "dependency_identity"]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 MAGIC = "llverify-verdict-cache"
-TABLES = {"meta", "verdicts", "modules"}
+TABLES = {"meta", "verdicts", "modules", "usage"}
 
 
 def default_cache_path() -> Path:
@@ -137,6 +139,8 @@ def _state(conn: sqlite3.Connection) -> str:
 
 
 def _create(conn: sqlite3.Connection) -> None:
+    if conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0] == 0:
+        conn.execute("PRAGMA auto_vacuum = INCREMENTAL")  # pruning can then give pages back to the file system
     conn.execute("BEGIN IMMEDIATE")
     try:
         conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
@@ -144,7 +148,10 @@ def _create(conn: sqlite3.Connection) -> None:
                      "json TEXT NOT NULL, digest TEXT NOT NULL, created REAL NOT NULL)")
         conn.execute("CREATE TABLE IF NOT EXISTS modules (key TEXT PRIMARY KEY, summary TEXT NOT NULL, "
                      "summary_digest TEXT NOT NULL, findings TEXT NOT NULL, findings_digest TEXT NOT NULL, "
-                     "created REAL NOT NULL)")
+                     "created REAL NOT NULL, outputs BLOB, outputs_digest TEXT)")
+        conn.execute("CREATE TABLE IF NOT EXISTS usage (tbl TEXT NOT NULL, key TEXT NOT NULL, bytes INTEGER NOT NULL, "
+                     "last_used REAL NOT NULL, PRIMARY KEY (tbl, key))")
+        conn.execute("CREATE INDEX IF NOT EXISTS usage_lru ON usage (last_used)")
         conn.execute("INSERT OR REPLACE INTO meta VALUES ('magic', ?), ('schema', ?)", (MAGIC, str(SCHEMA_VERSION)))
         conn.execute("COMMIT")
     except BaseException:

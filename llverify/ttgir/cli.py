@@ -98,16 +98,18 @@ def ttgir(paths: tuple[str, ...], fmt: str, output: str | None, report_dir: str 
             click.echo(f"{output}:1:1: error: the output directory {parent} does not exist", err=True)
             sys.exit(EXIT_USAGE)
     cache_file = None if no_cache else str(cache_path or _default_cache())
-    # the text report without -v, a policy or a baseline is assembled from each module's stored lines;
-    # everything else needs the findings themselves
-    want = fmt != "text" or verbose or policy is not None or bool(baseline_paths) or bool(report_dir)
+    # text without -v, json and sarif are assembled from each module's lines, JSON fragments or SARIF results
+    # (stored in the module cache, or made by the worker); everything else needs the findings themselves
+    want = fmt in ("junit", "markdown") or (verbose and fmt == "text") or policy is not None \
+        or bool(baseline_paths) or bool(report_dir)
+    need = "findings" if want else fmt
     t0 = time.perf_counter()
     files = discover(list(paths))
     errors = [str(f) for f in files if isinstance(f, TtgirError)]
     names = [f for f in files if isinstance(f, str)]
     with _Runner(cache_file, jobs, executor, ray_address) as runner:
-        outcomes = runner.gate(names, want, lowered)
-        base_outcomes = runner.gate([f for f in discover(list(baseline_paths)) if isinstance(f, str)], True,
+        outcomes = runner.gate(names, need, lowered)
+        base_outcomes = runner.gate([f for f in discover(list(baseline_paths)) if isinstance(f, str)], "findings",
                                     False) if baseline_paths else []
     modules = cached = n = 0
     c = {"proved": 0, "refuted": 0, "unknown": 0, "error": 0}
@@ -123,12 +125,13 @@ def ttgir(paths: tuple[str, ...], fmt: str, output: str | None, report_dir: str 
             c[k] += v
         if want:
             findings.extend(o.findings)
-        else:
+        elif need == "text":
             diag.extend(o.diag)
             conv.extend(o.conv)
     if not names and not errors:
         errors.append(f"{paths[0]}:1:1: no *.ttgir or *.mlir module found")
     summary: dict[str, Any] = {"modules": modules, "files": len(names), "cached_files": cached, "obligations": n}
+    statuses = {k for k, v in c.items() if v}
     if want:
         extra: list[Any] = []
         diff_text = ""
@@ -159,12 +162,24 @@ def ttgir(paths: tuple[str, ...], fmt: str, output: str | None, report_dir: str 
             except GateReportError as exc:
                 click.echo(str(exc), err=True)
                 sys.exit(EXIT_USAGE)
+    elif need == "json":
+        from llverify.ttgir.report import assemble_json
+
+        summary["per_op"] = _merge_per_op(outcomes)
+        summary["seconds"] = round(time.perf_counter() - t0, 3)
+        text = assemble_json([x for o in outcomes for x in o.fragments], c, errors, "", summary)
+    elif need == "sarif":
+        from llverify.ttgir.report import sarif_document
+
+        rules: dict[str, str] = {}
+        for o in outcomes:
+            rules.update(o.rules)
+        text = sarif_document([x for o in outcomes for x in o.sarif], rules, errors, not allow_unknown)
     else:
         from llverify.ttgir.report import assemble_text
 
         summary["seconds"] = round(time.perf_counter() - t0, 3)
         text = assemble_text(errors, diag, conv, c, n, "", summary)
-        statuses = {k for k, v in c.items() if v}
     if errors and (output or fmt != "text"):
         # the report carries them; the terminal must see them too when the report is a file or JSON
         from llverify.ttgir.report import as_error_line
@@ -203,7 +218,8 @@ class _Runner:
         self.cache_file, self.jobs, self.executor_kind, self.ray_address = cache_file, jobs, executor, ray_address
         self.cache: Any = None
         self.executor: Any = None
-        self.records: list[tuple[str, str, str]] = []
+        self.records: list[tuple[Any, ...]] = []
+        self.outputs: list[tuple[str, bytes]] = []  # JSON fragments added to records stored by other formats
 
     def __enter__(self) -> "_Runner":
         return self
@@ -214,12 +230,14 @@ class _Runner:
         if self.cache is not None:
             try:
                 self.cache.store(self.records)
+                self.cache.add_outputs(self.outputs)
                 self.cache.close()
             except (OSError, sqlite3.Error) as exc:  # the report stands; the next run checks again
                 click.echo(f"{self.cache_file}:1:1: warning: verdict cache not written: {exc}", err=True)
 
-    def gate(self, names: list[str], want: bool, lowered: bool) -> list[Any]:
-        """One outcome per path of ``names``, in order."""
+    def gate(self, names: list[str], need: str, lowered: bool) -> list[Any]:
+        """One outcome per path of ``names``, in order, with what ``need`` asks for
+        (:func:`llverify.ttgir.units.run_unit`)."""
         outcomes: list[Any] = [None] * len(names)
         context = None
         if self.cache_file and names:
@@ -233,7 +251,7 @@ class _Runner:
                     self.cache_file = None
             if self.cache is not None:
                 context = key_context(lowered)
-                self._serve(names, outcomes, context, want, lowered)
+                self._serve(names, outcomes, context, need, lowered)
         todo = [i for i, o in enumerate(outcomes) if o is None]
         if todo:
             from llverify.ttgir.units import failed_outcome, run_unit
@@ -245,7 +263,7 @@ class _Runner:
                                              min_parallel=_MIN_PARALLEL)
             from llverify.executor.pool import WorkerFailure
 
-            units = [(names[i], want, lowered, context) for i in todo]
+            units = [(names[i], need, lowered, context) for i in todo]
             weights = [_size(names[i]) for i in todo]
             for i, r in zip(todo, self.executor.map(run_unit, units, weights=weights)):
                 outcomes[i] = failed_outcome(names[i], r.message) if isinstance(r, WorkerFailure) else r
@@ -253,7 +271,24 @@ class _Runner:
                     self.records.append(outcomes[i].record)
         return outcomes
 
-    def _serve(self, names: list[str], outcomes: list[Any], context: str, want: bool, lowered: bool) -> None:
+    def _fragments_from_findings(self, key: str, name: str) -> list[str] | None:
+        """A record stored by a run of another format has no JSON fragments: render them from its findings
+        (once: they are added to the record when the command is done), or None when they do not check out."""
+        from llverify.ttgir.modcache import JSON_PLACEHOLDER, PLACEHOLDER, encode_fragments, json_path
+        from llverify.ttgir.report import json_fragment
+
+        placed = self.cache.findings(key, PLACEHOLDER)
+        if placed is None:
+            return None
+        frags = [json_fragment(f) for f in placed]
+        whole = f'"{JSON_PLACEHOLDER}"'
+        if not all(x.count(JSON_PLACEHOLDER) == x.count(whole) for x in frags):
+            return None
+        self.outputs.append((key, encode_fragments(frags)))
+        where = json_path(name)
+        return [x.replace(JSON_PLACEHOLDER, where) for x in frags]
+
+    def _serve(self, names: list[str], outcomes: list[Any], context: str, need: str, lowered: bool) -> None:
         import hashlib
 
         from llverify.ttgir.loader import read_bytes
@@ -271,19 +306,36 @@ class _Runner:
                 candidates.append([module_key(context, digest, side_digests(name))])
             else:
                 candidates.append([module_key(context, digest, None), module_key(context, digest, {"path": name})])
-        rows = self.cache.lookup([k for ks in candidates for k in ks])
+        rows = self.cache.lookup([k for ks in candidates for k in ks], outputs=need == "json")
         for i, (name, keys) in enumerate(zip(names, candidates)):
             for key in keys:
                 if key not in rows:
                     continue
                 o = self.cache.serve(key, rows[key], name)
-                if o is not None and want:
+                if o is not None and need == "findings":
                     o.findings = self.cache.findings(key, name)
                     if o.findings is None:
                         o = None
+                elif o is not None and need == "json":
+                    o.fragments = self.cache.fragments(key, rows[key], name, o.n)
+                    if o.fragments is None:
+                        o.fragments = self._fragments_from_findings(key, name)
+                        if o.fragments is None:
+                            o = None
                 if o is not None:
                     outcomes[i] = o
                     break
+
+
+def _merge_per_op(outcomes: Sequence[Any]) -> dict[str, dict[str, int]]:
+    """:func:`llverify.ttgir.gate.op_counts` of the whole run, from each module's."""
+    out: dict[str, dict[str, int]] = {}
+    for o in outcomes:
+        for op, row in o.per_op.items():
+            mine = out.setdefault(op, {"proved": 0, "refuted": 0, "unknown": 0, "error": 0})
+            for k, v in row.items():
+                mine[k] += v
+    return dict(sorted(out.items()))
 
 
 def _size(path: str) -> int:

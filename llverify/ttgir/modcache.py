@@ -43,15 +43,17 @@ import json
 import os
 import sqlite3
 import time
+import zlib
 from typing import Any, Iterable, Sequence
 
 from llverify import __version__
+from llverify.executor.evict import max_bytes, prune, read_and_touch, record_usage, total_bytes
 from llverify.executor.store import code_fingerprint, dependency_identity, fresh_db, open_db
 
 __all__ = ["Outcome", "ModuleCache", "key_context", "module_key", "RECORD_VERSION", "PLACEHOLDER", "STATUSES",
-           "side_digests", "finding_from_doc"]
+           "side_digests", "finding_from_doc", "encode_fragments", "json_path", "JSON_PLACEHOLDER"]
 
-RECORD_VERSION = 2
+RECORD_VERSION = 3
 PLACEHOLDER = "\x00"
 STATUSES = ("proved", "refuted", "unknown", "error")
 #: words in an unknown's message that mean it depended on time or memory, not on the inputs alone
@@ -61,18 +63,27 @@ VOLATILE = ("timeout", "time out", "timed out", "canceled", "cancelled", "memout
 class Outcome:
     """What the gate produced for one input path (fresh or served).
 
-    ``diag``/``conv``: the text report's lines for it (path in place); ``findings``: the
-    :class:`~llverify.ttgir.findings.Finding` objects when the run needs them (other formats, a policy,
-    a baseline, ``-v``), else None; ``record``: ``(key, summary, findings)`` JSON to store, if storable.
+    ``diag``/``conv``: the text report's lines for it (path in place); ``per_op``: ``{op: {status: count}}``;
+    ``rules``: ``{rule name: claim}`` of its findings; ``fragments``: its results in the JSON report
+    (:func:`llverify.ttgir.report.json_fragment`) for a ``--format json`` run; ``sarif``: its
+    ``(status, SARIF result)`` pairs for a ``--format sarif`` run; ``findings``: the
+    :class:`~llverify.ttgir.findings.Finding` objects when the run needs them (junit, markdown, a policy,
+    a baseline, ``-v``, ``--report``), else None; ``record``: ``(key, summary, findings, outputs)`` to store,
+    if storable (``outputs``: the JSON fragments, or None when this run did not render them).
     """
 
-    __slots__ = ("path", "modules", "errors", "n", "counts", "diag", "conv", "findings", "record", "cached")
+    __slots__ = ("path", "modules", "errors", "n", "counts", "diag", "conv", "findings", "record", "cached",
+                 "per_op", "rules", "fragments", "sarif")
 
     def __init__(self, path: str, modules: int, errors: Sequence[str], n: int, counts: dict[str, int],
                  diag: list[str], conv: list[str], findings: Sequence[Any] | None = None,
-                 record: tuple[str, str, str] | None = None, cached: bool = False) -> None:
+                 record: tuple[str, str, str, str | None] | None = None, cached: bool = False,
+                 per_op: dict[str, dict[str, int]] | None = None, rules: dict[str, str] | None = None,
+                 fragments: list[str] | None = None, sarif: list[tuple[str, dict[str, Any]]] | None = None) -> None:
         self.path, self.modules, self.errors, self.n, self.counts = path, modules, tuple(errors), n, counts
         self.diag, self.conv, self.findings, self.record, self.cached = diag, conv, findings, record, cached
+        self.per_op, self.rules = per_op or {}, rules or {}
+        self.fragments, self.sarif = fragments, sarif
 
     def __getstate__(self) -> tuple[Any, ...]:
         return tuple(getattr(self, s) for s in self.__slots__)
@@ -123,10 +134,17 @@ def volatile(message: str) -> bool:
 
 
 def encode_record(modules: int, counts: dict[str, int], n: int, diag: list[str], conv: list[str],
-                  findings_docs: list[dict[str, Any]]) -> tuple[str, str]:
-    """The two stored columns: the summary (counts and text lines) and the findings, as JSON."""
+                  findings_docs: list[dict[str, Any]], per_op: dict[str, dict[str, int]] | None = None,
+                  rules: dict[str, str] | None = None, sarif: list[tuple[str, dict[str, Any]]] | None = None
+                  ) -> tuple[str, str]:
+    """The two stored columns: the summary (counts, text lines, per-op counts, rule claims, SARIF results)
+    and the findings, as JSON."""
     summary = json.dumps({"v": RECORD_VERSION, "modules": modules, "n": n, "counts": counts, "diag": diag,
-                          "conv": conv}, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+                          "conv": conv, "per_op": per_op or {}, "rules": rules or {},
+                          # a JSON text of its own: its results keep their key order (the summary's are sorted)
+                          "sarif": json.dumps([list(x) for x in sarif or []], separators=(",", ":"),
+                                              ensure_ascii=True)},
+                         sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     # keys in their own order: a served finding's details (a cost table) print in the order a fresh one does
     findings = json.dumps(findings_docs, separators=(",", ":"), ensure_ascii=True)
     return summary, findings
@@ -134,6 +152,32 @@ def encode_record(modules: int, counts: dict[str, int], n: int, diag: list[str],
 
 def _sub(lines: Iterable[str], path: str) -> list[str]:
     return [line.replace(PLACEHOLDER, path) for line in lines]
+
+
+#: the placeholder as JSON writes it inside a string, and the separator of the stored JSON fragments
+#: (a control character, which JSON always escapes, so no fragment holds it)
+JSON_PLACEHOLDER = "\\u0000"
+FRAGMENT_SEPARATOR = "\x1e"
+
+
+def json_path(path: str) -> str:
+    """``path`` as it appears inside a JSON string."""
+    return json.dumps(path, ensure_ascii=True)[1:-1]
+
+
+def encode_fragments(fragments: Sequence[str]) -> bytes:
+    """The ``outputs`` column: the JSON fragments (placeholder for the path), compressed (zlib, fast level)."""
+    return zlib.compress(FRAGMENT_SEPARATOR.join(fragments).encode("utf-8"), 1)
+
+
+def _sarif_at(results: Sequence[Sequence[Any]], path: str) -> list[tuple[str, dict[str, Any]]]:
+    out = []
+    for status, res in results:
+        art = res["locations"][0]["physicalLocation"]["artifactLocation"]
+        if art["uri"] == PLACEHOLDER:
+            art["uri"] = path
+        out.append((str(status), res))
+    return out
 
 
 class ModuleCache:
@@ -151,24 +195,21 @@ class ModuleCache:
         self.rebuilt = True
         self.conn = fresh_db(self.path)
 
-    def lookup(self, keys: Sequence[str]) -> dict[str, tuple[str, str]]:
-        """``{key: (summary JSON, its digest)}`` for the stored ``keys`` (a damaged file is rebuilt: no hits)."""
-        out: dict[str, tuple[str, str]] = {}
+    def lookup(self, keys: Sequence[str], outputs: bool = False) -> dict[str, tuple[Any, ...]]:
+        """``{key: (summary JSON, its digest[, outputs, their digest])}`` for the stored ``keys`` (``outputs``:
+        also the JSON fragments' column, for a JSON run), each found row marked as used now in the same
+        transaction (:func:`llverify.executor.evict.read_and_touch`); a damaged file is rebuilt: no hits."""
+        columns = "summary, summary_digest" + (", outputs, outputs_digest" if outputs else "")
         try:
-            for i in range(0, len(keys), 500):
-                chunk = list(keys[i:i + 500])
-                marks = ",".join("?" * len(chunk))
-                for key, summary, digest in self.conn.execute(
-                        f"SELECT key, summary, summary_digest FROM modules WHERE key IN ({marks})", chunk):
-                    out[key] = (summary, digest)
+            rows = read_and_touch(self.conn, "modules", columns, keys)
         except sqlite3.DatabaseError:
             self._recover()
             return {}
-        return out
+        return {r[0]: tuple(r[1:]) for r in rows}
 
-    def serve(self, key: str, row: tuple[str, str], path: str) -> Outcome | None:
+    def serve(self, key: str, row: tuple[Any, ...], path: str) -> Outcome | None:
         """An outcome from a stored summary, or None (and the row deleted) when it does not check out."""
-        summary, digest = row
+        summary, digest = row[0], row[1]
         try:
             if _digest(summary) != digest:
                 raise ValueError("digest mismatch")
@@ -180,10 +221,33 @@ class ModuleCache:
                 raise ValueError("inconsistent record")
             diag = _sub(doc["diag"], path)
             conv = _sub(doc["conv"], path)
-        except (ValueError, KeyError, TypeError, AttributeError):
+            per_op = {str(op): {s: int(row.get(s, 0)) for s in STATUSES} for op, row in doc["per_op"].items()}
+            rules = {str(k): str(v) for k, v in doc["rules"].items()}
+            sarif = _sarif_at(json.loads(doc["sarif"]), path)
+        except (ValueError, KeyError, TypeError, AttributeError, IndexError):
             self.delete(key)
             return None
-        return Outcome(path, int(doc["modules"]), (), int(doc["n"]), counts, diag, conv, cached=True)
+        return Outcome(path, int(doc["modules"]), (), int(doc["n"]), counts, diag, conv, cached=True,
+                       per_op=per_op, rules=rules, sarif=sarif)
+
+    def fragments(self, key: str, row: tuple[Any, ...], path: str, n: int) -> list[str] | None:
+        """The JSON fragments of a row read by ``lookup(..., outputs=True)``, at ``path`` (digest-checked, ``n``
+        of them), or None where the record has none (stored by a run of another format) or they do not check
+        out (then the row is deleted)."""
+        blob, digest = row[2], row[3]
+        if blob is None:
+            return None
+        try:
+            if hashlib.sha256(blob).hexdigest() != digest:
+                raise ValueError("digest mismatch")
+            text = zlib.decompress(blob).decode("utf-8").replace(JSON_PLACEHOLDER, json_path(path))
+            out = text.split(FRAGMENT_SEPARATOR) if n else []
+            if len(out) != n or (n == 0 and text):
+                raise ValueError("inconsistent record")
+        except (ValueError, TypeError, zlib.error, UnicodeDecodeError):
+            self.delete(key)
+            return None
+        return out
 
     def findings(self, key: str, path: str) -> list[Any] | None:
         """The stored findings of ``key`` at ``path`` (digest-checked), or None."""
@@ -202,15 +266,44 @@ class ModuleCache:
             self.delete(key)
             return None
 
-    def store(self, records: Sequence[tuple[str, str, str]]) -> None:
-        """Write ``(key, summary, findings)`` records in one transaction (a write failure only costs time)."""
+    def store(self, records: Sequence[tuple[Any, ...]], limit: int | None = None) -> None:
+        """Write ``(key, summary, findings[, outputs])`` records in one transaction (``outputs``: the
+        :func:`encode_fragments` bytes or None), then keep the file under ``limit``
+        bytes (default :func:`llverify.executor.evict.max_bytes`) by evicting the least recently used rows.
+        A write failure only costs time."""
         if not records:
             return
         now = time.time()
-        rows = [(k, s, _digest(s), f, _digest(f), now) for k, s, f in records]
+        full = [(r[0], r[1], r[2], r[3] if len(r) > 3 else None) for r in records]
+        rows = [(k, s, _digest(s), f, _digest(f), now, o, None if o is None else hashlib.sha256(o).hexdigest())
+                for k, s, f, o in full]
         try:
             self.conn.execute("BEGIN IMMEDIATE")
-            self.conn.executemany("INSERT OR REPLACE INTO modules VALUES (?, ?, ?, ?, ?, ?)", rows)
+            self.conn.executemany("INSERT OR REPLACE INTO modules VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+            record_usage(self.conn, "modules", [(k, len(s) + len(f) + len(o or b"")) for k, s, f, o in full], now)
+            self.conn.execute("COMMIT")
+            bound = max_bytes() if limit is None else limit
+            if total_bytes(self.conn) > bound:
+                prune(self.conn, bound)
+        except sqlite3.DatabaseError:
+            try:
+                self.conn.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
+            self._recover()
+
+    def add_outputs(self, outputs: Sequence[tuple[str, bytes]]) -> None:
+        """Add :func:`encode_fragments` bytes to stored records that have none, in one transaction."""
+        if not outputs:
+            return
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+            for key, blob in outputs:
+                cur = self.conn.execute("UPDATE modules SET outputs = ?, outputs_digest = ? WHERE key = ? "
+                                        "AND outputs IS NULL", (blob, hashlib.sha256(blob).hexdigest(), key))
+                if cur.rowcount:
+                    self.conn.execute("UPDATE usage SET bytes = bytes + ? WHERE tbl = 'modules' AND key = ?",
+                                      (len(blob), key))
             self.conn.execute("COMMIT")
         except sqlite3.DatabaseError:
             try:
@@ -221,8 +314,15 @@ class ModuleCache:
 
     def delete(self, key: str) -> None:
         try:
+            self.conn.execute("BEGIN IMMEDIATE")
             self.conn.execute("DELETE FROM modules WHERE key = ?", (key,))
+            self.conn.execute("DELETE FROM usage WHERE tbl = 'modules' AND key = ?", (key,))
+            self.conn.execute("COMMIT")
         except sqlite3.DatabaseError:
+            try:
+                self.conn.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
             self._recover()
 
     def __len__(self) -> int:

@@ -30,7 +30,8 @@ if TYPE_CHECKING:  # pragma: no cover
 # the prover's, spec front end's and findings' modules load on first need: a warm cached run renders the
 # text report from stored lines (:func:`assemble_text`) without them
 
-__all__ = ["render", "counts", "summary_line", "summary_text", "text_lines", "assemble_text", "as_error_line"]
+__all__ = ["render", "counts", "summary_line", "summary_text", "text_lines", "assemble_text", "as_error_line",
+           "json_fragment", "assemble_json", "sarif_result", "sarif_document", "rule_text"]
 
 STATUSES: tuple[str, ...] = ("proved", "refuted", "unknown", "error")  # llverify.prove.verdict's (a test)
 
@@ -158,41 +159,81 @@ def as_error_line(message: str) -> str:
 def _json(findings: Sequence[Finding], errors: Sequence[str], diff_text: str, summary: dict[str, Any]) -> str:
     from llverify.prove.verdict import to_jsonable
 
-    doc = {"llverify": __version__, "results": [f.to_json() for f in findings],
-           "summary": {**counts(findings), **to_jsonable(summary)}, "errors": list(errors)}
+    return assemble_json([json_fragment(f) for f in findings], counts(findings), errors, diff_text,
+                         to_jsonable(summary))
+
+
+#: where the results go in :func:`assemble_json`'s document before they are spliced in
+_SLOT = "\x01results\x01"
+
+
+def json_fragment(f: Finding) -> str:
+    """One result of the JSON report exactly as it appears in it: ``json.dumps(result, indent=2)`` indented for
+    its place in the ``results`` list (two levels deep; strings never hold a raw newline, JSON escapes it)."""
+    return json.dumps(f.to_json(), indent=2).replace("\n", "\n    ")
+
+
+def assemble_json(fragments: Sequence[str], c: dict[str, int], errors: Sequence[str], diff_text: str,
+                  summary: dict[str, Any]) -> str:
+    """The JSON report from its results' :func:`json_fragment` texts (fresh or stored in the module cache),
+    the verdict counts ``c`` and a plain-JSON ``summary``: the same bytes as ``json.dumps(doc, indent=2)``
+    of the whole document, without re-encoding every result."""
+    doc: dict[str, Any] = {"llverify": __version__, "results": [_SLOT] if fragments else [],
+                           "summary": {**c, **summary}, "errors": list(errors)}
     if diff_text:
         doc["baseline"] = diff_text
-    return json.dumps(doc, indent=2) + "\n"
+    text = json.dumps(doc, indent=2) + "\n"
+    if fragments:
+        text = text.replace(json.dumps(_SLOT), ",\n    ".join(fragments), 1)
+    return text
 
 
 def _sarif(findings: Sequence[Finding], errors: Sequence[str], fail_on_unknown: bool) -> str:
-    rules = sorted({f.rule for f in findings} | ({"ttgir-error"} if errors else set()))
-    index = {r: i for i, r in enumerate(rules)}
-    out = []
-    for f in findings:
-        v = f.verdict
-        if v.status == "proved" or (v.status == "unknown" and not fail_on_unknown):
-            continue
-        text = f"{f.rule}: {v.status}: {v.message or v.subject} ({f.op} in {f.kernel})"
-        if v.counterexample is not None:
-            from llverify.spec.summary import cx_table
+    results = [(f.verdict.status, r) for f in findings if (r := sarif_result(f)) is not None]
+    return sarif_document(results, {f.rule: "" for f in findings}, errors, fail_on_unknown)
 
-            header, rows = cx_table(v.counterexample)
-            text += "; counterexample: " + ", ".join(f"{h}={x}" for h, x in zip(header, rows[0]))
-        res: dict[str, Any] = {
-            "ruleId": f.rule, "ruleIndex": index[f.rule],
-            "level": "warning" if v.status == "unknown" else "error",
-            "message": {"text": text},
-            "locations": [{"physicalLocation": {"artifactLocation": {"uri": f.location.file},
-                                                "region": {"startLine": f.location.line,
-                                                           "startColumn": f.location.col}}}],
-            "properties": {"op": f.op, "kernel": f.kernel, "target": f.target, "status": v.status,
-                           "method": v.method},
-        }
-        if f.source is not None:
-            res["relatedLocations"] = [{"id": 1, "message": {"text": "Python source"}, "physicalLocation": {
-                "artifactLocation": {"uri": f.source.file},
-                "region": {"startLine": max(1, f.source.line), "startColumn": max(1, f.source.col)}}}]
+
+def sarif_result(f: Finding) -> dict[str, Any] | None:
+    """The SARIF result of a finding that is not proved (None for a proved one); its ``ruleIndex`` is set by
+    :func:`sarif_document`, which knows every rule of the run."""
+    v = f.verdict
+    if v.status == "proved":
+        return None
+    text = f"{f.rule}: {v.status}: {v.message or v.subject} ({f.op} in {f.kernel})"
+    if v.counterexample is not None:
+        from llverify.spec.summary import cx_table
+
+        header, rows = cx_table(v.counterexample)
+        text += "; counterexample: " + ", ".join(f"{h}={x}" for h, x in zip(header, rows[0]))
+    res: dict[str, Any] = {
+        "ruleId": f.rule, "ruleIndex": 0,
+        "level": "warning" if v.status == "unknown" else "error",
+        "message": {"text": text},
+        "locations": [{"physicalLocation": {"artifactLocation": {"uri": f.location.file},
+                                            "region": {"startLine": f.location.line,
+                                                       "startColumn": f.location.col}}}],
+        "properties": {"op": f.op, "kernel": f.kernel, "target": f.target, "status": v.status,
+                       "method": v.method},
+    }
+    if f.source is not None:
+        res["relatedLocations"] = [{"id": 1, "message": {"text": "Python source"}, "physicalLocation": {
+            "artifactLocation": {"uri": f.source.file},
+            "region": {"startLine": max(1, f.source.line), "startColumn": max(1, f.source.col)}}}]
+    return res
+
+
+def sarif_document(results: Sequence[tuple[str, dict[str, Any]]], rules: dict[str, str], errors: Sequence[str],
+                   fail_on_unknown: bool) -> str:
+    """The SARIF log of ``results`` (``(status, sarif_result)`` pairs, in order), the run's rules
+    (``{name: claim}``; an empty claim is looked up) and the unreadable inputs."""
+    names = sorted(set(rules) | ({"ttgir-error"} if errors else set()))
+    index = {r: i for i, r in enumerate(names)}
+    out = []
+    for status, res in results:
+        if status == "unknown" and not fail_on_unknown:
+            continue
+        res = dict(res)
+        res["ruleIndex"] = index[res["ruleId"]]
         out.append(res)
     for e in errors:
         path, line, col = _split_location(e)
@@ -202,13 +243,18 @@ def _sarif(findings: Sequence[Finding], errors: Sequence[str], fail_on_unknown: 
     doc = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [{
         "tool": {"driver": {"name": "llverify", "version": __version__, "semanticVersion": __version__,
                             "informationUri": "https://github.com/llverify/llverify",
-                            "rules": [{"id": r, "name": r, "shortDescription": {"text": _rule_text(r)}}
-                                      for r in rules]}},
+                            "rules": [{"id": r, "name": r, "shortDescription": {"text": rules.get(r) or _rule_text(r)}}
+                                      for r in names]}},
         "results": out}]}
     return json.dumps(doc, indent=2) + "\n"
 
 
 def _rule_text(name: str) -> str:
+    """The claim of rule ``name`` (the gate's rules are loaded only for a name that is not one of the report's)."""
+    fixed = {"policy": "a policy threshold", "baseline": "no regression against the baseline",
+             "ttgir-error": "the module could be read"}
+    if name in fixed:
+        return fixed[name]
     from llverify.ttgir.rules import RULES
 
     for r in RULES:
@@ -216,6 +262,11 @@ def _rule_text(name: str) -> str:
             return r.claim
     return {"policy": "a policy threshold", "baseline": "no regression against the baseline",
             "ttgir-error": "the module could be read"}.get(name, name)
+
+
+def rule_text(name: str) -> str:
+    """The claim shown for rule ``name`` in the SARIF log."""
+    return _rule_text(name)
 
 
 def _split_location(message: str) -> tuple[str, int, int]:

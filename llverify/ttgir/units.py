@@ -15,17 +15,26 @@ import os
 from dataclasses import replace
 from typing import Any, Sequence
 
-from llverify.ttgir.modcache import (PLACEHOLDER, STATUSES, Outcome, encode_record, key_context, module_key,
-                                     volatile)
+from llverify.ttgir.modcache import (JSON_PLACEHOLDER, PLACEHOLDER, STATUSES, Outcome, encode_fragments,
+                                     encode_record, json_path, key_context, module_key, volatile)
 
 __all__ = ["run_unit", "lowered_findings", "finding_doc", "failed_outcome"]
 
 
-def run_unit(unit: tuple[str, bool, bool, str | None]) -> Outcome:
-    """Gate ``path``; ``unit`` = (path, the run needs Finding objects, --lowered, the cache key context or None)."""
+#: what a run needs of each module besides its counts and text lines (:func:`run_unit`'s ``need``)
+NEEDS = ("text", "json", "sarif", "findings")
+
+
+def run_unit(unit: tuple[str, str | bool, bool, str | None]) -> Outcome:
+    """Gate ``path``; ``unit`` = (path, ``need``, --lowered, the cache key context or None).
+
+    ``need``: ``text`` (counts and the text report's lines only), ``json`` (also each result's fragment of
+    the JSON report), ``sarif`` (also the SARIF results) or ``findings`` (the Finding objects themselves);
+    True and False mean ``findings`` and ``text``."""
     from llverify.ttgir.gate import gate_path
 
-    path, want_findings, lowered, context = unit
+    path, need, lowered, context = unit
+    need = "findings" if need is True else "text" if need is False else need
     if context is not None and key_context(lowered) != context:
         context = None  # this worker runs other code or solvers than the parent keyed (a remote Ray node): no record
     res, data = gate_path(path)
@@ -36,12 +45,13 @@ def run_unit(unit: tuple[str, bool, bool, str | None]) -> Outcome:
         low, low_errors, side = lowered_findings(path, data)
         findings.extend(low)
         errors.extend(low_errors)
-    return make_outcome(path, findings, errors, res.modules, want_findings, context, data, side)
+    return make_outcome(path, findings, errors, res.modules, need, context, data, side)
 
 
 def failed_outcome(path: str, message: str) -> Outcome:
     """A unit whose worker died: one error for its path."""
-    return Outcome(path, 0, (f"{path}:1:1: {message}",), 0, {s: 0 for s in STATUSES}, [], [], [])
+    return Outcome(path, 0, (f"{path}:1:1: {message}",), 0, {s: 0 for s in STATUSES}, [], [], [], fragments=[],
+                   sarif=[])
 
 
 _SCALARS = (str, int, float, bool, type(None))
@@ -89,32 +99,58 @@ def _storable(findings: Sequence[Any], errors: Sequence[str], modules: int) -> b
     return True
 
 
-def make_outcome(path: str, findings: list[Any], errors: list[str], modules: int, want_findings: bool,
+def make_outcome(path: str, findings: list[Any], errors: list[str], modules: int, need: str | bool,
                  context: str | None, data: bytes | None, side: dict[str, Any] | None) -> Outcome:
+    """What the parent needs of one module (see :func:`run_unit` for ``need``), and the record to store when
+    the run has a cache (``context``) and the module is storable."""
+    from llverify.ttgir.gate import op_counts
     from llverify.ttgir.model import Location
-    from llverify.ttgir.report import text_lines
+    from llverify.ttgir.report import json_fragment, rule_text, sarif_result, text_lines
 
+    need = "findings" if need is True else "text" if need is False else need
     counts = {s: 0 for s in STATUSES}
     for f in findings:
         counts[f.verdict.status] += 1
     diag, conv = text_lines(findings)
+    per_op = op_counts(findings)
+    rules = {name: rule_text(name) for name in dict.fromkeys(f.rule for f in findings)}
+    storable = context is not None and data is not None and _storable(findings, errors, modules)
+    # the findings located at the placeholder: all of them for JSON fragments, else those that print a line
+    # or a SARIF result (the stored docs carry no file at all)
+    anywhere = [replace(f, location=Location(PLACEHOLDER, f.location.line, f.location.col))
+                if need == "json" or f.verdict.status != "proved" or f.rule == "conversion" else f
+                for f in findings] if storable or need == "json" else []
+    # JSON fragments: rendered once with the placeholder and the path put back, where every occurrence of the
+    # placeholder is a whole JSON string (the fields that hold the module's path: its location, its "spec");
+    # otherwise rendered at the path and not stored
+    fragments = stored_fragments = None
+    if need == "json":
+        placed_json = [json_fragment(f) for f in anywhere]
+        whole = f'"{JSON_PLACEHOLDER}"'
+        if all(x.count(JSON_PLACEHOLDER) == x.count(whole) for x in placed_json):
+            where = json_path(path)
+            fragments = [x.replace(JSON_PLACEHOLDER, where) for x in placed_json]
+            stored_fragments = placed_json
+        else:
+            fragments = [json_fragment(f) for f in findings]
+    sarif = [(f.verdict.status, r) for f in findings if (r := sarif_result(f)) is not None] \
+        if need == "sarif" else None
     record = None
-    if context is not None and data is not None and _storable(findings, errors, modules):
-        # only the findings that print a line need the placeholder (the stored docs carry no file at all)
-        placed = [replace(f, location=Location(PLACEHOLDER, f.location.line, f.location.col))
-                  if f.verdict.status != "proved" or f.rule == "conversion" else f for f in findings]
-        pdiag, pconv = text_lines(placed)
+    if storable:
+        pdiag, pconv = text_lines(anywhere)
+        psarif = [(f.verdict.status, r) for f in anywhere if (r := sarif_result(f)) is not None]
         # the stored lines, with this path put back, must be exactly what this run prints
         if ([x.replace(PLACEHOLDER, path) for x in pdiag] == diag
                 and [x.replace(PLACEHOLDER, path) for x in pconv] == conv):
             summary, docs = encode_record(modules, counts, len(findings), pdiag, pconv,
-                                          [finding_doc(f) for f in findings])
+                                          [finding_doc(f) for f in findings], per_op, rules, psarif)
             escaped = json.dumps(path, ensure_ascii=True)[1:-1]
             mentions_path = any(p in summary or p in docs for p in {path, escaped})
             extra = side if side is not None else ({"path": path} if mentions_path else None)
-            record = (module_key(context, hashlib.sha256(data).hexdigest(), extra), summary, docs)
+            record = (module_key(context, hashlib.sha256(data).hexdigest(), extra), summary, docs,
+                      None if stored_fragments is None else encode_fragments(stored_fragments))
     return Outcome(path, modules, errors, len(findings), counts, diag, conv,
-                   findings if want_findings else None, record, False)
+                   findings if need == "findings" else None, record, False, per_op, rules, fragments, sarif)
 
 
 def lowered_findings(path: str, data: bytes | None) -> tuple[list[Any], list[str], dict[str, Any]]:

@@ -115,6 +115,10 @@ def max_depth_final(text: str) -> int:
         # escapes nothing here: only the string state reads the previous character)
         return (text.count("(") + text.count("[") + text.count("{") + text.count("<") - text.count(")")
                 - text.count("]") - text.count("}") - text.count(">") + text.count("->"))
+    if "\\" not in text:
+        # quotes toggle strings (no escapes): the text outside them, each string replaced by a blank (so a '-'
+        # before a string and a '>' after it make no arrow), counted as above
+        return max_depth_final(" ".join(text.split('"')[0::2]))
     return _scanned_final_depth(text)
 
 
@@ -158,6 +162,8 @@ def _top(text: str, i: int, token: str) -> bool:
 
 def _top_all(text: str, i: int, token: str) -> bool:
     """Every character of the token is at depth 0 (a separator that opens or closes nothing)."""
+    if len(token) == 1:
+        return depth_at(text, i) == 0
     return all(depth_at(text, j) == 0 for j in range(i, i + len(token)))
 
 

@@ -40,3 +40,49 @@ def test_unit_right_inverse_reads_the_right_column():
     assert certificates._unit_right_inverse(cols, 3) == [4, 8, 2]
     assert certificates.check_right_inverse(cols, 3, certificates._unit_right_inverse(cols, 3))
     assert not certificates.check_right_inverse(cols, 3, [2, 8, 4])  # a wrong inverse is caught
+
+
+_TEXT = st.text(alphabet='()[]{}<>-a ,:"\\', max_size=40)
+
+
+@given(_TEXT, st.data())
+@settings(max_examples=800, deadline=None)
+def test_a_derived_substring_scans_as_itself(text, data):
+    start = data.draw(st.integers(0, len(text)))
+    end = data.draw(st.integers(start, len(text)))
+    inner = data.draw(st.integers(0, end - start))  # a substring of the substring, derived twice
+    syntax._changes.cache_clear()
+    s = syntax.sub(text, start, end)
+    t = syntax.sub(s, inner, len(s))
+    assert s == text[start:end] and t == s[inner:]
+    for x in (t, s):
+        assert syntax._changes(x) == syntax._quoted_changes(x)
+        assert [syntax.depth_at(x, i) for i in range(len(x) + 1)] == \
+            [_fresh_depth(x, i) for i in range(len(x) + 1)]
+        assert [syntax.matching_close(x, i) for i in range(len(x))] == [_fresh_close(x, i) for i in range(len(x))]
+    syntax._changes.cache_clear()
+
+
+def _fresh_depth(text: str, i: int) -> int:
+    pos, after = syntax._quoted_changes(text)
+    k = max((j for j, p in enumerate(pos) if p <= i), default=-1)
+    return after[k] if k >= 0 else 0
+
+
+def _fresh_close(text: str, i: int) -> int:
+    base = _fresh_depth(text, i)
+    pos, after = syntax._quoted_changes(text)
+    for p, d in zip(pos, after):
+        if p > i and d == base:
+            return p - 1 if text[p - 1] in ")]}>\"" else -1
+    return -1
+
+
+def test_a_substring_inside_brackets_is_not_derived():
+    # the mutants: deriving "(a)" from "((a)" (at depth 1) or ">b" from "a->b" (the '>' of an arrow)
+    for text, start in (("((a)", 1), ("a->b", 2)):
+        syntax._changes.cache_clear()
+        syntax._changes(text)
+        s = syntax.sub(text, start, len(text))
+        assert syntax._changes(s) == syntax._quoted_changes(s) != ((), ())
+    syntax._changes.cache_clear()

@@ -47,7 +47,7 @@ from typing import Iterator, Mapping, Sequence
 from llverify.ttgir.model import (Block, Function, Location, Module, Op, Region, SourceLocation, TtgirError,
                                   TypeRef, Value)
 from llverify.ttgir.syntax import (find_top, matching_close, max_depth_final, rfind_top, split_arrow,
-                                   split_top, strip_parens)
+                                   split_top, strip_parens, sub)
 from llverify.ttgir.types import AliasTable, parse_typeref, with_element
 
 __all__ = ["parse_module", "parse_modules", "MAX_MODULE_BYTES", "MAX_REGION_DEPTH"]
@@ -170,7 +170,7 @@ def _split_loc(text: str) -> tuple[str, str | None]:
     if i >= 0 and (i == 0 or not (t[i - 1].isalnum() or t[i - 1] == "_")):
         close = matching_close(t, i + 3)
         if close == len(t) - 1:
-            return t[:i].rstrip(), t[i:]
+            return sub(t, 0, len(t[:i].rstrip())), t[i:]
     return t, None
 
 
@@ -537,17 +537,17 @@ class _Assembler:
         m = _RESULTS.match(body)
         if m:
             results_text = m.group(1)
-            body = body[m.end():]
+            body = sub(body, m.end(), len(body))
         nm = _OPNAME.match(body)
         if not nm:
             raise _fail(self.path, b.line, b.col, f"expected an operation name, found {body[:40]!r}")
         name = canonical_op_name(nm.group(1) or nm.group(2))
-        rest = body[nm.end():]
+        rest = sub(body, nm.end(), len(body))
         # region-header block arguments (scf.for induction variable, iter_args, scf.while before-args)
         region_args = self._region_header_args(name, rest)
         sig_at, sig_end = _signature_colon(rest)
-        before_sig = rest if sig_at < 0 else rest[:sig_at]
-        signature = "" if sig_at < 0 else rest[sig_end:]
+        before_sig = rest if sig_at < 0 else sub(rest, 0, sig_at)
+        signature = "" if sig_at < 0 else sub(rest, sig_end, len(rest))
         attrs: dict[str, str] = {}
         for brace in _top_dicts(before_sig):
             attrs.update(_attr_dict(brace))

@@ -266,15 +266,22 @@ def split_arrow(text: str) -> tuple[str, str | None]:
     i = find_top(text, "->")
     if i < 0:
         return text.strip(), None
-    return text[:i].strip(), text[i + 2:].strip()
+    return _strip(text, 0, i), _strip(text, i + 2, len(text))
 
 
 def strip_parens(text: str) -> str:
     """``"(a, b)"`` -> ``"a, b"`` when the parentheses enclose the whole text."""
-    t = text.strip()
+    t = _strip(text, 0, len(text))
     if t.startswith("(") and matching_close(t, 0) == len(t) - 1:
-        return t[1:-1]
+        return sub(t, 1, len(t) - 1)
     return t
+
+
+def _strip(text: str, start: int, end: int) -> str:
+    """``text[start:end].strip()``, its scan derived from ``text``'s (:func:`sub`)."""
+    t = text[start:end]
+    lead = len(t) - len(t.lstrip())
+    return sub(text, start + lead, start + len(t.rstrip()))
 
 
 def matching_close(text: str, open_index: int) -> int:

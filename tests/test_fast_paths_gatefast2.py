@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from llverify.prove import certificates
-from llverify.ttgir import syntax
+from llverify.ttgir import reader, syntax
 
 _QUOTED = st.text(alphabet='()[]{}<>-a ,:"', max_size=40)
 _ESCAPED = st.text(alphabet='()<>-a"\\', max_size=30)
@@ -86,3 +88,26 @@ def test_a_substring_inside_brackets_is_not_derived():
         s = syntax.sub(text, start, len(text))
         assert syntax._changes(s) == syntax._quoted_changes(s) != ((), ())
     syntax._changes.cache_clear()
+
+
+def _reference_uses(text: str) -> list[str]:
+    """The general rule: a ``%name`` followed by ``:`` is a definition unless a digit follows the colon."""
+    out = []
+    for m in re.finditer(r"%[\w$.\-]+(?:#\d+)?", text):
+        after = text[m.end():m.end() + 2]
+        if after.startswith(":") and not after[1:2].isdigit():
+            continue
+        out.append(m.group())
+    return out
+
+
+@given(st.text(alphabet="%ab#12:² ,.-$\n", max_size=24))
+@settings(max_examples=1000, deadline=None)
+def test_uses_are_the_general_rules(text):
+    assert reader._uses(text) == _reference_uses(text)
+
+
+def test_uses_skip_a_definition_whole():
+    # the mutant: a backtracking match would keep "%ab" of the definition "%abc: T"
+    assert reader._uses("%abc: f32, %d:2, %e:x, %f²:², %g:²") == ["%d", "%f²", "%g"]
+    assert reader._uses("%abc: f32, %d:2, %e:x") == ["%d"]

@@ -68,6 +68,9 @@ _DEFINITION = re.compile(r"^[#!][A-Za-z_][A-Za-z0-9_$.]*\s*=")
 _RESULTS = re.compile(r"^((?:%[\w$.\-]+(?::\d+)?)(?:\s*,\s*%[\w$.\-]+(?::\d+)?)*)\s*=\s*(?!=)")
 _OPNAME = re.compile(r'^(?:"([\w.$]+)"|([A-Za-z_][\w.$]*))')
 _VALUE_USE = re.compile(r"%[\w$.\-]+(?:#\d+)?")
+#: a use not followed by ``:`` (a definition ``%a: T`` or ``%a:T``) unless by ``:<digit>``; atomic, so a name
+#: followed by ``:`` is skipped whole, never matched shorter
+_KEPT_USE = re.compile(r"(?>%[\w$.\-]+(?:#\d+)?)(?!:(?!\d))")
 _BLOCK_LABEL = re.compile(r"^\^[\w$.\-]+")
 _FILE_LOC = re.compile(r'^"((?:[^"\\]|\\.)*)":(\d+):(\d+)')
 _NAMED_LOC = re.compile(r'^"((?:[^"\\]|\\.)*)"\((.*)\)$', re.S)
@@ -747,7 +750,9 @@ def _result_names(text: str) -> list[str]:
 
 def _top_dicts(text: str) -> list[str]:
     """Top-level ``{...}`` attribute dicts and ``<{...}>`` property dicts of an op's text."""
-    out = []
+    out: list[str] = []
+    if "{" not in text:
+        return out
     i = 0
     while True:
         j = find_top(text, "{", i)
@@ -776,6 +781,10 @@ def _remove_dicts(text: str) -> str:
 
 def _uses(text: str) -> list[str]:
     """SSA uses in order: ``%name`` / ``%name#i``, excluding block-argument definitions ``%a: type``."""
+    if ":" not in text:
+        return _VALUE_USE.findall(text)
+    if text.isascii():  # (``str.isdigit`` and ``\\d`` agree on ASCII only)
+        return _KEPT_USE.findall(text)
     out = []
     for m in _VALUE_USE.finditer(text):
         after = text[m.end():m.end() + 2]

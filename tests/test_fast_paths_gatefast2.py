@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from llverify.prove import certificates
-from llverify.ttgir import reader, syntax
+from llverify.ttgir import reader, syntax, types
 
 _QUOTED = st.text(alphabet='()[]{}<>-a ,:"', max_size=40)
 _ESCAPED = st.text(alphabet='()<>-a"\\', max_size=30)
@@ -111,3 +111,29 @@ def test_uses_skip_a_definition_whole():
     # the mutant: a backtracking match would keep "%ab" of the definition "%abc: T"
     assert reader._uses("%abc: f32, %d:2, %e:x, %f²:², %g:²") == ["%d", "%f²", "%g"]
     assert reader._uses("%abc: f32, %d:2, %e:x") == ["%d"]
+
+
+def _reference_too_deep(text: str) -> bool:
+    depth = 0
+    for ch in text:
+        depth += ch in "([{<"
+        depth -= ch in ")]}>"
+        if depth > types.MAX_ENCODING_DEPTH:
+            return True
+    return False
+
+
+@given(st.text(alphabet="<>{}()[]a", max_size=80), st.integers(0, 40))
+@settings(max_examples=500, deadline=None)
+def test_encoding_depth_bound_is_the_walk(text, extra):
+    text = "<" * extra + text
+    problem = types._encoding_problem(text, types.AliasTable())
+    assert (problem is not None and "nested deeper" in problem) == _reference_too_deep(text)
+
+
+def test_encoding_depth_and_alias_errors_still_found():
+    table = types.AliasTable()
+    assert "nested deeper" in types._encoding_problem("<" * 33, table)
+    assert types._encoding_problem("<" * 32 + ">" * 32, table) is None
+    table.errors["bad"] = "unreadable"
+    assert "alias #bad" in types._encoding_problem("#ttg.slice<{dim = 0, parent = #bad}>", table)

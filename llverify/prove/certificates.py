@@ -94,9 +94,28 @@ def _out_bit_names(L: LinearLayout) -> list[str]:
     return [f"{n}:{1 << i}" for n, s in L.out_dims.items() for i in range(s.bit_length() - 1)]
 
 
-def _surj(L: LinearLayout) -> Finding | dict[str, Any]:
+def _unit_right_inverse(cols: Sequence[int], n_out: int) -> list[int] | None:
+    """:func:`right_inverse` of columns that are zero or distinct unit vectors (a distributed layout's, once
+    its column rules hold), without elimination: ``R[r] = e_j`` for the column ``j`` equal to ``e_r``.  The
+    non-zero columns are independent, so this is the only combination of them giving ``e_r``, the one the
+    elimination finds; None when some ``e_r`` is no column (then the general path finds the witness)."""
+    where = {c: j for j, c in enumerate(cols) if c}
+    out = []
+    for r in range(n_out):
+        j = where.get(1 << r)
+        if j is None:
+            return None
+        out.append(1 << j)
+    return out
+
+
+def _surj(L: LinearLayout, unit_columns: bool = False) -> Finding | dict[str, Any]:
+    """Surjectivity by a checked right inverse; ``unit_columns``: the caller checked that every column is
+    zero or a unit vector, no two non-zero alike (the inverse is then read off the columns)."""
     cols, n_out = L.flat_columns, L.total_out_bits
-    R = right_inverse(cols, n_out)
+    R = _unit_right_inverse(cols, n_out) if unit_columns else None
+    if R is None:
+        R = right_inverse(cols, n_out)
     if R is None:
         e = f2.Echelon.of(cols)
         y = next(1 << r for r in range(n_out) if e.reduce(1 << r)[0])
@@ -168,7 +187,7 @@ def distributed(L: LinearLayout) -> Finding:
     bad = _column_rules(L, lambda k: k > 1, "a distributed layout has at most one per column", True)
     if bad:
         return bad
-    s = _surj(L)
+    s = _surj(L, unit_columns=True)
     if isinstance(s, Finding):
         return s
     return proved({"kind": "distributed", "columns": "each has at most one non-zero bit, no non-zero repeats",

@@ -47,7 +47,7 @@ from typing import Iterator, Mapping, Sequence
 from llverify.ttgir.model import (Block, Function, Location, Module, Op, Region, SourceLocation, TtgirError,
                                   TypeRef, Value)
 from llverify.ttgir.syntax import (find_top, matching_close, max_depth_final, rfind_top, split_arrow,
-                                   split_top, strip_parens)
+                                   split_top, strip_parens, sub)
 from llverify.ttgir.types import AliasTable, parse_typeref, with_element
 
 __all__ = ["parse_module", "parse_modules", "MAX_MODULE_BYTES", "MAX_REGION_DEPTH"]
@@ -68,6 +68,9 @@ _DEFINITION = re.compile(r"^[#!][A-Za-z_][A-Za-z0-9_$.]*\s*=")
 _RESULTS = re.compile(r"^((?:%[\w$.\-]+(?::\d+)?)(?:\s*,\s*%[\w$.\-]+(?::\d+)?)*)\s*=\s*(?!=)")
 _OPNAME = re.compile(r'^(?:"([\w.$]+)"|([A-Za-z_][\w.$]*))')
 _VALUE_USE = re.compile(r"%[\w$.\-]+(?:#\d+)?")
+#: a use not followed by ``:`` (a definition ``%a: T`` or ``%a:T``) unless by ``:<digit>``; atomic, so a name
+#: followed by ``:`` is skipped whole, never matched shorter
+_KEPT_USE = re.compile(r"(?>%[\w$.\-]+(?:#\d+)?)(?!:(?!\d))")
 _BLOCK_LABEL = re.compile(r"^\^[\w$.\-]+")
 _FILE_LOC = re.compile(r'^"((?:[^"\\]|\\.)*)":(\d+):(\d+)')
 _NAMED_LOC = re.compile(r'^"((?:[^"\\]|\\.)*)"\((.*)\)$', re.S)
@@ -170,7 +173,7 @@ def _split_loc(text: str) -> tuple[str, str | None]:
     if i >= 0 and (i == 0 or not (t[i - 1].isalnum() or t[i - 1] == "_")):
         close = matching_close(t, i + 3)
         if close == len(t) - 1:
-            return t[:i].rstrip(), t[i:]
+            return sub(t, 0, len(t[:i].rstrip())), t[i:]
     return t, None
 
 
@@ -537,17 +540,17 @@ class _Assembler:
         m = _RESULTS.match(body)
         if m:
             results_text = m.group(1)
-            body = body[m.end():]
+            body = sub(body, m.end(), len(body))
         nm = _OPNAME.match(body)
         if not nm:
             raise _fail(self.path, b.line, b.col, f"expected an operation name, found {body[:40]!r}")
         name = canonical_op_name(nm.group(1) or nm.group(2))
-        rest = body[nm.end():]
+        rest = sub(body, nm.end(), len(body))
         # region-header block arguments (scf.for induction variable, iter_args, scf.while before-args)
         region_args = self._region_header_args(name, rest)
         sig_at, sig_end = _signature_colon(rest)
-        before_sig = rest if sig_at < 0 else rest[:sig_at]
-        signature = "" if sig_at < 0 else rest[sig_end:]
+        before_sig = rest if sig_at < 0 else sub(rest, 0, sig_at)
+        signature = "" if sig_at < 0 else sub(rest, sig_end, len(rest))
         attrs: dict[str, str] = {}
         for brace in _top_dicts(before_sig):
             attrs.update(_attr_dict(brace))
@@ -747,7 +750,9 @@ def _result_names(text: str) -> list[str]:
 
 def _top_dicts(text: str) -> list[str]:
     """Top-level ``{...}`` attribute dicts and ``<{...}>`` property dicts of an op's text."""
-    out = []
+    out: list[str] = []
+    if "{" not in text:
+        return out
     i = 0
     while True:
         j = find_top(text, "{", i)
@@ -776,6 +781,10 @@ def _remove_dicts(text: str) -> str:
 
 def _uses(text: str) -> list[str]:
     """SSA uses in order: ``%name`` / ``%name#i``, excluding block-argument definitions ``%a: type``."""
+    if ":" not in text:
+        return _VALUE_USE.findall(text)
+    if text.isascii():  # (``str.isdigit`` and ``\\d`` agree on ASCII only)
+        return _KEPT_USE.findall(text)
     out = []
     for m in _VALUE_USE.finditer(text):
         after = text[m.end():m.end() + 2]

@@ -17,11 +17,10 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from functools import lru_cache
 from typing import Iterator
 
 __all__ = ["MAX_DEPTH", "max_depth", "max_depth_final", "depth_at", "scan_depths", "split_top", "find_top", "rfind_top", "split_arrow",
-           "strip_parens", "matching_close"]
+           "strip_parens", "matching_close", "sub"]
 
 #: deepest bracket nesting accepted anywhere in a module (Triton prints < 10)
 MAX_DEPTH = 256
@@ -35,12 +34,77 @@ _SPECIAL = re.compile(r'[()\[\]{}<>"\\]')
 _BRACKET = re.compile(r'[()\[\]{}<]|(?<!-)>')
 
 
-@lru_cache(maxsize=1024)
-def _changes(text: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """Positions where the depth changes and the depth *after* each (strings count as one level)."""
-    if '"' not in text and "\\" not in text:
-        return _plain_changes(text)
-    return _quoted_changes(text)
+#: a scanned text's view: (positions, depths after, offset, first, end); the text's character ``i`` is character
+#: ``i + offset`` of the text that was scanned, whose changes ``positions[first:end]`` fall inside this text
+_View = tuple[tuple[int, ...], tuple[int, ...], int, int, int]
+#: most views kept (cleared wholesale past this: the reader's texts are short-lived)
+_MAX_VIEWS = 8192
+
+
+class _Scans:
+    """Memo of bracket scans, with substrings of scanned texts derived from their parent's scan.
+
+    A substring ``T[s:e]`` of a scanned ``T`` has the same depth changes as ``T`` restricted to ``(s, e]``
+    (shifted by ``s``) when the scan of ``T`` is at depth 0 just before ``s`` (so outside any string), with no
+    escape pending (no backslash at ``s - 1``) and no ``->`` split at ``s``: the scan is a left-to-right state
+    machine whose state at ``s`` is then the initial state.  A prefix (``s = 0``) always qualifies.
+    :meth:`sub` records such a substring (derived on its first use), so the reader's slices of one op's text
+    (body, operands, signature) pay one scan.  ``cache_clear`` forgets everything (the benchmark calls it per
+    repeat)."""
+
+    def __init__(self) -> None:
+        self.views: dict[str, _View] = {}
+        self.parents: dict[str, tuple[str, int, int]] = {}
+
+    def cache_clear(self) -> None:
+        self.views.clear()
+        self.parents.clear()
+
+    def view(self, text: str) -> _View:
+        v = self.views.get(text)
+        if v is not None:
+            return v
+        rel = self.parents.get(text)
+        if rel is not None:
+            parent, start, end = rel
+            pos, after, off, a, b = self.view(parent)
+            v = (pos, after, off + start, bisect_right(pos, off + start, a, b), bisect_right(pos, off + end, a, b))
+        else:
+            pos, after = _plain_changes(text) if '"' not in text and "\\" not in text else _quoted_changes(text)
+            v = (pos, after, 0, 0, len(pos))
+        if len(self.views) >= _MAX_VIEWS:
+            self.cache_clear()
+        self.views[text] = v
+        return v
+
+    def __call__(self, text: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """Positions where the depth changes and the depth *after* each (strings count as one level)."""
+        pos, after, off, a, b = self.view(text)
+        if off == 0 and a == 0 and b == len(pos):
+            return pos, after
+        return tuple(p - off for p in pos[a:b]), after[a:b]
+
+    def sub(self, text: str, start: int, end: int) -> str:
+        """``text[start:end]`` (``0 <= start <= end <= len(text)``), recorded as derived from ``text`` (which is
+        scanned now if it was not) when the conditions above hold."""
+        s = text[start:end]
+        if len(s) == len(text) or not s or s in self.views or s in self.parents:
+            return s
+        if start > 0:
+            pos, after, off, a, b = self.view(text)
+            k = bisect_right(pos, off + start, a, b) - 1
+            if (k >= a and after[k]) or text[start - 1] == "\\" or (text[start] == ">" and text[start - 1] == "-"):
+                return s
+        if len(self.parents) >= _MAX_VIEWS:
+            self.cache_clear()
+            return s
+        self.parents[s] = (text, start, end)
+        return s
+
+
+_changes = _Scans()
+#: ``sub(text, start, end)``: ``text[start:end]`` whose bracket scan is derived from ``text``'s
+sub = _changes.sub
 
 
 def _quoted_changes(text: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -98,9 +162,9 @@ def _plain_changes(text: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
 
 def depth_at(text: str, i: int) -> int:
     """Bracket depth just before character ``i``."""
-    pos, after = _changes(text)
-    k = bisect_right(pos, i) - 1
-    return after[k] if k >= 0 else 0
+    pos, after, off, a, b = _changes.view(text)
+    k = bisect_right(pos, i + off, a, b) - 1
+    return after[k] if k >= a else 0
 
 
 def scan_depths(text: str) -> tuple[int, ...]:
@@ -115,6 +179,10 @@ def max_depth_final(text: str) -> int:
         # escapes nothing here: only the string state reads the previous character)
         return (text.count("(") + text.count("[") + text.count("{") + text.count("<") - text.count(")")
                 - text.count("]") - text.count("}") - text.count(">") + text.count("->"))
+    if "\\" not in text:
+        # quotes toggle strings (no escapes): the text outside them, each string replaced by a blank (so a '-'
+        # before a string and a '>' after it make no arrow), counted as above
+        return max_depth_final(" ".join(text.split('"')[0::2]))
     return _scanned_final_depth(text)
 
 
@@ -141,7 +209,8 @@ def _scanned_final_depth(text: str) -> int:
 
 def max_depth(text: str) -> int:
     """The deepest bracket nesting in ``text``."""
-    return max(_changes(text)[1], default=0)
+    _, after, _, a, b = _changes.view(text)
+    return max(after[a:b], default=0)
 
 
 def _occurrences(text: str, token: str, start: int = 0) -> Iterator[int]:
@@ -158,6 +227,8 @@ def _top(text: str, i: int, token: str) -> bool:
 
 def _top_all(text: str, i: int, token: str) -> bool:
     """Every character of the token is at depth 0 (a separator that opens or closes nothing)."""
+    if len(token) == 1:
+        return depth_at(text, i) == 0
     return all(depth_at(text, j) == 0 for j in range(i, i + len(token)))
 
 
@@ -195,25 +266,32 @@ def split_arrow(text: str) -> tuple[str, str | None]:
     i = find_top(text, "->")
     if i < 0:
         return text.strip(), None
-    return text[:i].strip(), text[i + 2:].strip()
+    return _strip(text, 0, i), _strip(text, i + 2, len(text))
 
 
 def strip_parens(text: str) -> str:
     """``"(a, b)"`` -> ``"a, b"`` when the parentheses enclose the whole text."""
-    t = text.strip()
+    t = _strip(text, 0, len(text))
     if t.startswith("(") and matching_close(t, 0) == len(t) - 1:
-        return t[1:-1]
+        return sub(t, 1, len(t) - 1)
     return t
+
+
+def _strip(text: str, start: int, end: int) -> str:
+    """``text[start:end].strip()``, its scan derived from ``text``'s (:func:`sub`)."""
+    t = text[start:end]
+    lead = len(t) - len(t.lstrip())
+    return sub(text, start + lead, start + len(t.rstrip()))
 
 
 def matching_close(text: str, open_index: int) -> int:
     """Index of the bracket closing the one at ``open_index``, or -1."""
-    base = depth_at(text, open_index)
-    pos, after = _changes(text)
-    k = bisect_right(pos, open_index)
-    while k < len(pos):
+    pos, after, off, a, b = _changes.view(text)
+    k = bisect_right(pos, open_index + off, a, b)
+    base = after[k - 1] if k > a else 0
+    while k < b:
         if after[k] == base:
-            i = pos[k] - 1
+            i = pos[k] - 1 - off
             return i if text[i] in _CLOSE or text[i] == '"' else -1
         k += 1
     return -1

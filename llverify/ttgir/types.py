@@ -77,12 +77,17 @@ def _parse_any_attr(text: str, specs: Mapping[str, Any]) -> Any:
 def _encoding_problem(text: str, aliases: AliasTable) -> str | None:
     if _LONG_INT.search(text):
         return f"an integer literal longer than {MAX_LITERAL_DIGITS} digits"
-    depth = 0
-    for ch in text:
-        depth += ch in "([{<"
-        depth -= ch in ")]}>"
-        if depth > MAX_ENCODING_DEPTH:
-            return f"attribute nested deeper than {MAX_ENCODING_DEPTH}"
+    # the depth never exceeds the number of opening brackets: with at most MAX_ENCODING_DEPTH of them (every
+    # encoding Triton prints) the walk cannot find a deeper point
+    if text.count("(") + text.count("[") + text.count("{") + text.count("<") > MAX_ENCODING_DEPTH:
+        depth = 0
+        for ch in text:
+            depth += ch in "([{<"
+            depth -= ch in ")]}>"
+            if depth > MAX_ENCODING_DEPTH:
+                return f"attribute nested deeper than {MAX_ENCODING_DEPTH}"
+    if not aliases.errors:
+        return None
     for m in _ALIAS_REF.finditer(text):
         if m.group(1) in aliases.errors:
             return f"alias #{m.group(1)} could not be read: {aliases.errors[m.group(1)]}"

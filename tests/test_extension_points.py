@@ -20,7 +20,7 @@ from llverify.cli import cli
 from llverify.hw import blocked, build, kinds as hw_kinds, sampling
 from llverify.hw.kinds import Kind, declare
 from llverify.layout import LinearLayout
-from llverify.spec import adapters, kinds as check_kinds
+from llverify.spec import check_properties, checkkind, kinds as check_kinds
 from llverify.spec.argtypes import Arg
 from llverify.spec.kinds import CheckKind, declare_check_kind
 from llverify.triton import format_attr, parse_attr
@@ -48,10 +48,10 @@ def toy_hw_kind():
 @pytest.fixture
 def toy_check_kind():
     declare_check_kind(CheckKind("toy_covers", {"layout": Arg("layout", required=True)}, ("layout",),
-                                 "{layout} covers its tensor (a toy kind)", adapters.check_surjective,
+                                 "{layout} covers its tensor (a toy kind)", check_properties.check_surjective,
                                  "the toy: surjectivity under another name"))
     yield
-    del check_kinds._TABLE["toy_covers"]
+    del checkkind._TABLE["toy_covers"]
 
 
 SPEC = """\
@@ -109,6 +109,6 @@ def test_the_toys_are_gone_after_their_tests() -> None:
 
 def test_a_kind_declared_twice_differently_is_refused(toy_check_kind) -> None:
     with pytest.raises(ValueError, match="declared twice"):
-        declare_check_kind(CheckKind("toy_covers", {}, (), "other", adapters.check_injective))
+        declare_check_kind(CheckKind("toy_covers", {}, (), "other", check_properties.check_injective))
     with pytest.raises(ValueError, match="declared twice"):
         declare(Kind("blocked", toy_rows))

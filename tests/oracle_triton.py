@@ -15,15 +15,20 @@ A *case* is what :func:`llverify.hw.build` takes::
      "params": {"size_per_thread": [1, 4], "threads_per_warp": [8, 4],
                 "warps_per_cta": [4, 1], "order": [1, 0]}}
 
-Nested parents (``slice``, ``dot_operand``) are ``{"kind": ..., **params}``
-dicts.  The legacy CGA triple ``ctas_per_cga/cta_split_num/cta_order`` is
-turned into ``cga_layout`` bases by Triton's own ``make_cga_layout``.
+How each kind's attribute is built is not written here: every kind declares
+it (``Kind.gluon`` in :mod:`llverify.hw.registry`, a function of the builder
+and the parameters), and :func:`gluon_attr` derives every branch from those
+declarations; a kind without one is skipped (:func:`skip_reason`).  Nested
+parents (``slice``, ``dot_operand``) are ``{"kind": ..., **params}`` dicts.
+The legacy CGA triple ``ctas_per_cga/cta_split_num/cta_order`` is turned into
+``cga_layout`` bases by Triton's own ``make_cga_layout``.
 
 Public API (other test modules may import it)::
 
     available() -> bool                  # is triton importable here?
     triton_version() -> str | None
     run_cases(cases, batch_size=400, timeout=600.0) -> list[dict]
+    skip_reason(kind) -> str | None      # why a kind is not compared (it declares no Gluon builder)
     run_type_cases(items, timeout=600.0) -> list[dict]   # Triton's MLIR parser on type text
 
 A *type item* is ``{"type": "tensor<64x64xf16, #ttg.blocked<{...}>>", "shape":
@@ -49,9 +54,24 @@ import os
 import subprocess
 import sys
 from functools import lru_cache
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 _SELF = os.path.abspath(__file__)
+_ROOT = os.path.dirname(os.path.dirname(_SELF))
+
+
+def skip_reason(kind: str) -> str | None:
+    """Why cases of ``kind`` are not compared with Triton (no Gluon builder declared), or None when they are."""
+    from llverify.errors import LayoutError
+    from llverify.hw.kinds import lookup
+
+    try:
+        declared = lookup(kind)
+    except LayoutError:
+        return f"unknown kind {kind!r}"
+    if declared.gluon is None:
+        return f"kind {declared.name!r} declares no Gluon builder (Kind.gluon), so Triton cannot build it here"
+    return None
 
 
 @lru_cache(maxsize=1)
@@ -72,15 +92,25 @@ def available() -> bool:
 
 def run_cases(cases: Sequence[dict[str, Any]], batch_size: int = 400,
               timeout: float = 600.0) -> list[dict[str, Any]]:
-    """Run every case through Triton; one result per case, in order (see module doc)."""
-    results: list[dict[str, Any]] = []
-    todo = list(cases)
+    """Run every case through Triton; one result per case, in order (see module doc).
+
+    A case whose kind declares no Gluon builder never reaches Triton: its result is
+    ``{"ok": False, "skipped": True, "error": <the reason>}``.
+    """
+    results: list[dict[str, Any] | None] = [None] * len(cases)
+    todo: list[int] = []
+    for i, case in enumerate(cases):
+        why = skip_reason(case["kind"])
+        if why is None:
+            todo.append(i)
+        else:
+            results[i] = {"ok": False, "skipped": True, "error": why}
     while todo:
-        batch = todo[:batch_size]
-        got = _run_child(batch, timeout)
-        results.extend(got)
+        got = _run_child([cases[i] for i in todo[:batch_size]], timeout)
+        for i, r in zip(todo, got):
+            results[i] = r
         todo = todo[len(got):]
-    return results
+    return [r for r in results if r is not None]
 
 
 def run_type_cases(items: Sequence[dict[str, Any]], timeout: float = 600.0) -> list[dict[str, Any]]:
@@ -112,72 +142,39 @@ def _run_child(batch: list[dict[str, Any]], timeout: float, mode: str = "--layou
 
 
 # --------------------------------------------------------------------------- child side
-def _cga(g: Any, p: dict[str, Any]) -> list[list[int]]:
-    if p.get("cga_layout") is not None:
-        return [list(b) for b in p["cga_layout"]]
-    if p.get("ctas_per_cga") is not None:
-        return [list(b) for b in g.make_cga_layout(list(p["ctas_per_cga"]), list(p["cta_split_num"]),
-                                                   list(p["cta_order"]))]
-    return []
+class GluonOracleBuilder:
+    """The :class:`llverify.hw.kinds.GluonBuilder` a kind's ``gluon`` function receives: Triton's
+    ``GluonOpBuilder`` (its methods by attribute) plus ``cga`` and ``nested``."""
+
+    def __init__(self, builder: Any, gluon_ir: Any) -> None:
+        self._builder, self._gluon_ir = builder, gluon_ir
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._builder, name)
+
+    def cga(self, p: Mapping[str, Any]) -> list[list[int]]:
+        """``cga_layout`` as given, or the legacy CGA triple through Triton's own ``make_cga_layout``."""
+        if p.get("cga_layout") is not None:
+            return [list(b) for b in p["cga_layout"]]
+        if p.get("ctas_per_cga") is not None:
+            return [list(b) for b in self._gluon_ir.make_cga_layout(list(p["ctas_per_cga"]),
+                                                                    list(p["cta_split_num"]), list(p["cta_order"]))]
+        return []
+
+    def nested(self, spec: Mapping[str, Any]) -> Any:
+        """A nested layout ``{"kind": ..., **params}`` (a parent) built through its own declaration."""
+        params = dict(spec)
+        return gluon_attr(self, params.pop("kind"), params)
 
 
-def _attr(b: Any, g: Any, kind: str, p: dict[str, Any]) -> Any:
-    if kind == "blocked":
-        return b.get_blocked_layout(p["size_per_thread"], p["threads_per_warp"], p["warps_per_cta"],
-                                    p["order"], _cga(g, p))
-    if kind == "slice":
-        par = dict(p["parent"])
-        return b.get_slice_layout(p["dim"], _attr(b, g, par.pop("kind"), par))
-    if kind == "nvidia_mma":
-        v = p["version"]
-        v = list(v) if isinstance(v, (list, tuple)) else [v, 0]
-        return b.get_mma_layout(v, p["warps_per_cta"], _cga(g, p), p["instr_shape"])
-    if kind == "dot_operand":
-        par = dict(p["parent"])
-        return b.get_dot_operand_layout(p["operand_index"], _attr(b, g, par.pop("kind"), par), p["k_width"])
-    if kind == "amd_mfma":
-        rank = len(p["warps_per_cta"])
-        return b.get_amd_mfma_layout(p["version"], p["warps_per_cta"], p["instr_shape"], p["transposed"],
-                                     _cga(g, p), p.get("tiles_per_warp") or [1] * rank,
-                                     p.get("element_bitwidth") or 32)
-    if kind == "amd_wmma":
-        return b.get_amd_wmma_layout(p["version"], p["transposed"], p["warp_bases"], p.get("reg_bases") or [],
-                                     _cga(g, p), _given(p, "instr_shape", [16, 16, 16]), _given(p, "rank", 2))
-    if kind == "swizzled_shared":
-        return b.get_swizzled_shared_layout(p["vec"], p["per_phase"], p["max_phase"], p["order"], _cga(g, p))
-    if kind == "nvmma_shared":
-        return b.get_nvmma_shared_layout(p["swizzle_byte_width"], p["element_bitwidth"],
-                                         bool(p.get("transposed", False)), bool(p.get("fp4_padded", False)),
-                                         _cga(g, p), p.get("rank", 2))
-    if kind == "linear":
-        return b.get_distributed_linear_layout(p.get("reg_bases", []), p.get("lane_bases", []),
-                                               p.get("warp_bases", []), p.get("block_bases", []),
-                                               p.get("layout_shape") or _extent(p))
-    if kind == "partitioned_shared":
-        inner = dict(p["partition_layout"])
-        return b.get_partitioned_shared_layout(p["num_partitions"], p["num_groups"], p["partition_dim"],
-                                               _attr(b, g, inner.pop("kind"), inner))
-    if kind == "shared_linear":
-        return b.get_shared_linear_layout(p["offset_bases"], p.get("block_bases", []), p.get("alignment", 16))
-    if kind == "tensor_memory":
-        return b.get_tensor_memory_layout(p["block"], p["col_stride"], _cga(g, p), bool(p.get("two_ctas", False)),
-                                          bool(p.get("fp4_padded", False)))
-    if kind == "tensor_memory_scales":
-        return b.get_tensor_memory_scales_layout(_cga(g, p))
-    raise ValueError(f"oracle: unknown kind {kind!r}")
+def gluon_attr(builder: Any, kind: str, params: Mapping[str, Any]) -> Any:
+    """The attribute of ``kind`` with ``params``, built by the kind's declared ``gluon`` function."""
+    from llverify.hw.kinds import lookup
 
-
-def _given(p: dict[str, Any], key: str, default: Any) -> Any:
-    """``p[key]`` unless absent or None (Gluon's default then), passed as given otherwise."""
-    v = p.get(key)
-    return default if v is None else v
-
-
-def _extent(p: dict[str, Any]) -> list[int]:
-    """The explicit layout's own shape: per dim, the next power of two above the largest component."""
-    vecs = [b for k in ("reg_bases", "lane_bases", "warp_bases", "block_bases") for b in p.get(k) or []]
-    rank = len(vecs[0]) if vecs else 1
-    return [1 << max([0] + [int(v[d]).bit_length() for v in vecs]) for d in range(rank)]
+    build = lookup(kind).gluon
+    if build is None:
+        raise ValueError(f"oracle: {skip_reason(kind)}")
+    return build(builder, params)
 
 
 def _convert(obj: Any) -> dict[str, Any]:
@@ -237,6 +234,7 @@ def _types_main() -> None:
 
 
 def _child_main() -> None:
+    sys.path.insert(0, _ROOT)  # this working tree's llverify: the kinds' declarations say how to build each
     from triton._C.libtriton import gluon_ir, ir  # noqa: PLC0415
 
     ctx = ir.context()
@@ -245,7 +243,7 @@ def _child_main() -> None:
     cases = json.loads(sys.stdin.read())
     for case in cases:
         try:
-            attr = _attr(builder, gluon_ir, case["kind"], dict(case.get("params", {})))
+            attr = gluon_attr(GluonOracleBuilder(builder, gluon_ir), case["kind"], dict(case.get("params", {})))
             ll = builder.to_linear_layout(attr, list(case["shape"]))
             res: dict[str, Any] = {"ok": True, "bases": {k: [list(map(int, b)) for b in v]
                                                          for k, v in _convert(ll).items()}}

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Any, Sequence
+import sys
+from pathlib import Path
+from typing import Any, Mapping, Sequence
 
 import pytest
 from click.testing import CliRunner
@@ -20,10 +22,13 @@ from llverify.cli import cli
 from llverify.hw import blocked, build, kinds as hw_kinds, sampling
 from llverify.hw.kinds import Kind, declare
 from llverify.layout import LinearLayout
-from llverify.spec import adapters, kinds as check_kinds
+from llverify.spec import check_properties, checkkind, kinds as check_kinds
 from llverify.spec.argtypes import Arg
 from llverify.spec.kinds import CheckKind, declare_check_kind
 from llverify.triton import format_attr, parse_attr
+
+sys.path.insert(0, str(Path(__file__).parent))
+import oracle_triton  # noqa: E402
 
 
 def toy_rows(shape: Sequence[int], rows_per_thread: int) -> LinearLayout:
@@ -45,13 +50,33 @@ def toy_hw_kind():
     del hw_kinds._KINDS["toy_rows"]
 
 
+def toy_rows_gluon(b: Any, p: Mapping[str, Any]) -> Any:
+    """How Triton's Gluon builder would build the toy: a blocked attribute."""
+    return b.get_blocked_layout([p["rows_per_thread"], 1], [1, 32], [1, 1], [0, 1], b.cga(p))
+
+
+@pytest.fixture
+def toy_hw_kind_with_gluon():
+    declare(Kind("toy_rows", toy_rows, mnemonic="toy_rows", fields={"rowsPerThread": "rows_per_thread"},
+                 sample=toy_rows_case, gluon=toy_rows_gluon))
+    yield
+    del hw_kinds._KINDS["toy_rows"]
+
+
+class FakeGluonBuilder:
+    """Records the ``get_*_layout`` calls the oracle derives, in place of Triton's ``GluonOpBuilder``."""
+
+    def __getattr__(self, name: str) -> Any:
+        return lambda *args: (name, args)
+
+
 @pytest.fixture
 def toy_check_kind():
     declare_check_kind(CheckKind("toy_covers", {"layout": Arg("layout", required=True)}, ("layout",),
-                                 "{layout} covers its tensor (a toy kind)", adapters.check_surjective,
+                                 "{layout} covers its tensor (a toy kind)", check_properties.check_surjective,
                                  "the toy: surjectivity under another name"))
     yield
-    del check_kinds._TABLE["toy_covers"]
+    del checkkind._TABLE["toy_covers"]
 
 
 SPEC = """\
@@ -84,6 +109,29 @@ def test_a_toy_hardware_kind_is_one_declaration(toy_hw_kind) -> None:
     assert build(case["kind"], case["shape"], **case["params"]).out_dim_size("dim1") == 32
 
 
+def test_the_oracle_skips_a_toy_without_a_gluon_builder(toy_hw_kind) -> None:
+    why = oracle_triton.skip_reason("toy_rows")
+    assert why is not None and "declares no Gluon builder" in why
+    assert oracle_triton.skip_reason("blocked") is None
+    case = sampling.random_case("toy_rows", random.Random(3))
+    (res,) = oracle_triton.run_cases([case])  # answered here: no child process, no Triton
+    assert res == {"ok": False, "skipped": True, "error": why}
+
+
+def test_the_oracle_derives_a_toy_branch_from_its_declaration(toy_hw_kind_with_gluon) -> None:
+    assert oracle_triton.skip_reason("toy_rows") is None
+    b = oracle_triton.GluonOracleBuilder(FakeGluonBuilder(), None)
+    assert oracle_triton.gluon_attr(b, "toy_rows", {"rows_per_thread": 4}) == (
+        "get_blocked_layout", ([4, 1], [1, 32], [1, 1], [0, 1], []))
+    nested = oracle_triton.gluon_attr(b, "slice", {"dim": 0, "parent": {"kind": "toy_rows", "rows_per_thread": 2}})
+    assert nested == ("get_slice_layout", (0, ("get_blocked_layout", ([2, 1], [1, 32], [1, 1], [0, 1], []))))
+
+
+def test_every_sampled_kind_reaches_the_oracle() -> None:
+    """The differential compares every sampled kind: each declares its Gluon builder."""
+    assert [k for k in sampling.SAMPLED_KINDS if oracle_triton.skip_reason(k) is not None] == []
+
+
 def test_a_toy_check_kind_is_one_declaration(toy_check_kind, toy_hw_kind, tmp_path) -> None:
     path = tmp_path / "toy.yaml"
     path.write_text(SPEC)
@@ -109,6 +157,6 @@ def test_the_toys_are_gone_after_their_tests() -> None:
 
 def test_a_kind_declared_twice_differently_is_refused(toy_check_kind) -> None:
     with pytest.raises(ValueError, match="declared twice"):
-        declare_check_kind(CheckKind("toy_covers", {}, (), "other", adapters.check_injective))
+        declare_check_kind(CheckKind("toy_covers", {}, (), "other", check_properties.check_injective))
     with pytest.raises(ValueError, match="declared twice"):
         declare(Kind("blocked", toy_rows))

@@ -7,6 +7,11 @@ constructor and the sampler) and hands the list to :func:`declare`; :func:`const
 so a constructor whose parameters nest another layout (``slice``'s parent)
 can call :func:`build_spec` without an import cycle.
 
+A kind may also say how Triton's Gluon builder builds its attribute
+(``Kind.gluon``, a function of a :class:`GluonBuilder` and the parameters);
+only the differential tests' oracle (``tests/oracle_triton.py``) calls it,
+and kinds without one are left out of the differential with a reason.
+
 Kind names are the ones specs and the command line use; parameters are
 Gluon's snake_case names.  Unknown kinds and unknown or missing parameters
 raise :class:`~llverify.errors.LayoutError` naming them.
@@ -18,13 +23,31 @@ import inspect
 import random
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Protocol, Sequence
 
 from llverify.errors import LayoutError
 from llverify.layout import LinearLayout
 
-__all__ = ["Kind", "build", "build_spec", "constructor", "declare", "declared", "parameters", "attribute_kinds",
-           "sampled_kinds", "sampler"]
+__all__ = ["GluonBuilder", "Kind", "build", "build_spec", "constructor", "declare", "declared", "parameters",
+           "attribute_kinds", "lookup", "sampled_kinds", "sampler"]
+
+
+class GluonBuilder(Protocol):
+    """What a kind's ``gluon`` function receives: Triton's ``gluon_ir.GluonOpBuilder`` (its ``get_*_layout``
+    methods, reached as attributes) plus two helpers for what several kinds share.
+
+    No llverify module imports Triton: the oracle of the differential tests (``tests/oracle_triton.py``)
+    wraps the real builder in a child process.
+    """
+
+    def cga(self, params: Mapping[str, Any]) -> list[list[int]]:
+        """The CGA layout bases of ``params`` (``cga_layout``, or the legacy ``ctas_per_cga`` triple; ``[]``)."""
+
+    def nested(self, spec: Mapping[str, Any]) -> Any:
+        """The attribute of a nested layout ``{"kind": ..., **params}`` (a slice's or dot operand's parent)."""
+
+    def __getattr__(self, name: str) -> Any:
+        """Triton's builder methods, e.g. ``get_blocked_layout``."""
 
 
 @dataclass(frozen=True)
@@ -41,7 +64,10 @@ class Kind:
     * ``sample``: draws one random valid ``{"kind", "shape", "params"}`` case for the differential tests and
       benchmarks (:mod:`llverify.hw.sampling`); ``None``: not sampled;
     * ``tile``: an instruction tile (:mod:`llverify.hw.tiles`), whose shape may be ``None`` because the
-      instruction fixes it.
+      instruction fixes it;
+    * ``gluon``: how Triton's Gluon builder builds the attribute, ``gluon(builder, params)`` with a
+      :class:`GluonBuilder` and the constructor's parameters; the differential tests' oracle derives every
+      kind's branch from it; ``None``: the kind has no Gluon builder and is not compared with Triton.
     """
 
     name: str
@@ -52,6 +78,7 @@ class Kind:
     dialect: str = "ttg"
     fields: Mapping[str, str] = field(default_factory=dict)
     sample: Callable[[random.Random], dict[str, Any]] | None = None
+    gluon: Callable[[GluonBuilder, Mapping[str, Any]], Any] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "fields", MappingProxyType(dict(self.fields)))
@@ -79,6 +106,14 @@ def declare(*kinds: Kind) -> None:
 def declared() -> tuple[Kind, ...]:
     """Every declared kind, in declaration order."""
     return tuple(_KINDS.values())
+
+
+def lookup(kind: str) -> Kind:
+    """The declaration of ``kind`` (a name or an alias; :class:`LayoutError` when none is declared)."""
+    k = _KINDS.get(_ALIASES.get(kind, kind))
+    if k is None:
+        raise LayoutError(f"unknown layout kind {kind!r}; expected one of {', '.join(_KINDS)}")
+    return k
 
 
 def attribute_kinds() -> dict[str, Kind]:

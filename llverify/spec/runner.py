@@ -1,8 +1,8 @@
 """Running the checks of loaded specs, sequentially or over a process pool.
 
 :func:`run_check` decides one check: it looks up the check kind's adapter in
-the dispatch table (:mod:`llverify.spec.kinds` / :mod:`llverify.spec.adapters`)
-and returns a :class:`~llverify.spec.model.CheckResult`.  It never raises:
+the dispatch table (:mod:`llverify.spec.kinds`; :meth:`~llverify.spec.checkkind.CheckKind.run`
+routes it through the soundness kernel) and returns a :class:`~llverify.spec.model.CheckResult`.  It never raises:
 a layer that is not importable, a check the layer rejects, or an unexpected
 exception all become ``error`` verdicts with a message.
 
@@ -115,7 +115,7 @@ def _decide(task: Task) -> CheckResult:
         "timeout": check.timeout if check.timeout is not None else task.budget.timeout,
         "rlimit": check.rlimit if check.rlimit is not None else task.budget.rlimit,
     }
-    fn: Callable[..., Verdict] = kind.impl
+    fn: Callable[..., Verdict] = kind.run
     start = time.perf_counter()
     try:
         verdict = fn(check, task.layouts, **options)

@@ -18,3 +18,7 @@ class LayoutError(LlverifyError, ValueError):
 
 class SizeGuardError(LayoutError):
     """A computation would enumerate more points than the configured guard allows."""
+
+
+class TtgirError(LlverifyError, ValueError):
+    """A malformed TTGIR module; the message starts with ``file:line:col:``."""

@@ -136,7 +136,7 @@ def collected() -> list[Compiled]:
 def findings() -> tuple[list[Any], list[str]]:
     """The gate's findings over every kernel compiled so far, and modules that could not be read."""
     from llverify.ttgir.gate import check_module
-    from llverify.ttgir.model import TtgirError
+    from llverify.errors import TtgirError
     from llverify.ttgir.reader import parse_module
 
     out: list[Any] = []

@@ -234,7 +234,7 @@ def test_a_warm_text_run_loads_neither_reader_nor_prover(tmp_path: Path) -> None
     probe = ("import sys\nfrom llverify.cli import main\nsys.argv = ['llverify', 'ttgir', '--cache', sys.argv[1]]"
              " + sys.argv[2:]\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
              "heavy = ('z3', 'numpy', 'yaml', 'llverify.ttgir.reader', 'llverify.ttgir.rules', 'llverify.prove',"
-             " 'llverify.layout', 'llverify.spec', 'multiprocessing')\n"
+             " 'llverify.layout', 'llverify.spec', 'llverify.ttgir.model', 'multiprocessing')\n"
              "print('LOADED', sorted(m for m in sys.modules if m.startswith(heavy)))\n")
     out = subprocess.run([sys.executable, "-c", probe, cache, *files], capture_output=True, text=True, cwd=ROOT,
                          env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)

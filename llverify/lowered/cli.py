@@ -27,7 +27,7 @@ def lowered(ttgir_path: str, llir_path: str, shared_bytes: int | None, fmt: str,
     from llverify.lowered.llir import LlirError, parse_llir
     from llverify.lowered.validate import summarize, validate
     from llverify.ttgir.loader import read_text
-    from llverify.ttgir.model import TtgirError
+    from llverify.errors import TtgirError
     from llverify.ttgir.reader import parse_module
 
     try:

@@ -72,7 +72,7 @@ def ttgir(paths: tuple[str, ...], fmt: str, output: str | None, report_dir: str 
           verbose: bool) -> None:
     """Gate Triton's TTGIR: prove every layout-bearing op of every module under PATHS."""
     from llverify.ttgir.loader import discover
-    from llverify.ttgir.model import TtgirError
+    from llverify.errors import TtgirError
 
     if list_rules:
         from llverify.ttgir.rules import RULES
@@ -293,7 +293,7 @@ class _Runner:
 
         from llverify.ttgir.loader import read_bytes
         from llverify.ttgir.modcache import module_key, side_digests
-        from llverify.ttgir.model import TtgirError
+        from llverify.errors import TtgirError
 
         candidates: list[list[str]] = []
         for name in names:

@@ -23,9 +23,12 @@ import os
 import re
 import stat
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import TYPE_CHECKING, Iterator, Sequence
 
-from llverify.ttgir.model import Module, TtgirError
+from llverify.errors import TtgirError
+
+if TYPE_CHECKING:  # the warm cached path reads files and hashes them without the module model
+    from llverify.ttgir.model import Module
 
 __all__ = ["load_paths", "load_text", "is_dump", "split_dump", "discover", "read_text", "read_bytes", "decode_text"]
 

@@ -112,7 +112,7 @@ def side_digests(path: str) -> dict[str, Any]:
     """For ``--lowered``: the path and the SHA-256 of the ``.llir`` and ``.json`` beside it (None where absent
     or not a regular file); :func:`llverify.ttgir.units.lowered_findings` computes the same from what it reads."""
     from llverify.ttgir.loader import read_bytes
-    from llverify.ttgir.model import TtgirError
+    from llverify.errors import TtgirError
 
     stem = os.path.splitext(path)[0]
     out: dict[str, Any] = {"path": path, "ttgir_suffix": path.endswith(".ttgir")}

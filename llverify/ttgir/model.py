@@ -36,11 +36,7 @@ from typing import Any, Iterator, Mapping
 __all__ = ["Location", "SourceLocation", "TypeRef", "Value", "Op", "Block", "Region", "Function", "Module",
            "TtgirError"]
 
-from llverify.errors import LlverifyError
-
-
-class TtgirError(LlverifyError, ValueError):
-    """A malformed TTGIR module; the message starts with ``file:line:col:``."""
+from llverify.errors import TtgirError  # defined with the other error types; re-exported here
 
 
 @dataclass(frozen=True)

@@ -89,7 +89,7 @@ def load_policy(path: str) -> Policy:
     import yaml
 
     from llverify.ttgir.loader import read_text
-    from llverify.ttgir.model import TtgirError
+    from llverify.errors import TtgirError
 
     try:
         text = read_text(path)

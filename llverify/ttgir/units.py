@@ -160,7 +160,7 @@ def lowered_findings(path: str, data: bytes | None) -> tuple[list[Any], list[str
     from llverify.lowered.llir import LlirError, parse_llir
     from llverify.lowered.validate import validate
     from llverify.ttgir.loader import decode_text, read_bytes, read_text
-    from llverify.ttgir.model import TtgirError
+    from llverify.errors import TtgirError
     from llverify.ttgir.reader import parse_module
 
     stem = os.path.splitext(path)[0]

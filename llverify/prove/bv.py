@@ -180,7 +180,7 @@ class CheckResult:
 
 
 def solver(rlimit: int | None = None, timeout: float | None = None,
-           logic: str | None = None) -> tuple[z3.Solver, int | None]:
+           logic: str | None = None, ctx: z3.Context | None = None) -> tuple[z3.Solver, int | None]:
     """The one place a Z3 solver is made: returns ``(solver, rlimit used)``.
 
     ``rlimit``: Z3 resource units (deterministic); ``None`` means
@@ -191,7 +191,7 @@ def solver(rlimit: int | None = None, timeout: float | None = None,
     Example: ``s, lim = solver(rlimit=1)`` gives a solver whose every
     non-trivial ``check()`` is ``unknown`` ("max. resource limit exceeded").
     """
-    s = z3.SolverFor(logic) if logic else z3.Solver()
+    s = z3.SolverFor(logic, ctx=ctx) if logic else z3.Solver(ctx=ctx)
     lim = default_rlimit() if rlimit is None else rlimit
     if lim is not None:
         s.set("rlimit", int(lim))
@@ -227,13 +227,21 @@ def check(assertions: Iterable[z3.BoolRef] | z3.BoolRef, rlimit: int | None = No
     """
     if isinstance(assertions, z3.BoolRef):
         assertions = [assertions]
-    s, lim = solver(rlimit, timeout)
+    assertions = list(assertions)
+    # Each query runs in a fresh Z3 context, its terms translated in a fixed traversal order: Z3's search (and so
+    # the resources it spends against the rlimit) depends on the ids of the terms in its context, which depend on
+    # everything the process built before.  In the caller's context a query near its rlimit could be proved in
+    # one process and `unknown` in another (`-j 2` against `-j 1`); in its own context it is decided the same way
+    # every time.  The model is translated back to the caller's context.
+    home = assertions[0].ctx if assertions else z3.main_ctx()
+    ctx = z3.Context()
+    s, lim = solver(rlimit, timeout, ctx=ctx)
     for a in assertions:
-        s.add(a)
+        s.add(a.translate(ctx))
     text = canonical_smt2(s.to_smt2())
     r = s.check()
     if r == z3.sat:
-        return CheckResult("sat", s.model(), text, "", lim)
+        return CheckResult("sat", s.model().translate(home), text, "", lim)
     if r == z3.unsat:
         return CheckResult("unsat", None, text, "", lim)
     return CheckResult("unknown", None, text, s.reason_unknown() or "unknown", lim)

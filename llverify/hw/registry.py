@@ -67,7 +67,8 @@ def _gluon_amd_mfma(b: GluonBuilder, p: P) -> Any:
 
 def _gluon_amd_wmma(b: GluonBuilder, p: P) -> Any:
     shape, rank = p.get("instr_shape"), p.get("rank")  # None: Gluon's default
-    return b.get_amd_wmma_layout(p["version"], bool(p.get("transposed", False)), p["warp_bases"], p.get("reg_bases") or [], b.cga(p),
+    return b.get_amd_wmma_layout(p["version"], bool(p.get("transposed", False)), p["warp_bases"],
+                                 p.get("reg_bases") or [], b.cga(p),
                                  [16, 16, 16] if shape is None else shape, 2 if rank is None else rank)
 
 

@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 
 from llverify.errors import LlverifyError
 
-__all__ = ["Instr", "Access", "LDMATRIX", "LlirFunction", "LlirModule", "LlirError", "parse_llir", "type_bytes",
-           "MAX_LLIR_BYTES"]
+__all__ = ["Instr", "Access", "LDMATRIX", "LlirFunction", "LlirModule", "LlirError", "parse_llir", "split_args",
+           "type_bytes", "MAX_LLIR_BYTES"]
 
 MAX_LLIR_BYTES = 64 << 20
 
@@ -160,7 +160,7 @@ def _asm_footprint(asm: str) -> int:
     return 0
 
 
-def _split_args(text: str) -> list[str]:
+def split_args(text: str) -> list[str]:
     """Top-level comma split of a call's argument list (commas inside <...>, (...), [...] stay)."""
     out, depth, cur = [], 0, ""
     for ch in text:
@@ -193,7 +193,7 @@ def _asm_guard_and_footprint(body: str) -> tuple[tuple[str, bool] | None, int]:
     m = _ASM_CALL.search(body)
     if m is None:
         return None, 0
-    asm, constraints, args = m.group(1), m.group(2), _split_args(m.group(3))
+    asm, constraints, args = m.group(1), m.group(2), split_args(m.group(3))
     footprint = _asm_footprint(asm)
     g = re.match(r"^\s*@(!?)\$(\d+)\s", asm)
     if g is None:

@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import re
 
-from llverify.lowered.llir import Access, LlirFunction, type_bytes
-from llverify.lowered.semantics import _split_args
+from llverify.lowered.llir import Access, LlirFunction, split_args, type_bytes
 
 __all__ = ["Unknown", "function_users", "check_stored", "check_loaded", "uses", "live", "byte_source", "slot_kinds",
            "stored_value"]
@@ -170,7 +169,7 @@ def byte_source(fn: LlirFunction, value: str, ty: str, offset: int, depth: int =
         m = _SHUFFLE.match(body)
         if m and type_bytes(m.group(2)):
             size, n = type_bytes(m.group(2)), int(m.group(1))
-            items = [x.split()[-1] for x in _split_args(m.group(6))]
+            items = [x.split()[-1] for x in split_args(m.group(6))]
             k = offset // size
             if k < len(items):
                 j = items[k]
@@ -214,5 +213,5 @@ def stored_value(a: Access) -> list[str]:
         m = _STORE.match(body)
         return [m.group(2).strip()] if m else []
     m = _CALL_ARGS.search(body)
-    return [x.split()[-1] for x in _split_args(m.group(1)) if "addrspace(3)" not in x] if m else []
+    return [x.split()[-1] for x in split_args(m.group(1)) if "addrspace(3)" not in x] if m else []
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable, Mapping
 
-from llverify.lowered.llir import Instr, LlirFunction
+from llverify.lowered.llir import Instr, LlirFunction, split_args
 from llverify.lowered.loops import CountedPhi, counted_phi
 
 
@@ -90,23 +90,6 @@ def _width(t: str) -> int:
     return int(m.group(1))
 
 
-def _split_args(text: str) -> list[str]:
-    out, depth, cur = [], 0, ""
-    for ch in text:
-        if ch in "([{<":
-            depth += 1
-        elif ch in ")]}>":
-            depth -= 1
-        if ch == "," and depth == 0:
-            out.append(cur.strip())
-            cur = ""
-        else:
-            cur += ch
-    if cur.strip():
-        out.append(cur.strip())
-    return out
-
-
 @dataclass(frozen=True)
 class Decoded:
     """An instruction in a form both interpreters share (parsed once)."""
@@ -140,7 +123,7 @@ def decode(instr: Instr) -> Decoded:
         while rest and rest[0] in _FLAGS:
             flags.add(rest.pop(0))
         ty = rest[0]
-        a, b = _split_args(" ".join(rest[1:]))
+        a, b = split_args(" ".join(rest[1:]))
         return Decoded(op, _width(ty), frozenset(flags), (a, b))
     if op in ("zext", "sext", "trunc"):
         m = re.match(rf"^{op}\s+(?:nneg\s+|nuw\s+|nsw\s+)*(i\d+)\s+(\S+)\s+to\s+(i\d+)$", body)
@@ -186,7 +169,7 @@ def decode(instr: Instr) -> Decoded:
         m = re.search(r"@(llvm\.[\w.]+)\((.*)\)\s*$", body)
         if not m:
             raise Unmodelled(body)
-        name, args = m.group(1), _split_args(m.group(2))
+        name, args = m.group(1), split_args(m.group(2))
         vals = [a.split()[-1] for a in args]
         if name in ("llvm.nvvm.read.ptx.sreg.tid.x", "llvm.amdgcn.workitem.id.x"):
             return Decoded("tid", 32, frozenset(), ())
@@ -222,7 +205,7 @@ def lane_ref(vector: str, k: int) -> str:
     if m:
         return m.group(1)
     if v.startswith("<") and v.endswith(">"):
-        items = _split_args(v[1:-1])
+        items = split_args(v[1:-1])
         if k >= len(items):
             raise Unmodelled(f"lane {k} of {v}")
         return items[k].split()[-1]
@@ -237,7 +220,7 @@ def _shuffle_mask(text: str, n: int) -> list[int | None]:
         return [0] * n
     if t.startswith("<") and t.endswith(">"):
         out: list[int | None] = []
-        for item in _split_args(t[1:-1]):
+        for item in split_args(t[1:-1]):
             last = item.split()[-1]
             out.append(None if last in ("poison", "undef") else int(last))
         return out
@@ -262,7 +245,7 @@ def decode_lane(instr: Instr, k: int) -> Decoded:
         if not m:
             raise Unmodelled(body)
         n, w = int(m.group(1)), _width(m.group(2))
-        parts = _split_args(m.group(3))
+        parts = split_args(m.group(3))
         if len(parts) != 3:
             raise Unmodelled(body)
         a = parts[0]
@@ -279,7 +262,7 @@ def decode_lane(instr: Instr, k: int) -> Decoded:
         m = re.match(rf"^{op}\s+((?:\w+\s+)*?)<(\d+)\s*x\s*(i\d+)>\s+(.*)$", body)
         if not m:
             raise Unmodelled(body)
-        args = _split_args(m.group(4))
+        args = split_args(m.group(4))
         if len(args) != 2:
             raise Unmodelled(body)
         return Decoded(op, _width(m.group(3)), frozenset(m.group(1).split()) & _FLAGS,

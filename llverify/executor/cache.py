@@ -46,7 +46,7 @@ from typing import Any
 from llverify import __version__
 from llverify.executor.evict import max_bytes, prune, read_and_touch, record_usage, total_bytes
 from llverify.executor.store import (SCHEMA_VERSION, code_fingerprint, default_cache_path, fresh_db, open_db,
-                                     source_fingerprint)
+                                     source_fingerprint, write_transaction)
 from llverify.prove.solver_budget import z3_version
 from llverify.prove.verdict import Counterexample, Verdict, to_jsonable
 
@@ -157,19 +157,14 @@ class VerdictCache:
         digest = hashlib.sha256(text.encode()).hexdigest()
         now = time.time()
         try:
-            self._conn.execute("BEGIN IMMEDIATE")
-            self._conn.execute("INSERT OR REPLACE INTO verdicts VALUES (?, ?, ?, ?, ?)",
-                               (key, verdict.status, text, digest, now))
-            record_usage(self._conn, "verdicts", [(key, len(text))], now)
-            self._conn.execute("COMMIT")
+            with write_transaction(self._conn):
+                self._conn.execute("INSERT OR REPLACE INTO verdicts VALUES (?, ?, ?, ?, ?)",
+                                   (key, verdict.status, text, digest, now))
+                record_usage(self._conn, "verdicts", [(key, len(text))], now)
             self._puts += 1
             if self._puts % PRUNE_CHECK_EVERY == 0:
                 self.keep_bound()
         except sqlite3.DatabaseError:
-            try:
-                self._conn.execute("ROLLBACK")
-            except sqlite3.Error:
-                pass
             self._recover()  # a cache that cannot be written only costs time
 
     def keep_bound(self, limit: int | None = None) -> None:

@@ -25,6 +25,8 @@ import time
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
+from llverify.executor.store import write_transaction
+
 __all__ = ["DEFAULT_MAX_BYTES", "PRUNE_TO", "parse_size", "max_bytes", "record_usage", "read_and_touch",
            "total_bytes", "prune", "PruneResult", "SizeError", "DATA_TABLES"]
 
@@ -117,15 +119,13 @@ def prune(conn: sqlite3.Connection, limit: int, target: float = PRUNE_TO, force:
 
     Rows of a data table with no usage row (written by no version of this schema) go first; usage rows
     whose data row is gone are dropped."""
-    conn.execute("BEGIN IMMEDIATE")
-    try:
+    with write_transaction(conn):
         for table, size in DATA_TABLES.items():  # adopt any row without a usage entry, as least recently used
             conn.execute(f"INSERT OR IGNORE INTO usage SELECT '{table}', key, {size}, 0 FROM {table} "
                          f"WHERE key NOT IN (SELECT key FROM usage WHERE tbl = '{table}')")
             conn.execute(f"DELETE FROM usage WHERE tbl = '{table}' AND key NOT IN (SELECT key FROM {table})")
         before = total_bytes(conn)
         if before <= limit and not force:
-            conn.execute("COMMIT")
             return PruneResult(0, before, before)
         keep = int(limit * target) if before > limit else limit
         doomed: list[tuple[str, str]] = []
@@ -138,13 +138,6 @@ def prune(conn: sqlite3.Connection, limit: int, target: float = PRUNE_TO, force:
         for table in DATA_TABLES:
             conn.executemany(f"DELETE FROM {table} WHERE key = ?", [(k,) for t, k in doomed if t == table])
         conn.executemany("DELETE FROM usage WHERE tbl = ? AND key = ?", doomed)
-        conn.execute("COMMIT")
-    except BaseException:
-        try:
-            conn.execute("ROLLBACK")
-        except sqlite3.Error:
-            pass
-        raise
     try:
         conn.execute("PRAGMA incremental_vacuum").fetchall()  # free pages back to the file system (files made by schema 3)
     except sqlite3.Error:

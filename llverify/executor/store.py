@@ -26,10 +26,12 @@ import os
 import sqlite3
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
-__all__ = ["open_db", "SCHEMA_VERSION", "MAGIC", "default_cache_path", "code_fingerprint", "source_fingerprint",
-           "dependency_identity"]
+__all__ = ["write_transaction", "open_db", "SCHEMA_VERSION", "MAGIC", "default_cache_path", "code_fingerprint",
+           "source_fingerprint", "dependency_identity"]
 
 SCHEMA_VERSION = 3
 MAGIC = "llverify-verdict-cache"
@@ -138,11 +140,26 @@ def _state(conn: sqlite3.Connection) -> str:
     return "ok" if meta.get("schema") == str(SCHEMA_VERSION) and tables == TABLES else "old"
 
 
+@contextmanager
+def write_transaction(conn: sqlite3.Connection) -> Iterator[None]:
+    """``BEGIN IMMEDIATE`` ... ``COMMIT`` around the block; any exception rolls the transaction back (a failing
+    ``ROLLBACK`` is ignored, the block's exception is the one raised).  The one way this cache writes."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+        conn.execute("COMMIT")
+    except BaseException:
+        try:
+            conn.execute("ROLLBACK")
+        except sqlite3.Error:
+            pass
+        raise
+
+
 def _create(conn: sqlite3.Connection) -> None:
     if conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0] == 0:
         conn.execute("PRAGMA auto_vacuum = INCREMENTAL")  # pruning can then give pages back to the file system
-    conn.execute("BEGIN IMMEDIATE")
-    try:
+    with write_transaction(conn):
         conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
         conn.execute("CREATE TABLE IF NOT EXISTS verdicts (key TEXT PRIMARY KEY, status TEXT NOT NULL, "
                      "json TEXT NOT NULL, digest TEXT NOT NULL, created REAL NOT NULL)")
@@ -153,22 +170,13 @@ def _create(conn: sqlite3.Connection) -> None:
                      "last_used REAL NOT NULL, PRIMARY KEY (tbl, key))")
         conn.execute("CREATE INDEX IF NOT EXISTS usage_lru ON usage (last_used)")
         conn.execute("INSERT OR REPLACE INTO meta VALUES ('magic', ?), ('schema', ?)", (MAGIC, str(SCHEMA_VERSION)))
-        conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
 
 
 def _reset(conn: sqlite3.Connection) -> None:
     """An older schema of this cache: drop its tables (their keys would never be asked again)."""
-    conn.execute("BEGIN IMMEDIATE")
-    try:
+    with write_transaction(conn):
         for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall():
             conn.execute(f'DROP TABLE IF EXISTS "{name}"')
-        conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
 
 
 def move_aside(path: str) -> None:

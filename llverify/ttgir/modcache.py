@@ -48,7 +48,7 @@ from typing import Any, Iterable, Sequence
 
 from llverify import __version__
 from llverify.executor.evict import max_bytes, prune, read_and_touch, record_usage, total_bytes
-from llverify.executor.store import code_fingerprint, dependency_identity, fresh_db, open_db
+from llverify.executor.store import code_fingerprint, dependency_identity, fresh_db, open_db, write_transaction
 
 __all__ = ["Outcome", "ModuleCache", "key_context", "module_key", "RECORD_VERSION", "PLACEHOLDER", "STATUSES",
            "side_digests", "finding_from_doc", "encode_fragments", "json_path", "JSON_PLACEHOLDER"]
@@ -278,18 +278,14 @@ class ModuleCache:
         rows = [(k, s, _digest(s), f, _digest(f), now, o, None if o is None else hashlib.sha256(o).hexdigest())
                 for k, s, f, o in full]
         try:
-            self.conn.execute("BEGIN IMMEDIATE")
-            self.conn.executemany("INSERT OR REPLACE INTO modules VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
-            record_usage(self.conn, "modules", [(k, len(s) + len(f) + len(o or b"")) for k, s, f, o in full], now)
-            self.conn.execute("COMMIT")
+            with write_transaction(self.conn):
+                self.conn.executemany("INSERT OR REPLACE INTO modules VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+                record_usage(self.conn, "modules", [(k, len(s) + len(f) + len(o or b"")) for k, s, f, o in full],
+                             now)
             bound = max_bytes() if limit is None else limit
             if total_bytes(self.conn) > bound:
                 prune(self.conn, bound)
         except sqlite3.DatabaseError:
-            try:
-                self.conn.execute("ROLLBACK")
-            except sqlite3.Error:
-                pass
             self._recover()
 
     def add_outputs(self, outputs: Sequence[tuple[str, bytes]]) -> None:
@@ -297,32 +293,22 @@ class ModuleCache:
         if not outputs:
             return
         try:
-            self.conn.execute("BEGIN IMMEDIATE")
-            for key, blob in outputs:
-                cur = self.conn.execute("UPDATE modules SET outputs = ?, outputs_digest = ? WHERE key = ? "
-                                        "AND outputs IS NULL", (blob, hashlib.sha256(blob).hexdigest(), key))
-                if cur.rowcount:
-                    self.conn.execute("UPDATE usage SET bytes = bytes + ? WHERE tbl = 'modules' AND key = ?",
-                                      (len(blob), key))
-            self.conn.execute("COMMIT")
+            with write_transaction(self.conn):
+                for key, blob in outputs:
+                    cur = self.conn.execute("UPDATE modules SET outputs = ?, outputs_digest = ? WHERE key = ? "
+                                            "AND outputs IS NULL", (blob, hashlib.sha256(blob).hexdigest(), key))
+                    if cur.rowcount:
+                        self.conn.execute("UPDATE usage SET bytes = bytes + ? WHERE tbl = 'modules' AND key = ?",
+                                          (len(blob), key))
         except sqlite3.DatabaseError:
-            try:
-                self.conn.execute("ROLLBACK")
-            except sqlite3.Error:
-                pass
             self._recover()
 
     def delete(self, key: str) -> None:
         try:
-            self.conn.execute("BEGIN IMMEDIATE")
-            self.conn.execute("DELETE FROM modules WHERE key = ?", (key,))
-            self.conn.execute("DELETE FROM usage WHERE tbl = 'modules' AND key = ?", (key,))
-            self.conn.execute("COMMIT")
+            with write_transaction(self.conn):
+                self.conn.execute("DELETE FROM modules WHERE key = ?", (key,))
+                self.conn.execute("DELETE FROM usage WHERE tbl = 'modules' AND key = ?", (key,))
         except sqlite3.DatabaseError:
-            try:
-                self.conn.execute("ROLLBACK")
-            except sqlite3.Error:
-                pass
             self._recover()
 
     def __len__(self) -> int:

@@ -39,14 +39,15 @@ import hashlib
 import json
 import os
 import sqlite3
+import sys
 import time
 from dataclasses import dataclass
 from typing import Any
 
 from llverify import __version__
 from llverify.executor.evict import max_bytes, prune, read_and_touch, record_usage, total_bytes
-from llverify.executor.store import (SCHEMA_VERSION, code_fingerprint, default_cache_path, fresh_db, open_db,
-                                     source_fingerprint, write_transaction)
+from llverify.executor.store import (SCHEMA_VERSION, code_fingerprint, default_cache_path, fresh_db, is_contention,
+                                     open_db, source_fingerprint, write_transaction)
 from llverify.prove.solver_budget import z3_version
 from llverify.prove.verdict import Counterexample, Verdict, to_jsonable
 
@@ -116,6 +117,8 @@ class VerdictCache:
 
     def _recover(self) -> None:
         """A read or write hit a damaged file: set it aside and continue with a fresh one."""
+        if is_contention(sys.exc_info()[1]):
+            return  # another run holds the file: this read or write is skipped, the file is not damaged
         try:
             self._conn.close()
         except sqlite3.Error:

@@ -30,7 +30,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-__all__ = ["write_transaction", "open_db", "SCHEMA_VERSION", "MAGIC", "default_cache_path", "code_fingerprint",
+__all__ = ["write_transaction", "is_contention", "open_db", "SCHEMA_VERSION", "MAGIC", "default_cache_path", "code_fingerprint",
            "source_fingerprint", "dependency_identity"]
 
 SCHEMA_VERSION = 3
@@ -140,6 +140,28 @@ def _state(conn: sqlite3.Connection) -> str:
     return "ok" if meta.get("schema") == str(SCHEMA_VERSION) and tables == TABLES else "old"
 
 
+#: SQLite's primary result codes for a lock another connection holds (SQLITE_BUSY, SQLITE_LOCKED): the file is
+#: fine, only taken for now
+_CONTENTION_CODES = (5, 6)
+
+
+def is_contention(exc: BaseException | None) -> bool:
+    """Whether ``exc`` is SQLite's "busy" / "locked" (another writer holds the file), not a damaged file.
+
+    A damaged file is moved aside and rebuilt; a busy one never is: moving it would pull the file from under
+    the writer that holds it (two concurrent runs then damaged each other's view of it).
+
+    >>> is_contention(sqlite3.OperationalError("database is locked")), is_contention(ValueError("x"))
+    (True, False)
+    """
+    if not isinstance(exc, sqlite3.DatabaseError):
+        return False
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in _CONTENTION_CODES
+    return isinstance(exc, sqlite3.OperationalError) and ("locked" in str(exc) or "busy" in str(exc))
+
+
 @contextmanager
 def write_transaction(conn: sqlite3.Connection) -> Iterator[None]:
     """``BEGIN IMMEDIATE`` ... ``COMMIT`` around the block; any exception rolls the transaction back (a failing
@@ -206,8 +228,11 @@ def open_db(path: str) -> tuple[sqlite3.Connection, bool]:
                 _create(conn)
             return conn, False
         conn.close()
-    except sqlite3.DatabaseError:
-        pass
+    except sqlite3.DatabaseError as exc:
+        if is_contention(exc):  # held by another run past the busy timeout: no cache for this run, file untouched
+            conn = _connect(":memory:")
+            _create(conn)
+            return conn, False
     return fresh_db(path), True
 
 

@@ -42,13 +42,15 @@ import hashlib
 import json
 import os
 import sqlite3
+import sys
 import time
 import zlib
 from typing import Any, Iterable, Sequence
 
 from llverify import __version__
 from llverify.executor.evict import max_bytes, prune, read_and_touch, record_usage, total_bytes
-from llverify.executor.store import code_fingerprint, dependency_identity, fresh_db, open_db, write_transaction
+from llverify.executor.store import (code_fingerprint, dependency_identity, fresh_db, is_contention, open_db,
+                                     write_transaction)
 
 __all__ = ["Outcome", "ModuleCache", "key_context", "module_key", "RECORD_VERSION", "PLACEHOLDER", "STATUSES",
            "side_digests", "finding_from_doc", "encode_fragments", "json_path", "JSON_PLACEHOLDER"]
@@ -188,6 +190,8 @@ class ModuleCache:
         self.conn, self.rebuilt = open_db(self.path)
 
     def _recover(self) -> None:
+        if is_contention(sys.exc_info()[1]):
+            return  # another run holds the file: this read or write is skipped, the file is not damaged
         try:
             self.conn.close()
         except sqlite3.Error:

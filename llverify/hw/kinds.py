@@ -1,8 +1,9 @@
 """The hardware-kind table: :class:`Kind` declarations and building a layout by kind name.
 
-:mod:`llverify.hw.registry` declares every kind once (``Kind("blocked",
-blocked, mnemonic="blocked", fields=..., sample=...)``, direct references to the
-constructor and the sampler) and hands the list to :func:`declare`; :func:`constructor`, :func:`parameters`, :func:`build` and
+Every kind is declared once (``Kind("blocked", blocked, mnemonic="blocked",
+fields=..., sample=...)``, direct references to the constructor and the
+sampler), and :mod:`llverify.hw.registry` hands the declarations to
+:func:`declare`; :func:`constructor`, :func:`parameters`, :func:`build` and
 :func:`build_spec` look kinds up here.  This module imports no constructor,
 so a constructor whose parameters nest another layout (``slice``'s parent)
 can call :func:`build_spec` without an import cycle.
@@ -62,7 +63,8 @@ class Kind:
       parser and printer (:mod:`llverify.triton.parse`, :mod:`llverify.triton.format`); no mnemonic:
       the kind has no Triton attribute;
     * ``sample``: draws one random valid ``{"kind", "shape", "params"}`` case for the differential tests and
-      benchmarks (:mod:`llverify.hw.sampling`); ``None``: not sampled;
+      benchmarks (:mod:`llverify.hw.sampling`); ``None``: not sampled, and ``unsampled`` says why (every
+      kind that is not an instruction tile is sampled or says why not, ``tests/test_declared_kinds.py``);
     * ``tile``: an instruction tile (:mod:`llverify.hw.tiles`), whose shape may be ``None`` because the
       instruction fixes it;
     * ``gluon``: how Triton's Gluon builder builds the attribute, ``gluon(builder, params)`` with a
@@ -79,6 +81,7 @@ class Kind:
     fields: Mapping[str, str] = field(default_factory=dict)
     sample: Callable[[random.Random], dict[str, Any]] | None = None
     gluon: Callable[[GluonBuilder, Mapping[str, Any]], Any] | None = None
+    unsampled: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "fields", MappingProxyType(dict(self.fields)))

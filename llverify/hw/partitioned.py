@@ -19,18 +19,24 @@ and one group bit, row 8.
 ...           partition_layout=inner)
 >>> [list(b) for b in L.bases["offset"]]
 [[0, 1], [0, 2], [0, 4], [1, 0], [2, 0], [8, 0]]
+
+This module is the pattern of a hardware kind in one file: the constructor, its sampler
+(:func:`partitioned_shared_case`), how Triton's Gluon builder builds the attribute, and the
+:data:`KIND` declaration naming them, which :mod:`llverify.hw.registry` lists.
 """
 
 from __future__ import annotations
 
+import random
 from typing import Any, Mapping, Sequence
 
 from llverify.errors import LayoutError
 from llverify.hw.blocked import check_shape
-from llverify.hw.kinds import build_spec
+from llverify.hw.kinds import GluonBuilder, Kind, build_spec
+from llverify.hw.sampling import nvmma_shared_case, p2, shared_linear_case, swizzled_shared_case
 from llverify.layout import LinearLayout
 
-__all__ = ["partitioned_shared"]
+__all__ = ["KIND", "partitioned_shared", "partitioned_shared_case"]
 
 
 def partitioned_shared(num_partitions: int, num_groups: int, partition_dim: int, partition_layout: Mapping[str, Any],
@@ -65,3 +71,29 @@ def partitioned_shared(num_partitions: int, num_groups: int, partition_dim: int,
     block = [tuple(b) for b in inner.bases.get("block", ())]
     return LinearLayout._make([("offset", offsets), ("block", block)],
                               [(f"dim{d}", shp[d]) for d in range(rank)])
+
+
+def partitioned_shared_case(rng: random.Random) -> dict[str, Any]:
+    """A shared layout cut into P x G pieces along one dim: the piece's layout is a random swizzled,
+    NVMMA or explicit shared layout, and the tensor is that piece's shape times the pieces."""
+    inner = rng.choice([swizzled_shared_case, nvmma_shared_case, shared_linear_case])(rng)
+    piece = list(inner["shape"])
+    parts, groups = p2(rng, 1, 3), p2(rng, 0, 2)
+    dim = rng.randrange(len(piece))
+    shape = list(piece)
+    shape[dim] *= parts * groups
+    p = {"num_partitions": parts, "num_groups": groups, "partition_dim": dim,
+         "partition_layout": {"kind": inner["kind"], **inner["params"]}}
+    return {"kind": "partitioned_shared", "shape": shape, "params": p}
+
+
+def _gluon(b: GluonBuilder, p: Mapping[str, Any]) -> Any:
+    """Triton 3.9's ``GluonOpBuilder.get_partitioned_shared_layout`` (read by ``tests/oracle_triton.py`` only)."""
+    return b.get_partitioned_shared_layout(p["num_partitions"], p["num_groups"], p["partition_dim"],
+                                           b.nested(p["partition_layout"]))
+
+
+#: The kind's declaration: name, constructor, Triton attribute, sampler and Gluon builder.
+KIND = Kind("partitioned_shared", partitioned_shared, mnemonic="partitioned_shared", sample=partitioned_shared_case,
+            gluon=_gluon, fields={"numPartitions": "num_partitions", "numGroups": "num_groups",
+                                  "partitionDim": "partition_dim", "partitionLayout": "partition_layout"})

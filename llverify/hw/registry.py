@@ -2,7 +2,13 @@
 
 One declaration per kind, naming its constructor function directly
 (:data:`DECLARATIONS`), and how Triton's Gluon builder builds its attribute
-(the ``_gluon_*`` functions, read only by the differential tests' oracle);
+(the ``_gluon_*`` functions, read only by the differential tests' oracle).
+A new kind is one module of :mod:`llverify.hw` holding its constructor, its
+sampler, its Gluon builder and its ``KIND`` declaration
+(:mod:`llverify.hw.partitioned` is the pattern), listed here (one import and
+one entry of :data:`DECLARATIONS`), and an example spec that uses it, which
+``tests/test_declared_kinds.py`` runs, with the sampler through the Triton
+differential;
 :data:`KINDS`, :data:`TILE_KINDS`, :func:`parameters` and :func:`build` derive
 from it (the table and the building live in
 :mod:`llverify.hw.kinds`).  Kind names are the ones specs and the command
@@ -22,19 +28,18 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from llverify.hw import sampling, tiles
+from llverify.hw import partitioned, sampling, tiles
 from llverify.hw.amd import amd_mfma, amd_wmma
 from llverify.hw.blocked import blocked
 from llverify.hw.dot_operand import dot_operand
-from llverify.hw.kinds import GluonBuilder, Kind, build, build_spec, constructor, declare, parameters
+from llverify.hw.kinds import GluonBuilder, Kind, build, build_spec, constructor, declare, declared, parameters
 from llverify.hw.linear import generic_linear, linear
 from llverify.hw.nvidia_mma import nvidia_mma
-from llverify.hw.partitioned import partitioned_shared
 from llverify.hw.shared import amd_rotating_shared, nvmma_shared, shared_linear, swizzled_shared
 from llverify.hw.slice import slice_layout
 from llverify.hw.tmem import tensor_memory, tensor_memory_scales
 
-__all__ = ["DECLARATIONS", "KINDS", "TILE_KINDS", "build", "build_spec", "constructor", "parameters"]
+__all__ = ["DECLARATIONS", "KINDS", "TILE_KINDS", "build", "build_spec", "constructor", "declared", "parameters"]
 
 # -- how Triton's Gluon builder builds each attribute (tests/oracle_triton.py; Triton 3.9's GluonOpBuilder) --
 
@@ -94,11 +99,6 @@ def _gluon_linear(b: GluonBuilder, p: P) -> Any:
                                            p.get("block_bases", []), p.get("layout_shape") or extent)
 
 
-def _gluon_partitioned_shared(b: GluonBuilder, p: P) -> Any:
-    return b.get_partitioned_shared_layout(p["num_partitions"], p["num_groups"], p["partition_dim"],
-                                           b.nested(p["partition_layout"]))
-
-
 def _gluon_tensor_memory(b: GluonBuilder, p: P) -> Any:
     return b.get_tensor_memory_layout(p["block"], p["col_stride"], b.cga(p), bool(p.get("two_ctas", False)),
                                       bool(p.get("fp4_padded", False)))
@@ -140,6 +140,8 @@ DECLARATIONS: tuple[Kind, ...] = (
          fields={"swizzlingByteWidth": "swizzle_byte_width", "elementBitWidth": "element_bitwidth",
                  "transposed": "transposed", "fp4Padded": "fp4_padded", "rank": "rank"}),
     Kind("amd_rotating_shared", amd_rotating_shared, mnemonic="amd_rotating_shared",
+         unsampled="no oracle for samples: Triton 3.9 has no Gluon builder for it, and no Python entry point "
+                   "converts a parsed rotating layout (get_gluon_layout_from_memdesc: 'Unhandled encoding')",
          fields={"vec": "vec", "perPhase": "per_phase", "maxPhase": "max_phase", "order": "order"}),
     Kind("shared_linear", shared_linear, mnemonic="shared_linear", sample=sampling.shared_linear_case,
          gluon=_gluon_shared_linear,
@@ -148,11 +150,10 @@ DECLARATIONS: tuple[Kind, ...] = (
          gluon=_gluon_linear,
          fields={"register": "reg_bases", "lane": "lane_bases", "warp": "warp_bases", "block": "block_bases"}),
     Kind("generic_linear", generic_linear, mnemonic="generic_linear",
+         unsampled="Gluon has no generic_linear builder; tests/test_hw_39_kinds.py has Triton's parser read "
+                   "random generic_linear attributes as llverify builds them",
          fields={"register": "reg_bases", "lane": "lane_bases", "warp": "warp_bases", "block": "block_bases"}),
-    Kind("partitioned_shared", partitioned_shared, mnemonic="partitioned_shared", sample=sampling.partitioned_shared_case,
-         gluon=_gluon_partitioned_shared,
-         fields={"numPartitions": "num_partitions", "numGroups": "num_groups", "partitionDim": "partition_dim",
-                 "partitionLayout": "partition_layout"}),
+    partitioned.KIND,  # declared in its own module, with its sampler and Gluon builder
     Kind("tensor_memory", tensor_memory, mnemonic="tensor_memory_encoding", dialect="ttng",
          sample=sampling.tensor_memory_case, gluon=_gluon_tensor_memory,
          fields={"blockM": "block_m", "blockN": "block_n", "colStride": "col_stride", "CTASplitM": "cta_split_m",

@@ -18,7 +18,7 @@ from typing import Any
 
 from llverify.hw.kinds import sampled_kinds, sampler
 
-__all__ = ["random_case", "SAMPLED_KINDS"]
+__all__ = ["random_case", "SAMPLED_KINDS", "p2"]
 
 
 def __getattr__(name: str) -> Any:
@@ -29,7 +29,7 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _p2(rng: random.Random, lo: int, hi: int) -> int:
+def p2(rng: random.Random, lo: int, hi: int) -> int:
     """A power of two 2^k with lo <= k <= hi."""
     return 1 << rng.randint(lo, hi)
 
@@ -54,7 +54,7 @@ def _cga(rng: random.Random, rank: int, params: dict[str, Any], max_log: int = 2
         return
     if r < 0.8:
         ctas = _split(rng, rng.randint(0, max_log), rank)
-        split = [_p2(rng, 0, c.bit_length() - 1) for c in ctas]
+        split = [p2(rng, 0, c.bit_length() - 1) for c in ctas]
         params.update(ctas_per_cga=ctas, cta_split_num=split, cta_order=_perm(rng, rank))
     else:
         bases = []
@@ -72,11 +72,11 @@ def _cga(rng: random.Random, rank: int, params: dict[str, Any], max_log: int = 2
 
 
 def _shape(rng: random.Random, rank: int, lo: int = 0, hi: int = 8) -> list[int]:
-    return [_p2(rng, lo, hi) for _ in range(rank)]
+    return [p2(rng, lo, hi) for _ in range(rank)]
 
 
 def _blocked_params(rng: random.Random, rank: int) -> dict[str, Any]:
-    p = {"size_per_thread": [_p2(rng, 0, 2) for _ in range(rank)],
+    p = {"size_per_thread": [p2(rng, 0, 2) for _ in range(rank)],
          "threads_per_warp": _split(rng, 5, rank),
          "warps_per_cta": _split(rng, rng.randint(0, 3), rank),
          "order": _perm(rng, rank)}
@@ -91,13 +91,13 @@ def _mma_params(rng: random.Random, rank: int, version: int | None = None) -> di
         if r < 0.85:
             instr = [1] * (rank - 2) + [16 if r < 0.7 else 8, 8]
         else:  # a wider tile Triton also builds (the instruction repeated in registers), batch entries unused
-            instr = [rng.choice([1, 2])] * (rank - 2) + [8 * _p2(rng, 0, 3), 8 * _p2(rng, 0, 2)]
+            instr = [rng.choice([1, 2])] * (rank - 2) + [8 * p2(rng, 0, 3), 8 * p2(rng, 0, 2)]
     else:
         instr = [16, 8 * rng.choice([1, 2, 4, 8, 16, 32]), rng.choice([8, 16, 32])]
     wl = rng.randint(0, 3)
     wpc = _split(rng, wl, rank)
     if v == 3:
-        wpc = [4 * _p2(rng, 0, 1), _p2(rng, 0, 1)]
+        wpc = [4 * p2(rng, 0, 1), p2(rng, 0, 1)]
     p = {"version": [v, 0], "warps_per_cta": wpc, "instr_shape": instr}
     _cga(rng, rank, p)
     return p
@@ -138,7 +138,7 @@ def dot_operand_case(rng: random.Random) -> dict[str, Any]:
     else:
         parent = {"kind": "amd_wmma", **amd_wmma_case(rng, rank)["params"]}
         op = rng.randint(0, 1)
-    kw = _p2(rng, 0, 3)
+    kw = p2(rng, 0, 3)
     if parent["kind"] == "blocked" and rng.random() < 0.9:
         kw = 0
     if parent["kind"] == "amd_wmma" and rng.random() < 0.9:
@@ -149,7 +149,7 @@ def dot_operand_case(rng: random.Random) -> dict[str, Any]:
 
 def swizzled_shared_case(rng: random.Random) -> dict[str, Any]:
     rank = rng.randint(1, 3)
-    p = {"vec": _p2(rng, 0, 3), "per_phase": _p2(rng, 0, 3), "max_phase": _p2(rng, 0, 3), "order": _perm(rng, rank)}
+    p = {"vec": p2(rng, 0, 3), "per_phase": p2(rng, 0, 3), "max_phase": p2(rng, 0, 3), "order": _perm(rng, rank)}
     _cga(rng, rank, p)
     return {"kind": "swizzled_shared", "shape": _shape(rng, rank, 0, 8 - rank), "params": p}
 
@@ -209,7 +209,7 @@ def amd_mfma_case(rng: random.Random, rank: int | None = None) -> dict[str, Any]
                          "warps_per_cta": _split(rng, rng.randint(0, 3), rank),
                          "element_bitwidth": 64 if rng.random() < 0.2 else 32}
     if rng.random() < 0.4:
-        p["tiles_per_warp"] = [_p2(rng, 0, 1) for _ in range(rank)]
+        p["tiles_per_warp"] = [p2(rng, 0, 1) for _ in range(rank)]
     _cga(rng, rank, p)
     return {"kind": "amd_mfma", "shape": _shape(rng, rank, 2, 8 - rank + 1), "params": p}
 
@@ -275,8 +275,8 @@ def amd_wmma_case(rng: random.Random, rank: int | None = None) -> dict[str, Any]
 
 def tensor_memory_case(rng: random.Random) -> dict[str, Any]:
     bm = rng.choice([64, 128])
-    bn = _p2(rng, 0, 8)
-    p: dict[str, Any] = {"block": [bm, bn], "col_stride": _p2(rng, 0, 2)}
+    bn = p2(rng, 0, 8)
+    p: dict[str, Any] = {"block": [bm, bn], "col_stride": p2(rng, 0, 2)}
     if rng.random() < 0.3:
         p["cga_layout"] = _tile_bases(rng, 2, rng.randint(1, 2), [0, 0])
         if rng.random() < 0.5:
@@ -285,7 +285,7 @@ def tensor_memory_case(rng: random.Random) -> dict[str, Any]:
     if rng.random() < 0.1:
         p["fp4_padded"] = True
         p["col_stride"] = 1
-    return {"kind": "tensor_memory", "shape": [_p2(rng, 7, 9), _p2(rng, 0, 9)], "params": p}
+    return {"kind": "tensor_memory", "shape": [p2(rng, 7, 9), p2(rng, 0, 9)], "params": p}
 
 
 def shared_linear_case(rng: random.Random) -> dict[str, Any]:
@@ -312,20 +312,4 @@ def tensor_memory_scales_case(rng: random.Random) -> dict[str, Any]:
     p: dict[str, Any] = {}
     if rng.random() < 0.2:
         p["cga_layout"] = _tile_bases(rng, 2, rng.randint(1, 2), [0, 0])
-    return {"kind": "tensor_memory_scales", "shape": [_p2(rng, 5, 9), _p2(rng, 1, 7)], "params": p}
-
-
-
-
-def partitioned_shared_case(rng: random.Random) -> dict[str, Any]:
-    """A shared layout cut into P x G pieces along one dim: the piece's layout is a random swizzled,
-    NVMMA or explicit shared layout, and the tensor is that piece's shape times the pieces."""
-    inner = rng.choice([swizzled_shared_case, nvmma_shared_case, shared_linear_case])(rng)
-    piece = list(inner["shape"])
-    parts, groups = _p2(rng, 1, 3), _p2(rng, 0, 2)
-    dim = rng.randrange(len(piece))
-    shape = list(piece)
-    shape[dim] *= parts * groups
-    p = {"num_partitions": parts, "num_groups": groups, "partition_dim": dim,
-         "partition_layout": {"kind": inner["kind"], **inner["params"]}}
-    return {"kind": "partitioned_shared", "shape": shape, "params": p}
+    return {"kind": "tensor_memory_scales", "shape": [p2(rng, 5, 9), p2(rng, 1, 7)], "params": p}

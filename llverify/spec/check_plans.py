@@ -196,7 +196,8 @@ declare_check_kind(
               "the swizzled shared layout built for {from} -> {to} ({bitwidth}-bit) is a memory layout, maximally "
               "vectorised, and meets the bank-conflict bound of lemmas 9.5/9.6", check_optimal_swizzle,
               "section 5.4 / 9.2: the constructed swizzle is compared with the optimum",
-              _plan("llverify.prove.plan_swizzle"), ()),  # the plan proofs choose their own complete methods
+              _plan("llverify.prove.plan_swizzle"), (),  # the plan proofs choose their own complete methods
+              must_fail="tests/test_codegen_plans.py::test_optimal_swizzle_proved_and_wrong_basis_refuted"),
     CheckKind("vectorization", {"layout": LAYOUT, "shared": LAYOUT, "bitwidth": Arg("pow2", required=True),
                                 "width": Arg("pow2", required=True)},
               ("layout", "shared"),
@@ -208,7 +209,8 @@ declare_check_kind(
               "the warp-shuffle plan for {from} -> {to} delivers every element to its destination (section 5.4)",
               check_shuffle_plan,
               "simulates the rounds of shuffles on every slot and proves each ends with the destination's element",
-              _plan("llverify.prove.plan_shuffle"), ()),
+              _plan("llverify.prove.plan_shuffle"), (),
+              must_fail="tests/test_shuffle_broadcast.py::test_mutant_wrong_source_lane_is_refuted"),
     CheckKind("broadcast_store", {"layout": LAYOUT, "predicate": Arg("map")}, ("layout",),
               "storing {layout} with the broadcast predicate writes every element exactly once",
               check_broadcast_store,
@@ -225,7 +227,8 @@ declare_check_kind(
               "gather along axis {axis} of {layout} stays inside a warp as the plan claims (section 5.5)",
               check_gather,
               "the warp bases of the layout along the axis are zero, or the plan says shared memory is needed",
-              _plan("llverify.prove.plan_gather"), ()),
+              _plan("llverify.prove.plan_gather"), (),
+              must_fail="tests/test_codegen_plans.py::test_gather_warp_local_and_not"),
     CheckKind("shape_op", {"op": Arg("str", required=True, choices=_SHAPE_OPS), "layout": LAYOUT,
                            "direction": Arg("str", choices=("forward", "backward")),
                            "result": Arg("layout"), "claim": Arg("str", choices=("no_data_movement", "equals")),

@@ -51,6 +51,12 @@ class CheckKind:
     ``doc`` is the method in words (the schema's and the help's description), ``needs`` the layers the
     adapter calls, ``methods`` the proof methods a command-line default (``--method``) may ask of it
     (empty: its proof chooses its own complete methods).
+
+    A kind's example specs (``specs/``, ``proofs/``) are its tests (``tests/test_declared_kinds.py``): they
+    must hold a check of it expected ``proved`` and one expected ``refuted`` (the must-fail case), all
+    ending as expected.  ``must_fail`` is only for a kind that checks llverify's own construction, so that no
+    spec can state a false claim of it: the test (``tests/<file>.py::<function>``) in which mutants of that
+    construction are refuted.
     """
 
     name: str
@@ -61,6 +67,7 @@ class CheckKind:
     doc: str = ""
     needs: tuple[str, ...] = field(default=())
     methods: tuple[str, ...] = ALL_METHODS
+    must_fail: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "args", MappingProxyType(dict(self.args)))

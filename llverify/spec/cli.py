@@ -194,7 +194,22 @@ class _Progress:
             self.bar.stop()
 
 
-@click.command()
+class _ListsKinds(click.Command):
+    """A command whose help ends with the declared check kinds and layout kinds, read when the help is
+    printed (a kind declared after start-up is listed too; the tables load only for ``--help``)."""
+
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        super().format_epilog(ctx, formatter)
+        from llverify.hw.registry import declared  # every kind declared (the registry's are, on import)
+        from llverify.spec.kinds import KINDS
+
+        layouts = [k.name + (f" ({', '.join(k.aliases)})" if k.aliases else "") for k in declared()]
+        for heading, names in (("Check kinds", list(KINDS)), ("Layout kinds", layouts)):
+            with formatter.section(heading):
+                formatter.write_text(", ".join(names))
+
+
+@click.command(cls=_ListsKinds)
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "junit", "sarif", "markdown"]),
               default="text", show_default=True, help="Output format.")

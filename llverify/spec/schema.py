@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from llverify.hw.registry import declared
 from llverify.spec.argtypes import Arg
 from llverify.spec.kinds import KINDS
 from llverify.spec.model import EXPECTS, METHODS
@@ -89,12 +90,17 @@ _COMMON: dict[str, Any] = {
 _SHAPE = {"type": "array", "items": dict(_POW2), "minItems": 1}
 
 
+def _hardware_kinds() -> list[str]:
+    """Every declared hardware kind's name and other spellings (:func:`llverify.hw.kinds.declared`)."""
+    return [name for k in declared() for name in (k.name, *k.aliases)]
+
+
 def _layout_schema() -> dict[str, Any]:
     desc = {"description": {"type": "string"}}
     return {
         "oneOf": [
             {"type": "object", "required": ["kind", "shape"],
-             "properties": {"kind": {"type": "string", "description": "hardware layout kind (llverify.hw)"},
+             "properties": {"kind": {"enum": _hardware_kinds(), "description": "hardware layout kind (llverify.hw)"},
                             "shape": _SHAPE, **desc},
              "additionalProperties": True,
              "description": "a hardware layout with Gluon parameter names (size_per_thread, ...)"},

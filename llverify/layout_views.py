@@ -77,15 +77,35 @@ with the element count, about 10 to 30 characters each).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import Callable, Mapping, Protocol, Sequence
 
 from llverify.errors import LayoutError, SizeGuardError
 
-if TYPE_CHECKING:
-    from llverify.layout import LinearLayout
-
 __all__ = ["distributed_view", "shared_view", "triton_view", "MAX_VIEW_ELEMENTS", "DISTRIBUTED_IN_DIMS",
            "SHARED_IN_DIMS"]
+
+class Viewable(Protocol):
+    """What a view reads of a layout (a :class:`~llverify.layout.LinearLayout` is one): its dims, and its
+    columns flattened over all in dims with each out dim's bit offset in a flattened output.  Naming this
+    instead of the class keeps the layout module, which calls the views, the only one importing the other."""
+
+    @property
+    def in_dims(self) -> Mapping[str, int]: ...
+
+    @property
+    def out_dims(self) -> Mapping[str, int]: ...
+
+    @property
+    def num_out_dims(self) -> int: ...
+
+    @property
+    def total_out_size(self) -> int: ...
+
+    @property
+    def flat_columns(self) -> Sequence[int]: ...
+
+    def flat_out_shifts(self) -> Mapping[str, int]: ...
+
 
 #: The default cap on both the tensor's element count and the number of hardware positions a view
 #: walks (65536: a 256x256 tensor).  Pass ``max_elements=`` to print larger layouts.
@@ -97,7 +117,7 @@ DISTRIBUTED_IN_DIMS = ("register", "lane", "warp", "block")
 SHARED_IN_DIMS = ("offset", "block")
 
 
-def _check(layout: "LinearLayout", need: Sequence[str], view: str, max_elements: int) -> None:
+def _check(layout: Viewable, need: Sequence[str], view: str, max_elements: int) -> None:
     have = list(layout.in_dims)
     missing = [d for d in need if d not in have]
     extra = [d for d in have if d not in need]
@@ -125,7 +145,7 @@ def _xor_table(columns: Sequence[int]) -> list[int]:
     return table
 
 
-def _dim_tables(layout: "LinearLayout") -> dict[str, list[int]]:
+def _dim_tables(layout: Viewable) -> dict[str, list[int]]:
     tables, j = {}, 0
     flat = layout.flat_columns
     for d, size in layout.in_dims.items():
@@ -135,7 +155,7 @@ def _dim_tables(layout: "LinearLayout") -> dict[str, list[int]]:
     return tables
 
 
-def _coords(layout: "LinearLayout") -> Callable[[int], list[int]]:
+def _coords(layout: Viewable) -> Callable[[int], list[int]]:
     """Flat output value -> its coordinates, one per out dim in out-dim order."""
     fields = [(s, layout.out_dims[n] - 1) for n, s in layout.flat_out_shifts().items()]
     return lambda v: [(v >> s) & m for s, m in fields]
@@ -183,7 +203,7 @@ def _nested(cells: Sequence[str], shape: Sequence[int], sep: str) -> str:
     return "".join(out)
 
 
-def distributed_view(layout: "LinearLayout", hw: bool = False, *, max_elements: int = MAX_VIEW_ELEMENTS) -> str:
+def distributed_view(layout: Viewable, hw: bool = False, *, max_elements: int = MAX_VIEW_ELEMENTS) -> str:
     """Triton's ``getDistributedLayoutStr(layout, hw)``: who holds each element, or what each thread holds.
 
     ``hw=False`` draws the tensor with each element's holders ``[B<b>:]T<thread>:<register>``;
@@ -267,7 +287,7 @@ def distributed_view(layout: "LinearLayout", hw: bool = False, *, max_elements: 
     return _nested(["|".join(h) for h in holders], shape, ", ")
 
 
-def shared_view(layout: "LinearLayout", hw: bool = False, *, max_elements: int = MAX_VIEW_ELEMENTS) -> str:
+def shared_view(layout: Viewable, hw: bool = False, *, max_elements: int = MAX_VIEW_ELEMENTS) -> str:
     """Triton's ``getSharedLayoutStr(layout, hw)``: which element each shared-memory offset stores.
 
     ``hw=False`` draws the offsets (block by block) in the tensor's shape, each cell the
@@ -315,7 +335,7 @@ def shared_view(layout: "LinearLayout", hw: bool = False, *, max_elements: int =
     return _nested(cells, shape, ",")
 
 
-def triton_view(layout: "LinearLayout", hw: bool = False, *, max_elements: int = MAX_VIEW_ELEMENTS) -> str:
+def triton_view(layout: Viewable, hw: bool = False, *, max_elements: int = MAX_VIEW_ELEMENTS) -> str:
     """The view Triton prints for ``layout``: :func:`shared_view` if it has an ``offset`` in dim, else
     :func:`distributed_view` (what ``triton-tensor-layout`` picks by the encoding's family).
 

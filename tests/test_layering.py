@@ -74,11 +74,12 @@ def test_the_checker_catches_an_upward_import():
 #
 # The layer rule above allows imports within a layer, so it cannot see a cycle such as
 # ``layout -> layout_divide -> layout``.  Here every ``import`` / ``from ... import`` anywhere in a
-# module (top level, inside functions and methods, relative ones) is an edge of the module graph, and
-# the graph must be acyclic.  The one exception is an ``if TYPE_CHECKING:`` block: it never runs, so
-# it cannot take part in an import cycle, and it is how a module names a type for annotations only.  An edge goes to the module named (``from llverify.hw import tiles`` to
-# ``llverify.hw.tiles``, ``from llverify.hw import build`` to the package ``llverify.hw``), not to
-# the parent packages Python also initialises on the way.
+# module (top level, inside functions and methods, relative ones, and inside ``if TYPE_CHECKING:``) is an
+# edge of the module graph, and the graph must be acyclic.  A type-only import cycle never runs, but it
+# still says two modules each need the other: the type belongs lower down (where its values are made)
+# or the lower module names what it reads as a ``Protocol`` (``layout_views.Viewable``).  An edge goes to
+# the module named (``from llverify.hw import tiles`` to ``llverify.hw.tiles``, ``from llverify.hw import
+# build`` to the package ``llverify.hw``), not to the parent packages Python also initialises on the way.
 
 
 def module_names(root: Path = ROOT) -> dict[str, Path]:
@@ -102,29 +103,10 @@ def _known(name: str, modules: set[str]) -> str | None:
     return None
 
 
-def _is_type_checking(test: ast.expr) -> bool:
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or \
-        (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
-
-
-def _runtime_nodes(tree: ast.AST) -> list[ast.AST]:
-    """Every node of ``tree`` except those inside the body of an ``if TYPE_CHECKING:``."""
-    out, stack = [], [tree]
-    while stack:
-        node = stack.pop()
-        out.append(node)
-        if isinstance(node, ast.If) and _is_type_checking(node.test):
-            stack.extend(node.orelse)
-            stack.append(node.test)
-        else:
-            stack.extend(ast.iter_child_nodes(node))
-    return out
-
-
 def imported_modules(name: str, source: str, modules: set[str], is_package: bool = False) -> set[str]:
     """The modules of ``modules`` that module ``name`` (with text ``source``) imports anywhere."""
     found: set[str] = set()
-    for node in _runtime_nodes(ast.parse(source)):
+    for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
             targets = [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -203,9 +185,10 @@ def test_the_cycle_detector_catches_a_synthetic_cycle(tmp_path):
                               "else:\n    import pkg.d\n")
     (pkg / "f.py").write_text("import pkg.e\n")                             # e -> f for annotations only
     graph = import_graph(pkg)
-    assert graph["pkg.sub.c"] == {"pkg.a"} and graph["pkg.b"] == {"pkg.sub.c"} and graph["pkg.e"] == {"pkg.d"}
-    assert import_cycles(graph) == [["pkg.a", "pkg.b", "pkg.sub.c", "pkg.a"]]
+    assert graph["pkg.sub.c"] == {"pkg.a"} and graph["pkg.b"] == {"pkg.sub.c"} and graph["pkg.e"] == {"pkg.d", "pkg.f"}
+    assert import_cycles(graph) == [["pkg.a", "pkg.b", "pkg.sub.c", "pkg.a"], ["pkg.e", "pkg.f", "pkg.e"]]
     (pkg / "b.py").write_text("def f():\n    pass\n")
+    (pkg / "f.py").write_text("")
     assert import_cycles(import_graph(pkg)) == []
 
 

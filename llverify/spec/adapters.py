@@ -11,12 +11,10 @@ their declarations (:mod:`llverify.spec.kinds` lists the modules).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import Any, Mapping
 
 from llverify.layout import LinearLayout
-
-if TYPE_CHECKING:  # for annotations only: spec.layouts calls these with its declarations
-    from llverify.spec.model import LayoutDecl
+from llverify.spec.model import LayoutDecl
 
 __all__ = ["NotAvailable", "build_kind", "build_triton"]
 

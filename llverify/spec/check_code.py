@@ -4,15 +4,13 @@ the adapter next to its :class:`~llverify.spec.checkkind.CheckKind` declaration.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Mapping
+from typing import Mapping
 
 from llverify.layout import LinearLayout
 from llverify.prove.verdict import Verdict
 from llverify.spec.argtypes import Arg
 from llverify.spec.checkkind import LAYOUT, CheckKind, declare_check_kind, options
-
-if TYPE_CHECKING:
-    from llverify.spec.model import CheckDecl
+from llverify.spec.model import CheckDecl
 
 __all__ = ["check_index_code"]
 

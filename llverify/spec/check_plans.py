@@ -10,15 +10,13 @@ available") in the runner instead of a crash.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Mapping
+from typing import Mapping
 
 from llverify.layout import LinearLayout
 from llverify.prove.verdict import Verdict
 from llverify.spec.argtypes import Arg
 from llverify.spec.checkkind import ALL_METHODS, LAYOUT, CheckKind, declare_check_kind, options
-
-if TYPE_CHECKING:
-    from llverify.spec.model import CheckDecl
+from llverify.spec.model import CheckDecl
 
 __all__ = ["check_bank_conflicts", "check_broadcast_load", "check_broadcast_store", "check_gather",
            "check_optimal_swizzle", "check_shape_op", "check_shuffle_plan", "check_vectorization"]

@@ -8,16 +8,14 @@ to its details (imported inside the function: the plan is extra information).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Mapping
+from typing import Callable, Mapping
 
 from llverify.layout import LinearLayout
 from llverify.prove import properties
 from llverify.prove.verdict import Verdict
 from llverify.spec.argtypes import Arg
 from llverify.spec.checkkind import LAYOUT, CheckKind, declare_check_kind, options
-
-if TYPE_CHECKING:
-    from llverify.spec.model import CheckDecl
+from llverify.spec.model import CheckDecl
 
 __all__ = ["check_bijective", "check_conversion", "check_distributed", "check_duplicates", "check_equal",
            "check_in_bounds", "check_injective", "check_memory", "check_surjective"]

@@ -21,16 +21,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import Any, Callable, Mapping
 
 from llverify.layout import LinearLayout
 from llverify.prove.kernel import Budget as KernelBudget
 from llverify.prove.kernel import decide
 from llverify.prove.verdict import Verdict
 from llverify.spec.argtypes import Arg
-
-if TYPE_CHECKING:  # for annotations only: spec.model looks kinds up in this table
-    from llverify.spec.model import CheckDecl
+from llverify.spec.model import CheckDecl
 
 __all__ = ["ALL_METHODS", "CheckKind", "COMMON_KEYS", "KINDS", "LAYOUT", "declare_check_kind", "options"]
 
@@ -71,6 +69,16 @@ class CheckKind:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "args", MappingProxyType(dict(self.args)))
+
+    def layout_names(self, args: Mapping[str, Any]) -> tuple[str, ...]:
+        """The layout names ``args`` (a check's validated arguments) refers to, in argument order."""
+        names: list[str] = []
+        for key, arg in self.args.items():
+            if key in args and arg.type == "layout":
+                names.append(args[key])
+            elif key in args and arg.type == "layouts":
+                names.extend(args[key])
+        return tuple(names)
 
     def run(self, check: CheckDecl, layouts: Mapping[str, LinearLayout], *, method: str | None = None,
             timeout: float | None = None, rlimit: int | None = None) -> Verdict:

@@ -3,8 +3,9 @@
 A :class:`Spec` is one file: its named layouts (declarations and the built
 :class:`~llverify.layout.LinearLayout` objects) and its checks.  A
 :class:`CheckDecl` is one entry of ``checks:`` after validation: the property,
-its arguments with layout references resolved to names that exist, the
-expected verdict and the solver budget.  :class:`CheckResult` pairs a check
+its arguments with layout references resolved to names that exist (and,
+in ``layouts``, those names in argument order), the expected verdict and the
+solver budget.  :class:`CheckResult` pairs a check
 with the :class:`~llverify.prove.verdict.Verdict` it produced and says whether
 that is what the spec expected.
 """
@@ -75,9 +76,11 @@ class CheckDecl:
     end_line: int = 0
     description: str = ""
     subject: str = ""
+    layouts: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "args", MappingProxyType(_plain(self.args)))
+        object.__setattr__(self, "layouts", tuple(self.layouts))
 
     def __reduce__(self) -> tuple:
         """Pickle through plain data (read-only mappings do not pickle): checks go to worker processes."""
@@ -86,19 +89,8 @@ class CheckDecl:
         return (_rebuild_check, (state,))
 
     def layout_names(self) -> list[str]:
-        """Names of the layouts this check refers to (in argument order)."""
-        from llverify.spec.kinds import KINDS
-
-        kind = KINDS[self.property]
-        names: list[str] = []
-        for key, arg in kind.args.items():
-            if key not in self.args:
-                continue
-            if arg.type == "layout":
-                names.append(self.args[key])
-            elif arg.type == "layouts":
-                names.extend(self.args[key])
-        return names
+        """Names of the layouts this check refers to (in argument order; its kind's layout arguments)."""
+        return list(self.layouts)
 
 
 def _rebuild_check(state: dict) -> "CheckDecl":

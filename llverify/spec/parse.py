@@ -123,7 +123,7 @@ def _parse_check(path: str, item: Any, where: Pos, index: int, end_line: int,
         spec=path, index=index, name=name or f"{prop}({subject})", property=prop, args=args,
         expect=expect, timeout=float(timeout) if timeout is not None else None,
         method=None if method in (None, "auto") else method, rlimit=rlimit, pos=where,
-        end_line=end_line, description=description or "", subject=subject)
+        end_line=end_line, description=description or "", subject=subject, layouts=kind.layout_names(args))
 
 
 def parse_document(doc: Any, path: str) -> Spec:

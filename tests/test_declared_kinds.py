@@ -19,8 +19,9 @@ For every hardware kind of :func:`llverify.hw.kinds.declared`:
   disagreement, and at least one case both build;
 * it is in ``llverify check --help`` and in the schema's list of layout kinds.
 
-Each test fails loudly, naming the kind and what it lacks.  ``tests/test_extension_points.py`` shows the
-other direction: kinds declared at test time reach the schema, the help and the random generator.
+Each test fails loudly, naming the kind and what it lacks (:func:`check_kind_problems`,
+:func:`hardware_kind_problems`).  ``tests/test_extension_points.py`` runs the same checks on toy kinds
+declared at test time, with and without a must-fail example.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ import random
 import re
 import sys
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
 
 import pytest
 from click.testing import CliRunner
@@ -59,26 +60,29 @@ HW_KINDS = [k.name for k in declared()]
 
 @functools.lru_cache(maxsize=None)
 def examples() -> tuple[Spec, ...]:
-    """Every example spec, loaded once (those needing Triton's parser only where it is there)."""
+    """Every example spec, loaded once."""
     return tuple(load_spec(str(p)) for p in EXAMPLES)
 
 
-@functools.lru_cache(maxsize=None)
-def outcome(spec_path: str, index: int) -> tuple[bool, str]:
-    """Whether check ``index`` of the spec ends as expected, and its verdict in words (each run once)."""
-    spec = next(s for s in examples() if s.path == spec_path)
-    check = spec.checks[index]
-    result = run_check(Task(check, spec.layouts, Budget()))
-    return result.ok, f"{spec_path}:{check.pos.line} {check.name}: {result.status} (expected {check.expect}): " \
-                      f"{result.verdict.message}"
+_OUTCOMES: dict[tuple[str, int], tuple[bool, str]] = {}
 
 
-def _checks_of(kind: str) -> list[tuple[Spec, CheckDecl]]:
-    return [(s, c) for s in examples() for c in s.checks if c.property == kind]
+def outcome(spec: Spec, check: CheckDecl) -> tuple[bool, str]:
+    """Whether ``check`` ends as expected, and its verdict in words (each example check runs once)."""
+    key = (spec.path, check.index)
+    if key not in _OUTCOMES:
+        result = run_check(Task(check, spec.layouts, Budget()))
+        _OUTCOMES[key] = (result.ok, f"{spec.path}:{check.pos.line} {check.name}: {result.status} "
+                                     f"(expected {check.expect}): {result.verdict.message}")
+    return _OUTCOMES[key]
 
 
-def _must_fail_test(ref: str) -> str | None:
-    """Why ``path::function`` is not a test that refutes something (``None``: it is)."""
+def _wrong(checks: list[tuple[Spec, CheckDecl]]) -> list[str]:
+    return [msg for s, c in checks for ok, msg in [outcome(s, c)] if not ok]
+
+
+def must_fail_problem(ref: str) -> str | None:
+    """Why ``tests/<file>.py::<function>`` is not a test that asserts a refutation (``None``: it is)."""
     path, _, name = ref.partition("::")
     file = ROOT / path
     if not path.startswith("tests/") or not file.is_file():
@@ -92,22 +96,28 @@ def _must_fail_test(ref: str) -> str | None:
     return None
 
 
-@pytest.mark.parametrize("name", list(KINDS))
-def test_a_check_kind_has_a_proved_and_a_refuted_example_that_end_as_expected(name: str) -> None:
+def check_kind_problems(name: str, specs: Sequence[Spec]) -> list[str]:
+    """What check kind ``name`` lacks, with ``specs`` as the examples: an example check expected proved, one
+    expected refuted (or a ``must_fail`` test), every one ending as expected, its place in the schema and the
+    help.  Empty: none."""
     kind: CheckKind = KINDS[name]
-    checks = _checks_of(name)
-    assert checks, f"check kind {name!r} has no example spec in specs/ or proofs/: add one (it is the kind's test)"
+    checks = [(s, c) for s in specs for c in s.checks if c.property == name]
+    if not checks:
+        return [f"check kind {name!r} has no example spec in specs/ or proofs/: add one (it is the kind's test)"]
     expects = {c.expect for _, c in checks}
-    assert "proved" in expects, f"check kind {name!r}: no example check expected proved"
+    out = [] if "proved" in expects else [f"check kind {name!r}: no example check expected proved"]
     if kind.must_fail:
-        why = _must_fail_test(kind.must_fail)
-        assert why is None, f"check kind {name!r}: must_fail {why}"
-    else:
-        assert "refuted" in expects, (f"check kind {name!r}: no example check expected refuted (the must-fail "
-                                      "case); a kind that checks llverify's own construction names its mutant "
-                                      "test in CheckKind.must_fail instead")
-    wrong = [msg for s, c in checks for ok, msg in [outcome(s.path, c.index)] if not ok]
-    assert not wrong, "\n".join(wrong)
+        why = must_fail_problem(kind.must_fail)
+        out += [f"check kind {name!r}: must_fail {why}"] if why else []
+    elif "refuted" not in expects:
+        out.append(f"check kind {name!r}: no example check expected refuted (the must-fail case); a kind that "
+                   "checks llverify's own construction names its mutant test in CheckKind.must_fail instead")
+    out += _wrong(checks)
+    if f"check_{name}" not in _schema()["$defs"]:
+        out.append(f"check kind {name!r} is not in the JSON Schema")
+    if name not in _words(_help().split("Check kinds:")[1].split("Layout kinds:")[0]):
+        out.append(f"check kind {name!r} is not in 'llverify check --help'")
+    return out
 
 
 def _help() -> str:
@@ -124,12 +134,6 @@ def _schema() -> dict[str, Any]:
     return json.loads(CliRunner().invoke(cli, ["schema"]).output)
 
 
-@pytest.mark.parametrize("name", list(KINDS))
-def test_a_check_kind_is_in_the_schema_and_the_help(name: str) -> None:
-    assert f"check_{name}" in _schema()["$defs"], name
-    assert name in _words(_help().split("Check kinds:")[1].split("Layout kinds:")[0]), name
-
-
 def _kinds_in(value: Any) -> Iterator[str]:
     """The hardware kinds a layout declaration's parameters build (its own and nested ones)."""
     if isinstance(value, dict):
@@ -142,43 +146,35 @@ def _kinds_in(value: Any) -> Iterator[str]:
             yield from _kinds_in(v)
 
 
-def _uses(kind: str) -> list[tuple[Spec, CheckDecl]]:
-    """The example checks on a layout that a layout of ``kind`` builds."""
-    out = []
-    for s in examples():
-        mine = {n for n, d in s.decls.items() if d.source == "kind" and kind in _kinds_in(dict(d.params))}
-        out += [(s, c) for c in s.checks if mine & set(c.layout_names())]
-    return out
-
-
-@pytest.mark.parametrize("name", HW_KINDS)
-def test_a_hardware_kind_has_an_example_spec_that_ends_as_expected(name: str) -> None:
-    checks = _uses(name)
-    assert checks, f"hardware kind {name!r}: no example spec in specs/ or proofs/ checks a layout of it: add one"
-    wrong = [msg for s, c in checks for ok, msg in [outcome(s.path, c.index)] if not ok]
-    assert not wrong, "\n".join(wrong)
-
-
-@pytest.mark.parametrize("name", HW_KINDS)
-def test_a_hardware_kind_is_in_the_help_and_the_schema(name: str) -> None:
-    assert name in _words(_help().split("Layout kinds:")[1]), name
-    layout_kind = _schema()["$defs"]["layout"]["oneOf"][0]["properties"]["kind"]
-    assert name in layout_kind["enum"] and set(lookup(name).aliases) <= set(layout_kind["enum"]), name
-
-
-@pytest.mark.parametrize("name", HW_KINDS)
-def test_a_hardware_kind_is_sampled_or_says_why_not(name: str) -> None:
+def hardware_kind_problems(name: str, specs: Sequence[Spec]) -> list[str]:
+    """What hardware kind ``name`` lacks, with ``specs`` as the examples: an example check on a layout of
+    it, every such check ending as expected, a sampler (or why not) whose samples build and whose Triton
+    attribute reads back to the same layout, its place in the help and the schema.  Empty: none.  (The
+    Triton differential of its samples is :func:`test_a_sampled_kind_agrees_with_triton`.)"""
     kind: Kind = lookup(name)
+    checks = []
+    for s in specs:
+        mine = {n for n, d in s.decls.items() if d.source == "kind" and name in _kinds_in(dict(d.params))}
+        checks += [(s, c) for c in s.checks if mine & set(c.layout_names())]
+    out = [] if checks else [f"hardware kind {name!r}: no example spec in specs/ or proofs/ checks a layout of it"]
+    out += _wrong(checks)
+    if name not in _words(_help().split("Layout kinds:")[1]):
+        out.append(f"hardware kind {name!r} is not in 'llverify check --help'")
+    layout_kind = _schema()["$defs"]["layout"]["oneOf"][0]["properties"]["kind"]
+    if name not in layout_kind["enum"] or not set(kind.aliases) <= set(layout_kind["enum"]):
+        out.append(f"hardware kind {name!r} (or an alias) is not in the schema's layout kinds")
     if kind.sample is None:
-        assert kind.tile or kind.unsampled, f"hardware kind {name!r}: no sampler, and its declaration says not why"
-        return
-    assert not kind.unsampled, f"hardware kind {name!r} has a sampler but says it is unsampled"
-    assert kind.gluon is not None, f"hardware kind {name!r}: sampled, but declares no Gluon builder for the oracle"
+        if not (kind.tile or kind.unsampled):
+            out.append(f"hardware kind {name!r}: no sampler, and its declaration does not say why (Kind.unsampled)")
+        return out
+    if kind.unsampled:
+        out.append(f"hardware kind {name!r} has a sampler but says it is unsampled")
+    if kind.gluon is None:
+        out.append(f"hardware kind {name!r}: sampled, but declares no Gluon builder for the Triton differential")
     rng = random.Random(name)
     built = 0
     for _ in range(20):
         case = random_case(name, rng)
-        assert case["kind"] == name
         try:
             layout = build(name, case["shape"], **case["params"])
         except LayoutError:
@@ -187,8 +183,23 @@ def test_a_hardware_kind_is_sampled_or_says_why_not(name: str) -> None:
         if kind.mnemonic:  # the Triton attribute prints and reads back to the same layout
             text = format_attr({"kind": name, **case["params"]})
             back = parse_attr(text)
-            assert build(back.pop("kind"), case["shape"], **back) == layout, text
-    assert built >= 5, f"hardware kind {name!r}: its sampler drew only {built} buildable cases of 20"
+            if build(back.pop("kind"), case["shape"], **back) != layout:
+                out.append(f"hardware kind {name!r}: {text} reads back as another layout")
+    if built < 5:
+        out.append(f"hardware kind {name!r}: its sampler drew only {built} buildable cases of 20")
+    return out
+
+
+@pytest.mark.parametrize("name", list(KINDS))
+def test_a_check_kind_is_tested_by_its_examples(name: str) -> None:
+    problems = check_kind_problems(name, examples())
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("name", HW_KINDS)
+def test_a_hardware_kind_is_tested_by_its_examples_and_its_sampler(name: str) -> None:
+    problems = hardware_kind_problems(name, examples())
+    assert not problems, "\n".join(problems)
 
 
 SAMPLED = [k.name for k in declared() if k.sample is not None]
@@ -214,9 +225,9 @@ def test_a_sampled_kind_agrees_with_triton(name: str, differential: dict[str, di
     assert got.get("same", 0) >= 1, f"{name}: no sample that both llverify and Triton build ({got})"
 
 
-def test_the_must_fail_reference_is_checked(tmp_path) -> None:
-    """A ``must_fail`` that names no test, or a test that refutes nothing, is refused."""
-    assert _must_fail_test("tests/test_codegen_plans.py::test_gather_warp_local_and_not") is None
-    assert "no such test function" in _must_fail_test("tests/test_codegen_plans.py::test_nothing_here")
-    assert "no such test file" in _must_fail_test("tests/nowhere.py::test_x")
-    assert "asserts no refutation" in _must_fail_test("tests/test_declared_kinds.py::test_a_check_kind_is_in_the_schema_and_the_help")
+def test_a_must_fail_reference_that_refutes_nothing_is_refused() -> None:
+    assert must_fail_problem("tests/test_codegen_plans.py::test_gather_warp_local_and_not") is None
+    assert "no such test function" in must_fail_problem("tests/test_codegen_plans.py::test_nothing_here")
+    assert "no such test file" in must_fail_problem("tests/nowhere.py::test_x")
+    here = "tests/test_declared_kinds.py::test_a_check_kind_is_tested_by_its_examples"
+    assert "asserts no refutation" in must_fail_problem(here)

@@ -1,10 +1,12 @@
 """Issue 14's extension test: a new check kind and a new hardware kind are each one declaration.
 
 A toy check kind, declared with :func:`llverify.spec.kinds.declare_check_kind` alone, is validated in
-specs, listed in the JSON Schema and SARIF's rule table, and decided by ``llverify check``.  A toy
-hardware kind, declared with :func:`llverify.hw.kinds.declare` alone (constructor, Triton mnemonic and
-fields, sampler), is built by name, read and printed as a Triton attribute, sampled, and usable from a spec.
-Both are removed again after each test.
+specs, listed in the JSON Schema, ``llverify check --help`` and SARIF's rule table, and decided by
+``llverify check``.  A toy hardware kind, declared with :func:`llverify.hw.kinds.declare` alone
+(constructor, Triton mnemonic and fields, sampler), is built by name, read and printed as a Triton
+attribute, sampled, listed in the schema and the help, and usable from a spec.  With an example spec, both
+pass the checks ``tests/test_declared_kinds.py`` makes of every declared kind, and without a must-fail
+example the check kind does not.  Both are removed again after each test.
 """
 
 from __future__ import annotations
@@ -29,6 +31,9 @@ from llverify.triton import format_attr, parse_attr
 
 sys.path.insert(0, str(Path(__file__).parent))
 import oracle_triton  # noqa: E402
+from test_declared_kinds import check_kind_problems, hardware_kind_problems  # noqa: E402
+
+from llverify.spec.parse import load_spec  # noqa: E402
 
 
 def toy_rows(shape: Sequence[int], rows_per_thread: int) -> LinearLayout:
@@ -160,3 +165,34 @@ def test_a_kind_declared_twice_differently_is_refused(toy_check_kind) -> None:
         declare_check_kind(CheckKind("toy_covers", {}, (), "other", check_properties.check_injective))
     with pytest.raises(ValueError, match="declared twice"):
         declare(Kind("blocked", toy_rows))
+
+
+def test_the_toys_pass_the_declared_kind_checks_with_their_example_spec(
+        toy_check_kind, toy_hw_kind_with_gluon, tmp_path) -> None:
+    path = tmp_path / "toy.yaml"
+    path.write_text(SPEC)
+    examples = [load_spec(str(path))]
+    assert check_kind_problems("toy_covers", examples) == []
+    assert hardware_kind_problems("toy_rows", examples) == []
+    help_text = CliRunner().invoke(cli, ["check", "--help"], terminal_width=200).output
+    assert "toy_covers" in help_text and "toy_rows" in help_text
+    layout_kind = json.loads(CliRunner().invoke(cli, ["schema"]).output)["$defs"]["layout"]["oneOf"][0]
+    assert "toy_rows" in layout_kind["properties"]["kind"]["enum"]
+
+
+def test_a_toy_without_a_must_fail_example_or_a_sampler_fails_the_declared_kind_checks(
+        toy_check_kind, toy_hw_kind, tmp_path) -> None:
+    path = tmp_path / "toy.yaml"
+    path.write_text(SPEC.replace("    expect: refuted\n", "").replace("  - toy_covers: half\n", ""))
+    problems = check_kind_problems("toy_covers", [load_spec(str(path))])
+    assert problems == ["check kind 'toy_covers': no example check expected refuted (the must-fail case); a kind "
+                        "that checks llverify's own construction names its mutant test in CheckKind.must_fail "
+                        "instead"]
+    assert "no example spec" in check_kind_problems("toy_covers", [])[0]
+    declare(Kind("toy_bare", toy_rows))
+    try:
+        assert hardware_kind_problems("toy_bare", [load_spec(str(path))]) == [
+            "hardware kind 'toy_bare': no example spec in specs/ or proofs/ checks a layout of it",
+            "hardware kind 'toy_bare': no sampler, and its declaration does not say why (Kind.unsampled)"]
+    finally:
+        del hw_kinds._KINDS["toy_bare"]

@@ -2,7 +2,7 @@
 
 Every function parses its code (never executes it), gives it the semantics
 of :mod:`llverify.indexcode.bitvector` and decides the claim over the declared
-input ranges by a complete method:
+input ranges by a complete method (:func:`llverify.prove.code_engine.decide`):
 
 * ``exhaustive``: evaluate every point of the domain (numpy); chosen by
   ``method="auto"`` when the domain has at most ``AUTO_EXHAUSTIVE_POINTS``
@@ -33,59 +33,25 @@ Example (seed 000, definition 4.11 with vec=8, per_phase=1, max_phase=8 on a
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from math import prod
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
 import numpy as np
 import z3
 
-from llverify.layout import LinearLayout
-from llverify.prove.bv import canonical_smt2
-from llverify.prove.solver_budget import z3_version
-from llverify.prove.bv import solver as z3_solver
-from llverify.indexcode.parse import C_TYPES, IndexCodeError, ParsedCode, parse_code
-from llverify.indexcode.evaluate import evaluate_arrays, evaluate_point
-from llverify.indexcode.c_types import resolve_types
 from llverify.indexcode.bitvector import encode, python_width
-from llverify.prove.verdict import Counterexample, Verdict
+from llverify.indexcode.c_types import resolve_types
+from llverify.indexcode.evaluate import evaluate_arrays, evaluate_point
+from llverify.indexcode.parse import C_TYPES, IndexCodeError, ParsedCode, parse_code
+from llverify.layout import LinearLayout
+from llverify.prove.code_engine import (AUTO_EXHAUSTIVE_POINTS, MAX_EXHAUSTIVE_POINTS, Claim, Ranges, decide,
+                                        normalise_ranges, refute, var_width, verdict)
+from llverify.prove.verdict import Verdict
 
 __all__ = [
     "AUTO_EXHAUSTIVE_POINTS", "IndexCodeError", "code_equals_layout", "code_equals_code", "in_range",
     "injective", "bijective", "layout_output_term", "normalise_ranges",
 ]
-
-AUTO_EXHAUSTIVE_POINTS = 1 << 16
-MAX_EXHAUSTIVE_POINTS = 1 << 24
-
-Ranges = Mapping[str, "int | tuple[int, int]"]
-
-
-def normalise_ranges(ranges: Ranges) -> dict[str, tuple[int, int]]:
-    """``{"x": 8, "y": (-4, 4)}`` -> half-open pairs ``{"x": (0, 8), "y": (-4, 4)}``."""
-    out: dict[str, tuple[int, int]] = {}
-    for k, r in ranges.items():
-        if isinstance(r, bool):
-            raise IndexCodeError(f"range of '{k}' must be an int or a (lo, hi) pair, got {r!r}")
-        if isinstance(r, int):
-            lo, hi = 0, r
-        else:
-            try:
-                lo, hi = (int(x) for x in r)
-            except (TypeError, ValueError):
-                raise IndexCodeError(f"range of '{k}' must be an int or a (lo, hi) pair, got {r!r}") from None
-        if hi <= lo:
-            raise IndexCodeError(f"range of '{k}' is empty: [{lo}, {hi})")
-        out[str(k)] = (lo, hi)
-    return out
-
-
-def _var_width(lo: int, hi: int) -> int:
-    """Bits of a bit-vector holding [lo, hi) (two's complement if lo < 0)."""
-    top = hi - 1
-    if lo >= 0:
-        return max(1, top.bit_length())
-    return max(lo.bit_length() if lo >= 0 else (-lo - 1).bit_length(), top.bit_length()) + 1
 
 
 def _parse(code: str | ParsedCode, lang: str) -> ParsedCode:
@@ -102,113 +68,6 @@ def _check_types_hold(p: ParsedCode, types: Mapping[str, str], ranges: Mapping[s
         if lo < tlo or hi > thi:
             return f"variable '{v}' ranges over [{lo}, {hi}), which its type {types[v]} cannot hold"
     return None
-
-
-# ------------------------------------------------------------ the engine --
-@dataclass(frozen=True)
-class _Claim:
-    """A universally quantified claim over a box domain, negated as ``bad``."""
-
-    names: tuple[str, ...]                      # minimisation order
-    ranges: tuple[tuple[int, int], ...]         # half-open
-    z3_bad: Callable[[dict[str, tuple[Any, bool]]], Any]
-    np_bad: Callable[[dict[str, np.ndarray]], np.ndarray] | None
-    replay: Callable[[dict[str, int]], tuple[bool, dict[str, Any], str, str]]
-
-
-def _verdict(status: str, prop: str, subject: str, method: str | None, t0: float, message: str = "",
-             cex: Counterexample | None = None, certificate: Any = None, details: dict | None = None) -> Verdict:
-    return Verdict(status, prop, subject, method, time.perf_counter() - t0, message, cex,  # type: ignore[arg-type]
-                   certificate, details or {})
-
-
-def _refute(claim: _Claim, point: dict[str, int], prop: str, subject: str, method: str, t0: float,
-            details: dict) -> Verdict:
-    bad, sides, kind, note = claim.replay(point)
-    if not bad:
-        return _verdict("unknown", prop, subject, method, t0,
-                        f"the {method} method reported a counterexample at {point} that did not replay "
-                        "(encoder and evaluator disagree: please report this)", details={**details, "point": point})
-    return _verdict("refuted", prop, subject, method, t0, note, Counterexample(point, sides, note),
-                    details={**details, "kind": kind})
-
-
-def _decide(claim: _Claim, prop: str, subject: str, method: str, rlimit: int | None,
-            timeout: float | None, details: dict) -> Verdict:
-    t0 = time.perf_counter()
-    size = prod(hi - lo for lo, hi in claim.ranges)
-    details = {**details, "domain_points": size}
-    if method not in ("auto", "exhaustive", "smt"):
-        raise IndexCodeError(f"unknown method {method!r}; use auto, exhaustive or smt")
-    if method == "exhaustive" and claim.np_bad is None:
-        raise IndexCodeError(f"{prop}: no exhaustive method for this claim")
-    use_ex = claim.np_bad is not None and (method == "exhaustive" or (method == "auto" and size <= AUTO_EXHAUSTIVE_POINTS))
-    if use_ex:
-        if size > MAX_EXHAUSTIVE_POINTS:
-            raise IndexCodeError(f"{prop}: {size} points is above the exhaustive limit {MAX_EXHAUSTIVE_POINTS}")
-        grids = np.indices(tuple(hi - lo for lo, hi in claim.ranges), dtype=np.int64).reshape(len(claim.ranges), -1) \
-            if claim.ranges else np.zeros((0, 1), dtype=np.int64)
-        env = {n: grids[i] + lo for i, (n, (lo, _)) in enumerate(zip(claim.names, claim.ranges))}
-        assert claim.np_bad is not None
-        bad = claim.np_bad(env)
-        if bad.any():
-            i = int(np.argmax(bad))
-            point = {n: int(env[n][i]) for n in claim.names}
-            return _refute(claim, point, prop, subject, "exhaustive", t0, details)
-        return _verdict("proved", prop, subject, "exhaustive", t0, f"all {size} points checked",
-                        certificate={"points": size}, details=details)
-    # SMT
-    solver, rlimit = z3_solver(rlimit, timeout, logic="QF_BV")
-    terms: dict[str, tuple[Any, bool]] = {}
-    for n, (lo, hi) in zip(claim.names, claim.ranges):
-        w = _var_width(lo, hi)
-        v = z3.BitVec(n, w)
-        signed = lo < 0
-        terms[n] = (v, signed)
-        if lo != 0 and (signed or lo > 0):
-            solver.add(v >= lo if signed else z3.UGE(v, lo))
-        if hi != (1 << w) and not (signed and hi == 1 << (w - 1)):
-            solver.add(v < hi if signed else z3.ULT(v, hi))
-    solver.add(claim.z3_bad(terms))
-    details = {**details, "z3_version": z3_version(), "rlimit": rlimit}
-    res = solver.check()
-    if res == z3.unsat:
-        return _verdict("proved", prop, subject, "smt", t0, "Z3: the negated claim is unsat",
-                        certificate={"smtlib": canonical_smt2(solver.to_smt2())}, details=details)
-    if res == z3.unknown:
-        return _verdict("unknown", prop, subject, "smt", t0, f"Z3 returned unknown ({solver.reason_unknown()})",
-                        details=details)
-    model = solver.model()
-
-    def value(n: str, m: Any) -> int:
-        v, signed = terms[n]
-        mv = m.eval(v, model_completion=True)
-        return mv.as_signed_long() if signed else mv.as_long()
-
-    point = {n: value(n, model) for n in claim.names}
-    # lexicographic minimisation: binary search per variable, fix it, go on
-    solver.push()
-    for n, (lo, _) in zip(claim.names, claim.ranges):
-        v, signed = terms[n]
-        best = point[n]
-        low = lo
-        while low < best:
-            mid = (low + best) // 2
-            solver.push()
-            solver.add(v <= mid if signed else z3.ULE(v, mid))
-            r = solver.check()
-            if r == z3.sat:
-                m = solver.model()
-                point = {k: value(k, m) for k in claim.names}
-                best = point[n]
-            solver.pop()
-            if r == z3.unsat:
-                low = mid + 1
-            elif r == z3.unknown:
-                break
-        solver.add(v == best)
-    solver.pop()
-    return _refute(claim, point, prop, subject, "smt", t0, details)
 
 
 # ------------------------------------------------------------ layouts --
@@ -289,14 +148,14 @@ def code_equals_layout(code: str | ParsedCode, layout: LinearLayout, inputs: Map
         forward = layout
     elif dims and dims <= outs and output in ins:
         if not layout.is_invertible():
-            return _verdict("error", prop, subject, None, t0,
+            return verdict("error", prop, subject, None, t0,
                             "the code maps out dims to an in dim, i.e. the inverse map, but the layout is not "
                             "invertible (so that map is not a function)")
         forward = layout.invert()
     elif not dims and (output in outs or output in ins):
         forward = layout if output in outs else (layout.invert() if layout.is_invertible() else None)
         if forward is None:
-            return _verdict("error", prop, subject, None, t0, "the layout is not invertible")
+            return verdict("error", prop, subject, None, t0, "the layout is not invertible")
     else:
         raise IndexCodeError(
             f"'inputs' must map code variables to dims of one side of the layout and 'output' must be a dim of "
@@ -307,7 +166,7 @@ def code_equals_layout(code: str | ParsedCode, layout: LinearLayout, inputs: Map
     var_ranges = {v: dim_ranges[inputs[v]] for v in p.variables}
     msg = _check_types_hold(p, tmap, var_ranges)
     if msg:
-        return _verdict("error", prop, subject, None, t0, msg)
+        return verdict("error", prop, subject, None, t0, msg)
     order = [inputs[v] for v in inputs if inputs[v] in dim_ranges]
     order = list(dict.fromkeys(order + [d for d in forward.in_dim_names]))
     out_size = forward.out_dim_size(output)
@@ -342,8 +201,8 @@ def code_equals_layout(code: str | ParsedCode, layout: LinearLayout, inputs: Map
                 f"{'undefined behaviour' if p.lang == 'c' else 'runtime error'} at {point}: {fault}"
         return got != want, {"code": got, side: want}, "mismatch", f"code gives {got}, {side} gives {want} at {point}"
 
-    claim = _Claim(tuple(order), tuple(dim_ranges[d] for d in order), z3_bad, np_bad, replay)
-    return _decide(claim, prop, subject, method, rlimit, timeout, details)
+    claim = Claim(tuple(order), tuple(dim_ranges[d] for d in order), z3_bad, np_bad, replay)
+    return decide(claim, prop, subject, method, rlimit, timeout, details)
 
 
 # ------------------------------------------------------ code vs ranges --
@@ -369,7 +228,7 @@ def code_equals_code(code_a: str | ParsedCode, code_b: str | ParsedCode, ranges:
     for p, t in ((pa, ta), (pb, tb)):
         msg = _check_types_hold(p, t, rng)
         if msg:
-            return _verdict("error", prop, subject, None, t0, msg)
+            return verdict("error", prop, subject, None, t0, msg)
     names = tuple(rng)
     closed = {v: (lo, hi - 1) for v, (lo, hi) in rng.items()}
     wa = python_width(pa, {v: closed[v] for v in pa.variables}) if pa.lang == "python" else None
@@ -396,8 +255,8 @@ def code_equals_code(code_a: str | ParsedCode, code_b: str | ParsedCode, ranges:
                 _fault_kind(which), f"{'A' if fa else 'B'} faults at {point}: {fa or fb}"
         return a != b, {"a": a, "b": b}, "mismatch", f"A gives {a}, B gives {b} at {point}"
 
-    claim = _Claim(names, tuple(rng[n] for n in names), z3_bad, np_bad, replay)
-    return _decide(claim, prop, subject, method, rlimit, timeout,
+    claim = Claim(names, tuple(rng[n] for n in names), z3_bad, np_bad, replay)
+    return decide(claim, prop, subject, method, rlimit, timeout,
                    {"lang": [pa.lang, pb.lang], "types": [ta, tb], "operations": [pa.operations, pb.operations]})
 
 
@@ -411,14 +270,14 @@ def in_range(code: str | ParsedCode, ranges: Ranges, bounds: "int | tuple[int, i
     prop, subject = "in_range", f"`{p.text.strip()}` in [{lo}, {hi})"
     msg = _check_types_hold(p, tmap, rng)
     if msg:
-        return _verdict("error", prop, subject, None, t0, msg)
+        return verdict("error", prop, subject, None, t0, msg)
     names = tuple(rng)
     pyw = python_width(p, {v: (a, b - 1) for v, (a, b) in rng.items() if v in p.variables},
                        extra=max(abs(lo), abs(hi))) if p.lang == "python" else None
 
     def z3_bad(terms: dict[str, tuple[Any, bool]]) -> Any:
         r = encode(p, {v: terms[v] for v in p.variables}, tmap, pyw)
-        w = max(r.term.size(), _var_width(min(lo, 0) - 1, abs(hi) + 1)) + 2
+        w = max(r.term.size(), var_width(min(lo, 0) - 1, abs(hi) + 1)) + 2
         x = r.as_int_bv(w)
         return z3.Or(x < lo, x >= hi, *[f.when for f in r.faults])
 
@@ -435,8 +294,8 @@ def in_range(code: str | ParsedCode, ranges: Ranges, bounds: "int | tuple[int, i
         return not (lo <= v < hi), {"code": v, "bounds": [lo, hi]}, "out_of_range", \
             f"code gives {v}, outside [{lo}, {hi}) at {point}"
 
-    claim = _Claim(names, tuple(rng[n] for n in names), z3_bad, np_bad, replay)
-    return _decide(claim, prop, subject, method, rlimit, timeout, {"lang": p.lang, "types": tmap})
+    claim = Claim(names, tuple(rng[n] for n in names), z3_bad, np_bad, replay)
+    return decide(claim, prop, subject, method, rlimit, timeout, {"lang": p.lang, "types": tmap})
 
 
 def injective(code: str | ParsedCode, ranges: Ranges, lang: str = "c", types: Mapping[str, str] | None = None,
@@ -450,7 +309,7 @@ def injective(code: str | ParsedCode, ranges: Ranges, lang: str = "c", types: Ma
     prop, subject = "injective", f"`{p.text.strip()}`"
     msg = _check_types_hold(p, tmap, rng)
     if msg:
-        return _verdict("error", prop, subject, None, t0, msg)
+        return verdict("error", prop, subject, None, t0, msg)
     names = tuple(rng)
     primed = {n: n + "'" for n in names}
     if any(v in rng for v in primed.values()):
@@ -497,9 +356,9 @@ def injective(code: str | ParsedCode, ranges: Ranges, lang: str = "c", types: Ma
                 a = int(np.nonzero(v == v[b])[0][0])
                 pt = {**{n: int(env[n][a]) for n in names}, **{primed[n]: int(env[n][b]) for n in names}}
         if pt is not None:
-            claim = _Claim((), (), lambda _: None, None, replay)
-            return _refute(claim, pt, prop, subject, "exhaustive", t0, {**details, "domain_points": size})
-        return _verdict("proved", prop, subject, "exhaustive", t0, f"all {size} values distinct",
+            claim = Claim((), (), lambda _: None, None, replay)
+            return refute(claim, pt, prop, subject, "exhaustive", t0, {**details, "domain_points": size})
+        return verdict("proved", prop, subject, "exhaustive", t0, f"all {size} values distinct",
                         certificate={"points": size}, details={**details, "domain_points": size})
 
     def z3_bad(terms: dict[str, tuple[Any, bool]]) -> Any:
@@ -509,8 +368,8 @@ def injective(code: str | ParsedCode, ranges: Ranges, lang: str = "c", types: Ma
         return z3.Or(z3.And(differ, rx.term == ry.term), *[f.when for f in rx.faults + ry.faults])
 
     all_names = names + tuple(primed[n] for n in names)
-    claim = _Claim(all_names, tuple(rng[n] for n in names) * 2, z3_bad, None, replay)
-    return _decide(claim, prop, subject, "smt", rlimit, timeout, details)
+    claim = Claim(all_names, tuple(rng[n] for n in names) * 2, z3_bad, None, replay)
+    return decide(claim, prop, subject, "smt", rlimit, timeout, details)
 
 
 def bijective(code: str | ParsedCode, ranges: Ranges, lang: str = "c", types: Mapping[str, str] | None = None,

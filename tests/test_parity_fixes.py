@@ -6,7 +6,8 @@ import pytest
 
 from llverify.errors import LayoutError
 from llverify.hw.registry import build, build_spec
-from llverify.triton.parse import parse_attr, parse_type_spec
+from llverify.triton.parse import parse_attr
+from llverify.triton.types import parse_type_spec
 
 oracle = pytest.importorskip("oracle_triton")
 

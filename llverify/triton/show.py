@@ -50,7 +50,8 @@ def resolve_layout(text: str, shape: list[int] | None, dtype: str | None = None)
     import yaml
 
     from llverify.hw.registry import build_spec
-    from llverify.triton.parse import dtype_bits, parse_aliases, parse_attr, parse_type_spec
+    from llverify.triton.parse import dtype_bits, parse_aliases, parse_attr
+    from llverify.triton.types import parse_type_spec
 
     # alias lines first, as a spec's `triton:` key accepts them: `#mma = #ttg.nvidia_mma<...>` then the
     # attribute or type that refers to them

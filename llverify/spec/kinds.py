@@ -11,7 +11,9 @@ validated arguments into a call of the layer that decides it:
 * :mod:`llverify.spec.check_code`: index_code (:mod:`llverify.prove.code`).
 
 A new kind is a declaration and its adapter in one of these modules (or a
-new module imported below), its prover, an example spec and a test.  Readers
+new module imported below), its prover, and an example spec with a check
+expected proved and one expected refuted, which is its test
+(``tests/test_declared_kinds.py``).  Readers
 of the table (the validator, the JSON Schema, the command line's help, the
 runner, the reports, SARIF's rule table) import :data:`KINDS` from here, so
 every declaration is loaded first; the table keeps declaration order.

@@ -46,8 +46,8 @@ from typing import Iterator, Mapping, Sequence
 
 from llverify.ttgir.model import (Block, Function, Location, Module, Op, Region, SourceLocation, TtgirError,
                                   TypeRef, Value)
-from llverify.ttgir.syntax import (find_top, matching_close, max_depth_final, rfind_top, split_arrow,
-                                   split_top, strip_parens, sub)
+from llverify.ttgir.syntax import (find_top, is_plain, matching_close, max_depth_final, plain_matching_close,
+                                   plain_rfind_top, rfind_top, split_arrow, split_top, strip_parens, sub)
 from llverify.ttgir.types import AliasTable, parse_typeref, with_element
 
 __all__ = ["parse_module", "parse_modules", "MAX_MODULE_BYTES", "MAX_REGION_DEPTH"]
@@ -174,6 +174,18 @@ def _split_loc(text: str) -> tuple[str, str | None]:
         close = matching_close(t, i + 3)
         if close == len(t) - 1:
             return sub(t, 0, len(t[:i].rstrip())), t[i:]
+    return t, None
+
+
+def _split_loc_plain(text: str) -> tuple[str, str | None]:
+    """:func:`_split_loc` of a text without quotes or backslashes (:func:`~llverify.ttgir.syntax.is_plain`), by
+    the plain scans (no memo; the parts are plain slices)."""
+    t = text.rstrip()
+    i = plain_rfind_top(t, "loc(")
+    if i >= 0 and (i == 0 or not (t[i - 1].isalnum() or t[i - 1] == "_")):
+        close = plain_matching_close(t, i + 3)
+        if close == len(t) - 1:
+            return t[:len(t[:i].rstrip())], t[i:]
     return t, None
 
 
@@ -535,22 +547,29 @@ class _Assembler:
         text = " ".join([b.head, *b.tails])
         if len(text) > MAX_OP_CHARS:
             raise _fail(self.path, b.line, b.col, f"operation longer than {MAX_OP_CHARS} characters")
-        body, loc = _split_loc(text)
+        # a text without quotes or backslashes (nearly every op) is split by the plain scans: one regex pass per
+        # query, no memo of derived scans (the same positions: tests/test_fast_paths_gate.py)
+        plain = is_plain(text)
+        body, loc = _split_loc_plain(text) if plain else _split_loc(text)
         results_text = ""
         m = _RESULTS.match(body)
         if m:
             results_text = m.group(1)
-            body = sub(body, m.end(), len(body))
+            body = body[m.end():] if plain else sub(body, m.end(), len(body))
         nm = _OPNAME.match(body)
         if not nm:
             raise _fail(self.path, b.line, b.col, f"expected an operation name, found {body[:40]!r}")
         name = canonical_op_name(nm.group(1) or nm.group(2))
-        rest = sub(body, nm.end(), len(body))
+        rest = body[nm.end():] if plain else sub(body, nm.end(), len(body))
         # region-header block arguments (scf.for induction variable, iter_args, scf.while before-args)
         region_args = self._region_header_args(name, rest)
-        sig_at, sig_end = _signature_colon(rest)
-        before_sig = rest if sig_at < 0 else sub(rest, 0, sig_at)
-        signature = "" if sig_at < 0 else sub(rest, sig_end, len(rest))
+        sig_at, sig_end = _signature_colon(rest, plain)
+        if plain:
+            before_sig = rest if sig_at < 0 else rest[:sig_at]
+            signature = "" if sig_at < 0 else rest[sig_end:]
+        else:
+            before_sig = rest if sig_at < 0 else sub(rest, 0, sig_at)
+            signature = "" if sig_at < 0 else sub(rest, sig_end, len(rest))
         attrs: dict[str, str] = {}
         for brace in _top_dicts(before_sig):
             attrs.update(_attr_dict(brace))
@@ -711,14 +730,16 @@ _REGION_RESULT_OPS = ("scf.for", "scf.if", "scf.execute_region", "scf.index_swit
 _PARTITION_HEAD = re.compile(r"^partition\d+\s*\((.*)\)\s*num_warps\s*\(\s*(\d+)\s*\)\s*$", re.S)
 
 
-def _signature_colon(rest: str) -> tuple[int, int]:
+def _signature_colon(rest: str, plain: bool = False) -> tuple[int, int]:
     """Where an op's type signature starts: the last top-level `` : ``, or a `:` glued to the operand before it
     (``%b: tensor<...>``, ``{axis = 1 : i32}: tensor<...>``, ``%d[%i]: !tt.tensordesc<...>``, all of which MLIR
-    accepts); (start, end of the separator), or (-1, -1)."""
-    i = rfind_top(rest, " : ")
+    accepts); (start, end of the separator), or (-1, -1).  ``plain``: ``rest`` has no quotes or backslashes
+    (the plain scan answers the same)."""
+    rfind = plain_rfind_top if plain else rfind_top
+    i = rfind(rest, " : ")
     if i >= 0:
         return i, i + 3
-    j = rfind_top(rest, ": ")
+    j = rfind(rest, ": ")
     if j > 0 and not rest[j - 1].isspace():
         return j, j + 2
     return -1, -1

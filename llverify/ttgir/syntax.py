@@ -20,8 +20,7 @@ from bisect import bisect_right
 from typing import Iterator
 
 __all__ = ["MAX_DEPTH", "max_depth", "max_depth_final", "depth_at", "scan_depths", "split_top", "find_top", "rfind_top", "split_arrow",
-           "strip_parens", "matching_close", "sub", "is_plain", "plain_depth_at", "plain_rfind_top",
-           "plain_matching_close"]
+           "strip_parens", "matching_close", "sub"]
 
 #: deepest bracket nesting accepted anywhere in a module (Triton prints < 10)
 MAX_DEPTH = 256
@@ -295,50 +294,4 @@ def matching_close(text: str, open_index: int) -> int:
             i = pos[k] - 1 - off
             return i if text[i] in _CLOSE or text[i] == '"' else -1
         k += 1
-    return -1
-
-
-# -- texts without quotes or backslashes: one query, one regex pass, no memo ------------------------------------
-
-def is_plain(text: str) -> bool:
-    """The text has no quote and no backslash: its bracket scan is :func:`_plain_changes` (no strings)."""
-    return '"' not in text and "\\" not in text
-
-
-def plain_depth_at(text: str, i: int) -> int:
-    """:func:`depth_at` of a plain text (:func:`is_plain`): the depth after the brackets of ``text[:i]``, with a
-    close at depth 0 leaving it 0 (the scan's clamp), counted over one ``findall``.
-
-    Requires: ``is_plain(text)``, ``0 <= i <= len(text)``."""
-    depth = 0
-    for ch in _BRACKET.findall(text, 0, i):
-        if ch in "([{<":
-            depth += 1
-        elif depth:
-            depth -= 1
-    return depth
-
-
-def plain_rfind_top(text: str, token: str) -> int:
-    """:func:`rfind_top` of a plain text (:func:`is_plain`): the last ``token`` at depth 0, or -1."""
-    i = text.rfind(token)
-    while i >= 0:
-        if plain_depth_at(text, i) == 0:
-            return i
-        i = text.rfind(token, 0, i)
-    return -1
-
-
-def plain_matching_close(text: str, open_index: int) -> int:
-    """:func:`matching_close` of a plain text (:func:`is_plain`): the first bracket at or after ``open_index``
-    after which the depth is back to the depth before ``open_index``, if it closes something; else -1."""
-    base = depth = plain_depth_at(text, open_index)
-    for m in _BRACKET.finditer(text, open_index):
-        if m.group() in "([{<":
-            depth += 1
-        elif depth:
-            depth -= 1
-        if depth == base:
-            i = m.end() - 1
-            return i if text[i] in _CLOSE else -1
     return -1

@@ -234,3 +234,49 @@ def test_encoding_memo_is_forgotten_by_a_definition():
     assert after.encoding is not None and after.encoding["kind"] == "blocked"
     table.encodings.update(stale)  # the mutant: the memo kept across the definition answers the stale error
     assert parse_typeref("tensor<4xf32, #b>", table).encoding is None
+
+
+def _corpus_conversions(modules: list):
+    from llverify.ttgir.layouts import BuiltLayout, layout_of
+
+    seen = set()
+    for op in _corpus_ops(modules):
+        if op.name != "ttg.convert_layout" or not op.operand_types or op.operand_types[0] is None:
+            continue
+        a, b = layout_of(op.operand_types[0]), layout_of(op.results[0].type)
+        if isinstance(a, BuiltLayout) and isinstance(b, BuiltLayout) and (a.layout, b.layout) not in seen:
+            seen.add((a.layout, b.layout))
+            yield a.layout, b.layout
+
+
+def test_conversion_lowering_from_the_rules_plan_is_the_recomputed_one(corpus_modules):
+    from llverify.codegen.conversion import convert
+    from llverify.codegen.shuffle_triton import triton_lowering
+    from llverify.errors import LlverifyError
+
+    pairs = list(_corpus_conversions(corpus_modules))
+    assert len(pairs) > 20
+    kinds = set()
+    for A, B in pairs:
+        try:
+            plan = convert(A, B)
+        except LlverifyError:
+            continue
+        kinds.add(triton_lowering(A, B))
+        assert triton_lowering(A, B, plan) == triton_lowering(A, B)
+    assert {"noop", "warp_shuffle", "shared_memory"} <= kinds
+
+
+def test_conversion_lowering_comparison_catches_another_pairs_plan(corpus_modules):
+    # the mutant: the plan of another conversion (the source to itself, a no-op) handed over
+    from llverify.codegen.conversion import convert
+    from llverify.codegen.shuffle_triton import triton_lowering
+    from llverify.errors import LlverifyError
+
+    differ = 0
+    for A, B in _corpus_conversions(corpus_modules):
+        try:
+            differ += triton_lowering(A, B, convert(A, A)) != triton_lowering(A, B)
+        except LlverifyError:
+            continue
+    assert differ

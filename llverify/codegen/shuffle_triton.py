@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from llverify.codegen.conversion import convert
+from llverify.codegen.conversion import ConversionPlan, convert
 from llverify.errors import LayoutError
 from llverify.layout import LinearLayout
 
@@ -91,7 +91,7 @@ def transposition_packing(src: LinearLayout, dst: LinearLayout, bitwidth: int) -
     return tuple(free[:(32 // bitwidth).bit_length() - 1])
 
 
-def triton_lowering(src: LinearLayout, dst: LinearLayout) -> str:
+def triton_lowering(src: LinearLayout, dst: LinearLayout, plan: ConversionPlan | None = None) -> str:
     """How Triton (3.6 and 3.9, measured) lowers ``convert_layout(src -> dst)``: the plan's classification,
     except that a warp-shuffle conversion goes through shared memory unless ``cvt`` is a bit permutation of
     registers and lanes with fewer than two register<->lane transpositions (Triton's
@@ -107,10 +107,12 @@ def triton_lowering(src: LinearLayout, dst: LinearLayout) -> str:
 
     Checked against the LLVM IR Triton emits for the conversions of the corpus, of the H200 run and of the
     broadcast cases (shared-memory accesses vs ``shfl.sync``): all agree (tests/test_conversion_lowering.py).
+
+    ``plan``: ``convert(src, dst)`` when the caller has it already (computed once; Requires: that very plan).
     """
     from llverify.codegen.shuffle_broadcast import reading_map, triton_mixed_transpositions, warp_shifts
 
-    cls = convert(src, dst).classification
+    cls = (plan if plan is not None else convert(src, dst)).classification
     if cls in ("noop", "register_permutation"):
         return cls
     steps = transposition_decomposition(src, dst) if cls == "warp_shuffle" else None

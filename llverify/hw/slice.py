@@ -22,19 +22,35 @@ from llverify.hw.blocked import check_shape
 from llverify.hw.kinds import build_spec
 from llverify.layout import LinearLayout
 
-__all__ = ["slice_layout"]
+__all__ = ["slice_layout", "slice_parent_shape", "slice_of_parent"]
 
 
 def slice_layout(dim: int, parent: Mapping[str, Any], shape: Sequence[int]) -> LinearLayout:
     """The slice of ``parent`` (a ``{"kind": ..., **params}`` spec) along ``dim`` on ``shape``."""
+    pshape = slice_parent_shape(dim, shape)
+    par = build_spec(parent, pshape, what="slice: parent")
+    return slice_of_parent(dim, par, pshape)
+
+
+def slice_parent_shape(dim: int, shape: Sequence[int]) -> list[int]:
+    """The parent's shape: ``shape`` with a 1 inserted at ``dim`` (``shape`` powers of two, ``0 <= dim <= rank``).
+    Raises :class:`LayoutError` as :func:`slice_layout` does for a bad shape or dim."""
     kind = "slice"
     shp = check_shape(shape, None, kind)
     if isinstance(dim, bool) or not isinstance(dim, int):
         raise LayoutError(f"{kind}: dim must be an integer, got {dim!r}")
     if not 0 <= dim <= len(shp):
         raise LayoutError(f"{kind}: dim = {dim} is out of range for a parent of rank {len(shp) + 1}")
-    pshape = shp[:dim] + [1] + shp[dim:]
-    par = build_spec(parent, pshape, what=f"{kind}: parent")
+    return shp[:dim] + [1] + shp[dim:]
+
+
+def slice_of_parent(dim: int, par: LinearLayout, parent_shape: Sequence[int]) -> LinearLayout:
+    """The slice along ``dim`` of the parent ``par`` built on ``parent_shape``: out dim ``dim`` dropped, the
+    others renamed ``dim0..`` (sizes ``parent_shape`` without entry ``dim``), register bases that became zero
+    removed.
+
+    Requires: ``parent_shape == slice_parent_shape(dim, shape)`` for the slice's ``shape``."""
+    kind = "slice"
     if "register" not in par.in_dims:
         raise LayoutError(f"{kind}: parent must be a distributed layout (register/lane/warp/block), "
                           f"got in dims {list(par.in_dim_names)}")
@@ -44,4 +60,5 @@ def slice_layout(dim: int, parent: Mapping[str, Any], shape: Sequence[int]) -> L
         if d == "register":
             nb = [b for b in nb if any(b)]
         bases.append((d, nb))
-    return LinearLayout._make(bases, [(f"dim{i}", s) for i, s in enumerate(shp)])
+    shape = list(parent_shape[:dim]) + list(parent_shape[dim + 1:])
+    return LinearLayout._make(bases, [(f"dim{i}", s) for i, s in enumerate(shape)])

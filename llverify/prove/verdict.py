@@ -69,6 +69,20 @@ def _freeze(value: Any) -> Any:
     return value
 
 
+def _refreeze(details: Mapping[str, Any], frozen: Mapping[str, Any]) -> "FrozenDict":
+    """``_freeze(dict(details))`` where the values taken unchanged from ``frozen`` (a verdict's frozen details,
+    whose values :func:`_freeze` already returned) are kept, not frozen again: ``{**v.details, "shape": [...]}``
+    re-freezes only ``shape``.
+
+    Postcondition: equal to ``_freeze(dict(details))`` (a frozen value is a fixed point of :func:`_freeze` up to
+    equality; the identity test admits only values that came out of ``frozen``)."""
+    get = frozen.get
+    return FrozenDict({k: v if get(k, _MISSING) is v else _freeze(v) for k, v in details.items()})
+
+
+_MISSING = object()
+
+
 def to_jsonable(value: Any) -> Any:
     """Convert frozen mappings/tuples (and numpy ints) back to plain JSON values."""
     if isinstance(value, Mapping):
@@ -153,6 +167,9 @@ class Verdict:
             return replace(self, **changes)  # raises the usual TypeError naming the field
         new = object.__new__(Verdict)
         current = self.__dict__
+        details = changes.get("details")
+        if details is not None and type(details) is not FrozenDict and isinstance(details, Mapping):
+            changes["details"] = _refreeze(details, current["details"])
         for name in _VERDICT_FIELDS:
             object.__setattr__(new, name, changes[name] if name in changes else current[name])
         new.__post_init__()

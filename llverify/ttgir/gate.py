@@ -78,8 +78,12 @@ def check_module(module: Module) -> list[Finding]:
     layouts: dict = {}
     for fn in module.functions:
         for op, warps, parent, in_partition in _walk(fn, fn.body, module.num_warps, None):
-            for rule in rules_for(op):
-                ctx = OpContext(module, fn, op, warps, parent, seen, in_partition, value_sets, layouts)
+            rules = rules_for(op)
+            if not rules:
+                continue
+            # one context per op: rules read it and never assign its fields (its dicts and set are the module's)
+            ctx = OpContext(module, fn, op, warps, parent, seen, in_partition, value_sets, layouts)
+            for rule in rules:
                 t0 = time.perf_counter()
                 try:
                     verdicts = list(rule.check(ctx))

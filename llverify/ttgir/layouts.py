@@ -32,6 +32,7 @@ from typing import Any, Mapping
 from llverify.errors import LlverifyError
 from llverify.hw.padded import Padding, padded_shared
 from llverify.hw.registry import build_spec
+from llverify.hw.slice import slice_of_parent, slice_parent_shape
 from llverify.layout import LinearLayout
 from llverify.triton.parse import dtype_bits
 from llverify.ttgir.model import TypeRef
@@ -114,9 +115,28 @@ def _build(frozen_spec: Any, shape: tuple[int, ...]) -> LinearLayout | tuple[Lin
         spec = _thaw(frozen_spec)
         if spec.get("kind") == "padded_shared":
             return _padded(spec, shape)
+        if spec.get("kind") == "slice":
+            derived = _slice_from_memo(frozen_spec, spec, shape)
+            if derived is not None:
+                return derived
         return build_spec(spec, list(shape))
     except (LlverifyError, ValueError, KeyError, TypeError) as exc:
         return str(exc) or type(exc).__name__
+
+
+def _slice_from_memo(frozen_spec: Any, spec: Mapping[str, Any], shape: tuple[int, ...]) -> LinearLayout | None:
+    """A ``#ttg.slice``'s layout from its parent's memoised build (:func:`_build` of the parent on the parent
+    shape, which the module's ``expand_dims`` results often are already): ``slice_of_parent`` of it, the layout
+    :func:`~llverify.hw.slice.slice_layout` builds from the same parent spec.  None (build it in full) for any
+    other form or any failure, so every error message is the general path's."""
+    if set(spec) != {"kind", "dim", "parent"}:
+        return None
+    try:
+        pshape = slice_parent_shape(spec["dim"], list(shape))
+        parent = _build(dict(frozen_spec)["parent"], tuple(pshape))
+        return slice_of_parent(spec["dim"], parent, pshape) if isinstance(parent, LinearLayout) else None
+    except Exception:  # noqa: BLE001 - the general path raises (and words) the error
+        return None
 
 
 def _padded(spec: Mapping[str, Any], shape: tuple[int, ...]) -> tuple[LinearLayout, Padding]:

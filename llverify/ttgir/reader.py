@@ -177,6 +177,104 @@ def _split_loc(text: str) -> tuple[str, str | None]:
     return t, None
 
 
+#: the tokens of an op text's one-pass scan: the signature separator, a location, and every bracket that changes the
+#: depth (``->`` is no bracket), as :func:`~llverify.ttgir.syntax._plain_changes` counts them
+_OP_TOKENS = re.compile(r" : |loc\(|[(\[{<]|[)\]}]|(?<!-)>")
+
+
+def _scan_op(text: str) -> tuple[str, str | None, list[int]] | None:
+    """One regex pass over an op's text without quotes or backslashes: ``(body, loc, colons)`` where ``(body,
+    loc)`` is :func:`_split_loc`'s answer and ``colons`` the positions of every `` : `` at depth 0 (in ``text``,
+    which starts ``body``), in order; None where the text has quotes or backslashes (strings change the scan) or
+    `` : : `` (overlapping separators, which one pass does not list): the general path reads those.
+
+    The depth is the bracket scan's (every open +1, every close -1 but never below 0): a `` : `` or ``loc(`` is
+    at depth 0 when the depth before it is 0, as :func:`~llverify.ttgir.syntax.depth_at` says."""
+    if '"' in text or "\\" in text or " : : " in text:
+        return None
+    t = text.rstrip()
+    depth = 0
+    colons: list[int] = []
+    loc_at = -1      # the last `loc(` at depth 0
+    loc_close = -1   # where the depth first came back to 0 after it
+    for m in _OP_TOKENS.finditer(t):
+        tok = m.group()
+        if tok == " : ":
+            if not depth:
+                colons.append(m.start())
+            continue
+        if tok == "loc(":
+            if not depth:
+                loc_at, loc_close = m.start(), -1
+            depth += 1
+        elif tok in "([{<":
+            depth += 1
+        elif depth:
+            depth -= 1
+            if not depth and loc_at >= 0 and loc_close < 0:
+                loc_close = m.start()
+    if (loc_at >= 0 and loc_close == len(t) - 1
+            and (loc_at == 0 or not (t[loc_at - 1].isalnum() or t[loc_at - 1] == "_"))):
+        return t[:len(t[:loc_at].rstrip())], t[loc_at:], colons
+    return t, None, colons
+
+
+#: the tokens of a type signature's one-pass scan: the arrow (whose ``>`` closes nothing), commas, brackets
+_SIG_TOKENS = re.compile(r"->|,|[(\[{<]|[)\]}>]")
+
+
+def _split_signature_plain(sig: str) -> tuple[list[str], list[str] | None] | None:
+    """The operand and result type texts of a signature without quotes, backslashes, casts (`` to ``) or `` * ``
+    (nearly every op's), in one regex pass: what ``_read_signature``'s ``split_arrow`` / ``strip_parens`` /
+    ``split_top`` compute (``A -> B`` at the first top-level arrow, a side's enclosing parentheses dropped, each
+    side split at its top-level commas, blank parts left out); None for any other signature.
+
+    Every piece starts at depth 0 of the whole text (after the arrow, after a top-level comma) or 1 (inside
+    parentheses that close at the piece's end, where the depth never falls to 0), so its own scan is the whole
+    text's, shifted: one scan answers every split."""
+    if '"' in sig or "\\" in sig or " to " in sig or " * " in sig:
+        return None
+    depth = 0
+    marks: list[tuple[int, str, int]] = []  # (position, token, depth before it)
+    arrow = -1
+    for m in _SIG_TOKENS.finditer(sig):
+        tok = m.group()
+        i = m.start()
+        if tok == "->":
+            if not depth and arrow < 0:
+                arrow = i
+            continue
+        marks.append((i, tok, depth))
+        if tok in "([{<":
+            depth += 1
+        elif tok != "," and depth:
+            depth -= 1
+    if arrow < 0:
+        return _signature_side(sig, 0, len(sig), marks), None
+    return _signature_side(sig, 0, arrow, marks), _signature_side(sig, arrow + 2, len(sig), marks)
+
+
+def _signature_side(sig: str, a: int, b: int, marks: list[tuple[int, str, int]]) -> list[str]:
+    """``[t for t in split_top(strip_parens(sig[a:b]), ",") if t.strip()]`` from the scan ``marks`` of ``sig``
+    (``sig[a:b]`` starts at depth 0; see :func:`_split_signature_plain`)."""
+    text = sig[a:b]
+    a += len(text) - len(text.lstrip())
+    b = a + len(text.strip())
+    level = 0
+    if b > a and sig[a] == "(":
+        # strip_parens: the `(` at a closes at b - 1 when the depth first returns to 0 there
+        close = next((i for i, tok, d in marks if a < i < b and d == 1 and tok not in "([{<,"), -1)
+        if close == b - 1:
+            a, b, level = a + 1, b - 1, 1
+    parts, start = [], a
+    for i, tok, d in marks:
+        if a <= i < b and tok == "," and d == level:
+            parts.append(sig[start:i])
+            start = i + 1
+    parts.append(sig[start:b])
+    return [p for p in parts if p.strip()]
+
+
 # -- module structure ----------------------------------------------------------------------------------
 
 def _strip_comment(line: str) -> str:
@@ -535,22 +633,36 @@ class _Assembler:
         text = " ".join([b.head, *b.tails])
         if len(text) > MAX_OP_CHARS:
             raise _fail(self.path, b.line, b.col, f"operation longer than {MAX_OP_CHARS} characters")
-        body, loc = _split_loc(text)
+        scan = _scan_op(text)  # one pass over nearly every op (no quotes); the general path reads the others
+        body, loc = (scan[0], scan[1]) if scan is not None else _split_loc(text)
         results_text = ""
+        start = 0  # where the op name starts in the text
         m = _RESULTS.match(body)
         if m:
             results_text = m.group(1)
-            body = sub(body, m.end(), len(body))
+            start = m.end()
+            body = body[start:] if scan is not None else sub(body, start, len(body))
         nm = _OPNAME.match(body)
         if not nm:
             raise _fail(self.path, b.line, b.col, f"expected an operation name, found {body[:40]!r}")
         name = canonical_op_name(nm.group(1) or nm.group(2))
-        rest = sub(body, nm.end(), len(body))
+        if scan is not None:
+            # the results and the name hold no bracket, so `rest` scans as the text from `start` on: its last
+            # top-level ` : ` is the text's last one inside it
+            rest = body[nm.end():]
+            start += nm.end()
+            end = start + len(rest)
+            inside = [c - start for c in scan[2] if start <= c and c + 3 <= end]
+            sig_at, sig_end = (inside[-1], inside[-1] + 3) if inside else _signature_colon(rest)
+            before_sig = rest if sig_at < 0 else rest[:sig_at]
+            signature = "" if sig_at < 0 else rest[sig_end:]
+        else:
+            rest = sub(body, nm.end(), len(body))
+            sig_at, sig_end = _signature_colon(rest)
+            before_sig = rest if sig_at < 0 else sub(rest, 0, sig_at)
+            signature = "" if sig_at < 0 else sub(rest, sig_end, len(rest))
         # region-header block arguments (scf.for induction variable, iter_args, scf.while before-args)
         region_args = self._region_header_args(name, rest)
-        sig_at, sig_end = _signature_colon(rest)
-        before_sig = rest if sig_at < 0 else sub(rest, 0, sig_at)
-        signature = "" if sig_at < 0 else sub(rest, sig_end, len(rest))
         attrs: dict[str, str] = {}
         for brace in _top_dicts(before_sig):
             attrs.update(_attr_dict(brace))
@@ -660,6 +772,10 @@ class _Assembler:
                 return [], None, for_results
         if not signature.strip() or name == "scf.for":
             return [], None, for_results
+        plain = _split_signature_plain(signature)
+        if plain is not None:
+            return ([self.typeref(t) for t in plain[0]], None if plain[1] is None else
+                    [self.typeref(t) for t in plain[1]], for_results)
         lhs, rhs = split_arrow(signature)
         if rhs is None:
             cast = find_top(signature, " to ")

@@ -16,7 +16,8 @@ wrong ``opIdx``) carry the concrete values compared as their witness.
 from __future__ import annotations
 
 from llverify.ttgir.model import Op
-from llverify.ttgir.rule_support import OpContext, Rule, clear_caches
+from llverify.ttgir.rule_support import OpContext, Rule
+from llverify.ttgir.rule_support import clear_caches as _clear_proofs
 from llverify.ttgir.rules_data import SHAPE_OPS, convert_layout, gather, reduce_scan, shape_op, stores
 from llverify.ttgir.rules_dot import dot_operands
 from llverify.ttgir.rules_memory import (TMA_COPIES, memdesc_index, memdesc_subview, shared_access, subslice, tma_buffer,
@@ -77,5 +78,29 @@ RULES: tuple[Rule, ...] = (
 )
 
 
+#: the rules whose ``applies`` reads nothing of the op but its name, named one by one (a rule added later is
+#: asked per op until it is listed here); ``tests/test_fast_paths_gatespeed.py`` compares :func:`rules_for` with
+#: every predicate evaluated, over the corpus
+NAME_ONLY: frozenset[str] = frozenset({
+    "same_layout", "memory_operands", "region_boundary", "conversion", "shape_op", "reduce_scan", "gather",
+    "tma_buffer", "tmem_access", "broadcast_store", "shared_access", "dot_operands", "view_in_bounds",
+    "buffer_index", "subview_in_bounds"})
+
+#: op name -> the rules that may apply to an op of that name (the name-only rules that do, and every other rule)
+_candidates: dict[str, tuple[tuple[Rule, bool], ...]] = {}
+
+
 def rules_for(op: Op) -> list[Rule]:
-    return [r for r in RULES if r.applies(op)]
+    """``[r for r in RULES if r.applies(op)]``, in ``RULES`` order: the name-only rules (:data:`NAME_ONLY`) are
+    decided once per op name, the others per op."""
+    cand = _candidates.get(op.name)
+    if cand is None:
+        cand = _candidates[op.name] = tuple((r, r.name not in NAME_ONLY) for r in RULES
+                                            if r.name not in NAME_ONLY or r.applies(op))
+    return [r for r, per_op in cand if not per_op or r.applies(op)]
+
+
+def clear_caches() -> None:
+    """Forget every memoised verdict and the rule dispatch table (benchmarks measure each repeat from scratch)."""
+    _clear_proofs()
+    _candidates.clear()

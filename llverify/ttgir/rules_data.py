@@ -40,7 +40,7 @@ def convert_layout(ctx: OpContext) -> Iterable[Verdict]:
     details: dict[str, Any] = {}
     try:
         plan = convert(A, B)
-        details["classification"] = triton_lowering(A, B)  # what Triton really emits (shuffle rule applied)
+        details["classification"] = triton_lowering(A, B, plan)  # what Triton really emits (shuffle rule applied)
         details["plan_classification"] = plan.classification
         details["moving_dims"] = list(plan.moving_dims)
         cost: dict[str, Any] = {}

@@ -49,8 +49,12 @@ class AliasTable:
         self.errors: dict[str, str] = {}
         self.opaque: dict[str, str] = {}
         self.texts: dict[str, str] = {}
+        #: encoding text -> (spec, problem) as :func:`_encoding` read it with the aliases defined so far (a
+        #: definition forgets them); types with the same encoding share the spec (specs are never mutated)
+        self.encodings: dict[str, tuple[Any, str | None]] = {}
 
     def define(self, name: str, text: str) -> None:
+        self.encodings.clear()
         self.texts[name] = text
         problem = _encoding_problem(text, self)
         if problem:
@@ -103,6 +107,14 @@ def _split_dims(text: str) -> tuple[tuple[int, ...], str]:
 
 
 def _encoding(text: str, aliases: AliasTable) -> tuple[Any, str | None]:
+    """(spec, None) or (None, why not) of an encoding attribute's text, read once per text and alias table."""
+    hit = aliases.encodings.get(text)
+    if hit is None:
+        hit = aliases.encodings[text] = _read_encoding(text, aliases)
+    return hit
+
+
+def _read_encoding(text: str, aliases: AliasTable) -> tuple[Any, str | None]:
     problem = _encoding_problem(text, aliases)
     if problem:
         return None, problem

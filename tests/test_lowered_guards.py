@@ -219,6 +219,12 @@ def test_a_loop_whose_trip_count_depends_on_the_thread_is_not_exact() -> None:
     flow = control_flow(fn)
     assert not flow.block("%3").exact and not flow.block("%6").exact  # later iterations: fewer threads
     assert flow.block("%._crit_edge").exact  # every thread leaves the loop
+    # the counter starts at the thread id: divergence reaches the exit test through the phi's cycle
+    fn = parse_llir(LOOP.replace("GUARD", "ult").replace("BOUND", "8").replace("[ 0, %.lr.ph ]", "[ %1, %.lr.ph ]"))
+    flow = control_flow(fn.functions[0])
+    assert not flow.block("%3").exact and not flow.block("%3").uniform
+    uniform = control_flow(parse_llir(LOOP.replace("GUARD", "ult").replace("BOUND", "8")).functions[0])
+    assert uniform.block("%3").uniform  # the same loop counted from 0
 
 
 # warp-specialized dispatch: a switch on the broadcast warp id

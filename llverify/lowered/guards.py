@@ -64,7 +64,6 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 
 from llverify.lowered.llir import Instr, LlirFunction
-from llverify.lowered.semantics import Unmodelled, decoded
 
 __all__ = ["Lit", "PathCondition", "ControlFlow", "control_flow", "launch_threads", "runs_on_first", "launch_parameter",
            "MAX_TERMS"]
@@ -369,43 +368,53 @@ def _dominators(order: list[str], preds: Mapping[str, list[str]], entry: str) ->
 
 
 class _Uniformity:
-    """Which SSA values are the same at every thread of the CTA (greatest fixpoint: sources of divergence
-    are the thread id, warp broadcasts, loads and unmodelled values; a ``phi`` is divergent when its block
-    joins paths that a divergent branch separated, or a divergent branch leaves a loop)."""
+    """Which SSA values are the same at every thread of the CTA: the least set of *divergent* values closed
+    under its rules (a monotone fixpoint over the function's instructions).  Sources: the thread id, a warp
+    broadcast, a load, an atomic, inline asm, any call but a block id or a pure integer intrinsic, an
+    instruction not read; a value with a divergent operand; a ``phi`` in ``divergent_phis`` (where paths a
+    divergent branch separated join, or past a loop a divergent branch leaves)."""
 
     def __init__(self, fn: LlirFunction) -> None:
         self.fn = fn
         self.divergent_phis: set[str] = set()
-        self._memo: dict[str, bool] = {}
+        self.divergent: set[str] = set()
 
-    def reset(self) -> None:
-        self._memo = {}
+    def settle(self) -> None:
+        """Recompute the divergent values from the current ``divergent_phis``."""
+        div: set[str] = set()
+        instrs = [i for i in self.fn.instrs if i.result]
+        changed = True
+        while changed:
+            changed = False
+            for ins in instrs:
+                if ins.result in div:
+                    continue
+                if _source(ins) or (ins.opcode == "phi" and ins.result in self.divergent_phis) or \
+                        any(op in div for op in _OPERAND.findall(ins.body)):
+                    div.add(ins.result)
+                    changed = True
+        self.divergent = div
 
     def __call__(self, name: str) -> bool:
-        if name in self._memo:
-            return self._memo[name]
-        self._memo[name] = True  # a cycle through phis: optimistic (greatest fixpoint)
-        self._memo[name] = r = self._compute(name)
-        return r
+        return name.partition("#")[0] not in self.divergent
 
-    def _compute(self, name: str) -> bool:
-        if name in ("poison", "undef", "true", "false", "zeroinitializer") or not name.startswith("%"):
-            return True
-        base, _, lane = name.partition("#")
-        ins = self.fn.defs.get(base)
-        if ins is None:
-            return True  # a kernel argument
-        if ins.opcode == "call" and _UNIFORM_CALL.search(ins.body):
-            return True
-        try:
-            d = decoded(ins, lane)
-        except Unmodelled:
-            return False
-        if d.op in ("tid", "lane_of_warp"):
-            return False
-        if d.op == "phi" and base in self.divergent_phis:
-            return False
-        return all(self(a) for a in d.args)
+
+_OPERAND = re.compile(r"%[\w$.\-]+")
+_PURE_CALL = re.compile(r"@llvm\.(?:smin|smax|umin|umax|abs|ctpop|ctlz|cttz|fshl|fshr|bitreverse|bswap|"
+                        r"vector\.reduce\.\w+)\.")
+
+
+def _source(ins: Instr) -> bool:
+    """Whether an instruction's value may differ between threads whatever its operands."""
+    if ins.opcode == "call":
+        return not (_UNIFORM_CALL.search(ins.body) or (_PURE_CALL.search(ins.body) and " asm " not in ins.body))
+    return ins.opcode not in _PURE_OPS  # load, atomicrmw, cmpxchg, an unread line ('?'), ...
+
+
+_PURE_OPS = frozenset("add sub mul shl lshr ashr and or xor udiv sdiv urem srem zext sext trunc select icmp fcmp "
+                      "getelementptr ptrtoint inttoptr bitcast addrspacecast extractelement insertelement "
+                      "shufflevector extractvalue insertvalue phi fadd fsub fmul fdiv frem fneg fpext fptrunc "
+                      "fptoui fptosi uitofp sitofp".split())
 
 
 def _reach(start: Iterable[str], succs: Mapping[str, list[str]]) -> set[str]:
@@ -486,7 +495,7 @@ def control_flow(fn: LlirFunction) -> ControlFlow:
     # uniformity: iterate until the divergent phis are stable
     uni = _Uniformity(fn)
     while True:
-        uni.reset()
+        uni.settle()
         divergent = [b for b in order for _, lit in edges[b] if lit is not None and not uni(lit.value)]
         phis: set[str] = set()
         for b in divergent:
@@ -498,7 +507,6 @@ def control_flow(fn: LlirFunction) -> ControlFlow:
         if phis <= uni.divergent_phis:
             break
         uni.divergent_phis |= phis
-    uni.reset()
     divergent_set = set(divergent)
     # a loop that a divergent branch leaves: threads iterate differently, later iterations run on fewer
     rough = set().union(*(loop for loop in loops if any(_exits(b, loop, succs) for b in divergent_set))) \

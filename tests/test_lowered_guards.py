@@ -348,3 +348,53 @@ def test_a_branch_on_an_unreadable_terminator_falls_back_to_every_thread() -> No
     assert flow.reason and flow.block("%5").trivial and not flow.block("%5").exact
     (v,) = _in_bounds(text, 4096)
     assert v.status == "refuted"  # every thread: the old, conservative reading
+
+
+# one elected lane per warp initialises its warp's 8-byte barrier (the address is the warp's, not the lane's)
+ELECT = """define ptx_kernel void @k() #0 {
+  %1 = tail call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %2 = lshr i32 %1, 5
+  %3 = tail call i32 @llvm.nvvm.shfl.sync.idx.i32(i32 -1, i32 %2, i32 0, i32 31)
+  %4 = tail call { i32, i1 } @llvm.nvvm.elect.sync(i32 -1)
+  %5 = extractvalue { i32, i1 } %4, 1
+  br i1 %5, label %6, label %9
+
+6:                                                ; preds = %0
+  %7 = shl nuw nsw i32 INDEX, SHIFT
+  %8 = getelementptr i8, ptr addrspace(3) @global_smem, i32 %7
+  store i64 0, ptr addrspace(3) %8, align 8
+  br label %9
+
+9:                                                ; preds = %6, %0
+  ret void
+}
+
+attributes #0 = { "nvvm.reqntid"="128" }
+"""
+
+
+def test_an_elected_lane_per_warp() -> None:
+    text = ELECT.replace("INDEX", "%3").replace("SHIFT", "3")
+    flow = control_flow(parse_llir(text).functions[0])
+    assert flow.block("%6").describe() == "%5 == 1" and not flow.block("%6").uniform
+    (v,) = _in_bounds(text, 32)
+    assert v.status == "proved", v.message
+
+
+def test_a_mutated_elected_store_is_refuted_whichever_lane_is_elected() -> None:
+    text = ELECT.replace("INDEX", "%3").replace("SHIFT", "4")  # warps 2 and 3 write at 32 and 48
+    (v,) = _in_bounds(text, 32)
+    assert v.status == "refuted", v.message
+    assert v.counterexample.inputs["%5:1"] == 1 and v.counterexample.inputs["tid"] >= 64
+    fn = parse_llir(text).functions[0]
+    warp = v.counterexample.inputs["tid"] // 32
+    for lane in range(32):  # every lane of the warp, were it elected, writes past the end
+        replay = Concrete(fn, warp * 32 + lane, {"%5:1": 1})
+        assert replay.value("%8", 32) + 8 > 32
+
+
+def test_an_elected_store_whose_address_depends_on_the_lane_is_not_refuted() -> None:
+    """Lane 31 of warp 0 would write past the end, but only if elect.sync picks it: unknown, not refuted."""
+    text = ELECT.replace("INDEX", "%1").replace("SHIFT", "3")  # tid * 8: lanes >= 4 of warp 0 are past 32
+    (v,) = _in_bounds(text, 32)
+    assert v.status == "unknown" and "%5:1" in v.message, v.message

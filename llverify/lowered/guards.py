@@ -64,9 +64,10 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 
 from llverify.lowered.llir import Instr, LlirFunction
+from llverify.lowered.semantics import Concrete
 
 __all__ = ["Lit", "PathCondition", "ControlFlow", "control_flow", "launch_threads", "runs_on_first", "launch_parameter",
-           "MAX_TERMS"]
+           "elected", "whichever_lane", "MAX_TERMS"]
 
 MAX_TERMS = 16
 
@@ -564,3 +565,34 @@ def launch_parameter(fn: LlirFunction, free: str) -> bool:
         return False
     ins = fn.defs.get(base)
     return ins is None or (ins.opcode == "call" and _UNIFORM_CALL.search(ins.body) is not None)
+
+
+def elected(fn: LlirFunction, free: str) -> bool:
+    """Whether a free variable is the predicate of ``llvm.nvvm.elect.sync`` (``extractvalue {i32, i1} %e, 1``):
+    true at exactly one lane of the warp, which one unknown."""
+    ins = fn.defs.get(free.rsplit(":", 1)[0])
+    if ins is None or ins.opcode != "extractvalue" or not re.search(r",\s*1$", ins.body):
+        return False
+    src = fn.defs.get(ins.body.split()[-2].rstrip(","))
+    return src is not None and "@llvm.nvvm.elect.sync(" in src.body
+
+
+def whichever_lane(fn: LlirFunction, pc: PathCondition, pointer: str, tid: int, values: Mapping[str, int],
+                   warp: int) -> bool:
+    """Whether a witness that needs ``elect.sync`` predicates (``values`` sets them to 1) is real whichever lane
+    is elected: at every lane of ``tid``'s warp, with the same values, the path condition holds and the
+    address is the same (the scalar interpreter, lane by lane).  Postcondition: True only if the elected lane,
+    whichever it is, reaches the access at that address."""
+    if not all(v == 1 for n, v in values.items() if elected(fn, n)):
+        return False
+    first = tid - tid % warp
+    want = None
+    for t in range(first, first + warp):
+        replay = Concrete(fn, t, dict(values))
+        if pc.holds(replay) is not True:
+            return False
+        got = replay.value(pointer, 32)
+        if got is None or (want is not None and got != want):
+            return False
+        want = got
+    return True

@@ -10,7 +10,9 @@ For each access (:mod:`llverify.lowered.llir`), with its address as a Z3 term of
   assignment (:mod:`llverify.lowered.vector`: exhaustive, complete); otherwise SMT ``unsat`` of the negation
   = proved.  A failing thread is replayed by the scalar interpreter (independent of both) before it is
   reported with its address; a failure that needs a free variable (a loop's ``phi``, a kernel argument) is
-  ``unknown`` naming it, since that value may never occur.
+  ``unknown`` naming it, since that value may never occur.  Only the threads that reach the access count:
+  where the claim fails for some thread it is re-checked under the access's block's path condition
+  (:mod:`llverify.lowered.guards`), and a witness must take the branches to the access.
 * ``right_elements`` (per TTGIR op, :mod:`llverify.lowered.elements`): the op's instructions move each
   thread's registers to and from the addresses ``S^-1 R`` gives them, every register covered.
 * ``lowered_wavefronts``: when the address depends on the thread id only, every thread's address is
@@ -39,7 +41,8 @@ from llverify.codegen.target_banks import target_wavefronts
 from llverify.errors import LlverifyError
 from llverify.lowered.convert import convert_elements, function_users
 from llverify.lowered.elements import right_elements
-from llverify.lowered.guards import PathCondition, control_flow, launch_parameter, launch_threads, runs_on_first
+from llverify.lowered.guards import (PathCondition, control_flow, elected, launch_parameter, launch_threads,
+                                     runs_on_first, whichever_lane)
 from llverify.lowered.llir import Access, LlirFunction, LlirModule
 from llverify.lowered.loops import counted_phi
 from llverify.lowered.semantics import Concrete, Symbolic
@@ -289,7 +292,9 @@ def _access_findings(module: Module, llir: LlirModule, fn: LlirFunction, sym: Sy
             results.append(finding(Verdict("unknown", "in_bounds", subject, method, secs,
                                            "out of bounds only for some values of free variables, which may never "
                                            f"occur: {whys}", details={"free_variables": frees})))
-        elif not all(launch_parameter(fn, n) for n in values):  # a loaded value, say, decides the branch
+        elif not all(launch_parameter(fn, n) or (elected(fn, n) and whichever_lane(
+                fn, pc, acc.pointer, tid, values, module.threads_per_warp)) for n in values):
+            # a loaded value, say, decides the branch
             got = Concrete(fn, tid, values).value(acc.pointer, 32)
             results.append(finding(Verdict("unknown", "in_bounds", subject, method, secs,
                                            f"out of bounds at tid {tid} (address {got}) if that thread reaches the "

@@ -398,3 +398,35 @@ def test_an_elected_store_whose_address_depends_on_the_lane_is_not_refuted() -> 
     text = ELECT.replace("INDEX", "%1").replace("SHIFT", "3")  # tid * 8: lanes >= 4 of warp 0 are past 32
     (v,) = _in_bounds(text, 32)
     assert v.status == "unknown" and "%5:1" in v.message, v.message
+
+
+TRANSPOSE = DATA / "lowered" / "transpose-m64n64-cuda_90-w4"
+
+
+def _behind_a_branch(llir: str, bound: int) -> str:
+    """The real kernel's whole body moved into a block that threads ``tid < bound`` enter."""
+    head, sep, body = llir.partition(" {\n")
+    return (head + sep + "  %g.t = tail call i32 @llvm.nvvm.read.ptx.sreg.tid.x()\n"
+            f"  %g.c = icmp ult i32 %g.t, {bound}\n  br i1 %g.c, label %g.body, label %g.exit\n\n"
+            "g.exit:\n  ret void\n\ng.body:\n" + body)
+
+
+@pytest.mark.parametrize("bound", [128, 64])
+def test_exact_claims_only_where_the_branch_selects_every_thread(bound: int) -> None:
+    """``right_elements`` and the wavefronts quantify over threads 0..127 as the executing set: the real
+    transpose behind ``tid < 128`` keeps them; behind ``tid < 64`` (half the threads) they are not claimed,
+    while ``in_bounds`` (for every thread that runs the access) stays proved."""
+    llir = TRANSPOSE.with_suffix(".llir").read_text()
+    base = {(f.finding.verdict.property, f.lowered.line): f.finding.verdict.status for f in _real(TRANSPOSE, llir)}
+    got = _real(TRANSPOSE, _behind_a_branch(llir, bound))
+    by = {}
+    for f in got:
+        by.setdefault(f.finding.verdict.property, []).append(f.finding.verdict)
+    assert by["in_bounds"] and all(v.status == "proved" for v in by["in_bounds"])
+    assert sum(p == "right_elements" for p, _ in base) == len(by["right_elements"]) > 0
+    if bound == 128:  # exactly threads 0..127 enter: every claim as before
+        assert all(v.status == "proved" for v in by["right_elements"] + by["lowered_wavefronts"])
+        assert len(by["lowered_wavefronts"]) == sum(p == "lowered_wavefronts" for p, _ in base)
+    else:
+        assert all(v.status == "unknown" and "not claimed" in v.message for v in by["right_elements"])
+        assert "lowered_wavefronts" not in by

@@ -379,21 +379,23 @@ class _Uniformity:
         self.fn = fn
         self.divergent_phis: set[str] = set()
         self.divergent: set[str] = set()
+        self._users: dict[str, list[str]] | None = None
 
     def settle(self) -> None:
-        """Recompute the divergent values from the current ``divergent_phis``."""
-        div: set[str] = set()
-        instrs = [i for i in self.fn.instrs if i.result]
-        changed = True
-        while changed:
-            changed = False
-            for ins in instrs:
-                if ins.result in div:
-                    continue
-                if _source(ins) or (ins.opcode == "phi" and ins.result in self.divergent_phis) or \
-                        any(op in div for op in _OPERAND.findall(ins.body)):
-                    div.add(ins.result)
-                    changed = True
+        """Recompute the divergent values from the current ``divergent_phis`` (a worklist over users)."""
+        if self._users is None:
+            self._users = {}
+            for ins in self.fn.instrs:
+                if ins.result:
+                    for op in set(_OPERAND.findall(ins.body)):
+                        self._users.setdefault(op, []).append(ins.result)
+        div = {i.result for i in self.fn.instrs if i.result and (_source(i) or i.result in self.divergent_phis)}
+        todo = list(div)
+        while todo:
+            for user in self._users.get(todo.pop(), ()):
+                if user not in div:
+                    div.add(user)
+                    todo.append(user)
         self.divergent = div
 
     def __call__(self, name: str) -> bool:
@@ -449,6 +451,8 @@ def control_flow(fn: LlirFunction) -> ControlFlow:
         edges[b] = e
     reach = _reach([entry], {b: [t for t, _ in e] for b, e in edges.items()})
     order = [b for b in order if b in reach]
+    if all(lit is None for b in order for _, lit in edges[b]):  # no conditional branch: every block runs
+        return ControlFlow({b: PathCondition(b, TRUE, True, True) for b in order})
     succs = {b: [t for t, _ in edges[b]] for b in order}
     preds: dict[str, list[str]] = {b: [] for b in order}
     for b in order:

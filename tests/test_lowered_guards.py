@@ -430,3 +430,50 @@ def test_exact_claims_only_where_the_branch_selects_every_thread(bound: int) -> 
     else:
         assert all(v.status == "unknown" and "not claimed" in v.message for v in by["right_elements"])
         assert "lowered_wavefronts" not in by
+
+
+# a lane-split diamond, then a loop whose counter and trip count are the same at every thread
+RECONVERGED = """define ptx_kernel void @k(i32 %K) #0 {
+  %1 = tail call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %2 = icmp ult i32 %1, 16
+  br i1 %2, label %3, label %4
+
+3:                                                ; preds = %0
+  br label %4
+
+4:                                                ; preds = %3, %0
+  %5 = phi i32 [ 1, %3 ], [ 0, %0 ]
+  br label %6
+
+6:                                                ; preds = %4, %LATCH
+  %7 = phi i32 [ 0, %4 ], [ %8, %9 ], [ STEP, %10 ]
+  %8 = add i32 %7, 1
+  %c = icmp ult i32 %1, 64
+  br i1 %c, label %9, label %10
+
+9:                                                ; preds = %6
+  %e = icmp slt i32 %8, %K
+  br i1 %e, label %6, label %11
+
+10:                                               ; preds = %6
+  %f = icmp slt i32 %8, %K
+  br i1 %f, label %6, label %11
+
+11:                                               ; preds = %9, %10
+  ret void
+}
+"""
+
+
+def test_divergence_stops_where_the_branch_reconverges() -> None:
+    """The diamond's join phi ``%5`` is divergent; a loop after it is not (every path from the diamond to
+    the loop passes the join).  A loop whose two back edges come from the arms of the lane branch ``%c`` with
+    different values (``%8`` and 5) has a divergent header phi, so its exit tests diverge: not exact."""
+    fn = parse_llir(RECONVERGED.replace("STEP", "5").replace("%LATCH", "%9, %10")).functions[0]
+    flow = control_flow(fn)
+    assert flow.block("%6").describe() == "true"
+    assert not flow.block("%9").exact  # lanes >= 64 restart at 5, the others count on: they iterate differently
+    one_latch = RECONVERGED.replace("STEP", "%8").replace("br i1 %c, label %9, label %10",
+                                                          "br label %9").replace(", [ %8, %10 ]", "")
+    flow = control_flow(parse_llir(one_latch).functions[0])
+    assert flow.block("%9").exact and flow.block("%9").uniform  # the diamond before the loop does not leak in

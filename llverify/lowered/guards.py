@@ -372,8 +372,10 @@ class _Uniformity:
     """Which SSA values are the same at every thread of the CTA: the least set of *divergent* values closed
     under its rules (a monotone fixpoint over the function's instructions).  Sources: the thread id, a warp
     broadcast, a load, an atomic, inline asm, any call but a block id or a pure integer intrinsic, an
-    instruction not read; a value with a divergent operand; a ``phi`` in ``divergent_phis`` (where paths a
-    divergent branch separated join, or past a loop a divergent branch leaves)."""
+    instruction not read; a value with a divergent operand; a ``phi`` in ``divergent_phis``: in a block that
+    two arms of a divergent branch reach before its immediate post-dominator (where they reconverge; paths
+    that meet only after it are not disjoint), in the header of a loop that the branch is in when the loop
+    has several back edges, or past a loop the branch leaves (threads leave at different iterations)."""
 
     def __init__(self, fn: LlirFunction) -> None:
         self.fn = fn
@@ -420,13 +422,15 @@ _PURE_OPS = frozenset("add sub mul shl lshr ashr and or xor udiv sdiv urem srem 
                       "fptoui fptosi uitofp sitofp".split())
 
 
-def _reach(start: Iterable[str], succs: Mapping[str, list[str]]) -> set[str]:
-    seen, todo = set(), list(start)
+def _reach(start: Iterable[str] | str, succs: Mapping[str, list[str]], stop: str | None = None) -> set[str]:
+    """Blocks reachable from ``start`` (a block or several) along ``succs``, not going past ``stop``."""
+    seen, todo = set(), [start] if isinstance(start, str) else list(start)
     while todo:
         b = todo.pop()
         if b not in seen:
             seen.add(b)
-            todo.extend(succs.get(b, ()))
+            if b != stop:
+                todo.extend(succs.get(b, ()))
     return seen
 
 
@@ -489,7 +493,7 @@ def control_flow(fn: LlirFunction) -> ControlFlow:
                 pdom[b], changed = new, True
     # natural loops (body of each back edge u -> h)
     loops: list[set[str]] = []
-    for u, h in back:
+    for u, h in sorted(back):
         loop, todo = {h}, [u]
         while todo:
             x = todo.pop()
@@ -497,6 +501,11 @@ def control_flow(fn: LlirFunction) -> ControlFlow:
                 loop.add(x)
                 todo.extend(preds[x])
         loops.append(loop)
+    forward = {x: [y for y in succs[x] if (x, y) not in back] for x in order}
+    latches = {h: sum(1 for _, v in back if v == h) for _, h in back}
+    loops_of: dict[str, list[set[str]]] = {}
+    for (_, h), loop in zip(sorted(back), loops):
+        loops_of.setdefault(h, []).append(loop)
     # uniformity: iterate until the divergent phis are stable
     uni = _Uniformity(fn)
     while True:
@@ -504,8 +513,13 @@ def control_flow(fn: LlirFunction) -> ControlFlow:
         divergent = [b for b in order for _, lit in edges[b] if lit is not None and not uni(lit.value)]
         phis: set[str] = set()
         for b in divergent:
-            arms = [_reach([t], {x: [y for y in succs[x] if (x, y) not in back] for x in order}) for t in succs[b]]
+            # joins: blocks two arms reach (forward) before they reconverge at b's immediate post-dominator
+            after = pdom[b] - {b} if b in can_exit else set()
+            stop = max(after, key=lambda d: len(pdom[d])) if after else None
+            arms = [_reach(t, forward, stop) for t in dict.fromkeys(succs[b])]
             joins = {x for i, a in enumerate(arms) for c in arms[i + 1:] for x in a & c}
+            # arms that go back to a header by different back edges join there
+            joins |= {h for h, n in latches.items() if n > 1 and any(b in loop for loop in loops_of[h])}
             leaving = {x for loop in loops if _exits(b, loop, succs) for x in order if x not in loop}  # temporal
             for blk in joins | leaving:
                 phis.update(i.result for i in body[blk] if i.opcode == "phi" and i.result)

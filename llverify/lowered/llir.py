@@ -81,6 +81,7 @@ class LlirFunction:
     instrs: tuple[Instr, ...]
     accesses: tuple[Access, ...]
     defs: dict[str, Instr] = field(default_factory=dict, compare=False)
+    header: str = field(default="", compare=False)  # the ``define`` line (its attribute group references)
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,7 @@ class LlirModule:
     functions: tuple[LlirFunction, ...]
     locations: dict[str, tuple[int, int]]
     files: tuple[str, ...]
+    attributes: dict[str, str] = field(default_factory=dict, compare=False)  # ``attributes #N = {...}``: N -> text
 
 
 def type_bytes(t: str) -> int:
@@ -250,8 +252,9 @@ def parse_llir(text: str, path: str = "<string>") -> LlirModule:
     functions: list[LlirFunction] = []
     locations: dict[str, tuple[int, int]] = {}
     files: list[str] = []
+    attributes: dict[str, str] = {}
     current: list[Instr] | None = None
-    name = block = ""
+    name = block = header = ""
     for lineno, raw in enumerate(text.split("\n"), 1):
         s = raw.strip()
         if not s or s.startswith(";"):
@@ -259,7 +262,11 @@ def parse_llir(text: str, path: str = "<string>") -> LlirModule:
         if current is None:
             m = _DEFINE.match(s)
             if m and s.endswith("{"):
-                current, name, block = [], m.group(1), ""
+                current, name, block, header = [], m.group(1), "", s
+                continue
+            if s.startswith("attributes #"):
+                ref, _, rest = s[len("attributes #"):].partition(" ")
+                attributes[ref] = rest
                 continue
             m = _DILOC.match(s)
             if m:
@@ -272,7 +279,7 @@ def parse_llir(text: str, path: str = "<string>") -> LlirModule:
         if s == "}":
             defs = {i.result: i for i in current if i.result}
             accesses = tuple(a for a in (_access(i) for i in current) if a is not None)
-            functions.append(LlirFunction(name, tuple(current), accesses, defs))
+            functions.append(LlirFunction(name, tuple(current), accesses, defs, header))
             current = None
             continue
         head = s.partition(" ")[0]
@@ -312,4 +319,4 @@ def parse_llir(text: str, path: str = "<string>") -> LlirModule:
             current.append(Instr(None, _opcode(s), s, dbg, lineno, block))
     if current is not None:
         raise LlirError(f"{path}:{len(text.splitlines())}:1: unexpected end of file inside function @{name}")
-    return LlirModule(path, tuple(functions), locations, tuple(files))
+    return LlirModule(path, tuple(functions), locations, tuple(files), attributes)

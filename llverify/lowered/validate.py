@@ -10,7 +10,9 @@ For each access (:mod:`llverify.lowered.llir`), with its address as a Z3 term of
   assignment (:mod:`llverify.lowered.vector`: exhaustive, complete); otherwise SMT ``unsat`` of the negation
   = proved.  A failing thread is replayed by the scalar interpreter (independent of both) before it is
   reported with its address; a failure that needs a free variable (a loop's ``phi``, a kernel argument) is
-  ``unknown`` naming it, since that value may never occur.
+  ``unknown`` naming it, since that value may never occur.  Only the threads that reach the access count:
+  where the claim fails for some thread it is re-checked under the access's block's path condition
+  (:mod:`llverify.lowered.guards`), and a witness must take the branches to the access.
 * ``right_elements`` (per TTGIR op, :mod:`llverify.lowered.elements`): the op's instructions move each
   thread's registers to and from the addresses ``S^-1 R`` gives them, every register covered.
 * ``lowered_wavefronts``: when the address depends on the thread id only, every thread's address is
@@ -39,6 +41,8 @@ from llverify.codegen.target_banks import target_wavefronts
 from llverify.errors import LlverifyError
 from llverify.lowered.convert import convert_elements, function_users
 from llverify.lowered.elements import right_elements
+from llverify.lowered.guards import (PathCondition, control_flow, elected, launch_parameter, launch_threads,
+                                     runs_on_first, whichever_lane)
 from llverify.lowered.llir import Access, LlirFunction, LlirModule
 from llverify.lowered.loops import counted_phi
 from llverify.lowered.semantics import Concrete, Symbolic
@@ -139,12 +143,15 @@ def validate(module: Module, llir: LlirModule, shared_bytes: int) -> list[Lowere
     for fn in llir.functions:
         sym = Symbolic(fn, threads)
         vec = Threads(fn, threads)  # every value at every thread, computed once, shared by every access
+        flow = control_flow(fn)  # each block's path condition (llverify.lowered.guards)
+        launch = launch_threads(fn, llir.attributes, threads)  # warp-specialized kernels launch more
+        lvec = vec if launch == threads else Threads(fn, launch)
         predicted = _Predictions(module.target)
         choices: dict = {}  # free-variable assignment -> its evaluator (shared by the accesses)
         groups: dict[int, tuple[Op, list[Access]]] = {}
         for k, acc in enumerate(fn.accesses):
             out.extend(_access_findings(module, llir, fn, sym, acc, k, threads, shared_bytes,
-                                        by_line if ttgir_file else {}, vec, predicted, choices))
+                                        by_line if ttgir_file else {}, vec, predicted, choices, flow, lvec))
             loc = llir.locations.get(acc.instr.dbg or "", None) if ttgir_file else None
             op = by_line.get(loc[0]) if loc else None
             if op is not None:
@@ -159,6 +166,13 @@ def validate(module: Module, llir: LlirModule, shared_bytes: int) -> list[Lowere
                                      fn_users)
             else:
                 v = right_elements(op, fn, sym, accs, threads, module.threads_per_warp, subject, vec)
+            partial = next((a for a in accs if not runs_on_first(flow.of(a.instr), lvec, threads)), None)
+            if v is not None and partial is not None:  # the claim takes threads 0..threads-1 as the executing set
+                pc = flow.of(partial.instr)
+                v = Verdict("unknown", v.property, subject, None, v.seconds,
+                            f"the access at {llir.path}:{partial.instr.line} runs under the path condition "
+                            f"{pc.describe()} of block {pc.block or 'entry'}, which is not known to select exactly "
+                            f"threads 0..{threads - 1}: not claimed" + (f" ({flow.reason})" if flow.reason else ""))
             if v is not None:
                 out.append(LoweredFinding(Finding(v, v.property, op.name, op.location, op.source, fn.name,
                                                   module.target, index=len(out)),
@@ -183,7 +197,8 @@ def validate(module: Module, llir: LlirModule, shared_bytes: int) -> list[Lowere
 
 def _access_findings(module: Module, llir: LlirModule, fn: LlirFunction, sym: Symbolic, acc: Access, k: int,
                      threads: int, shared_bytes: int, by_line: dict[int, Op],
-                     vec: Threads, predicted: "_Predictions", choices: dict) -> list[LoweredFinding]:
+                     vec: Threads, predicted: "_Predictions", choices: dict, flow: Any = None,
+                     lvec: Threads | None = None) -> list[LoweredFinding]:
     loc = llir.locations.get(acc.instr.dbg or "", None)
     op = by_line.get(loc[0]) if loc else None
     where = op.location if op is not None else Location(module.path, loc[0] if loc else 1, loc[1] + 1 if loc else 1)
@@ -204,6 +219,10 @@ def _access_findings(module: Module, llir: LlirModule, fn: LlirFunction, sym: Sy
     t0 = time.perf_counter()
     size = max(1, acc.bytes or acc.footprint)
     width_unread = acc.kind == "asm" and not acc.footprint  # only the first byte's bounds are decided
+    lvec = vec if lvec is None else lvec  # the launch's threads (more than the TTGIR's in a warp-specialized kernel)
+    launch = lvec.threads
+    pc = flow.of(acc.instr) if flow is not None else PathCondition(acc.instr.block, frozenset([frozenset()]), True, True)
+    conditioned = False  # the path condition was needed
     at = vec.value(acc.pointer, 32)
     frees = sorted(at.free)
     guard = _guard_threads(vec, acc)
@@ -217,28 +236,39 @@ def _access_findings(module: Module, llir: LlirModule, fn: LlirFunction, sym: Sy
         for combo in combos:
             key = tuple(sorted(combo.items()))
             if key not in choices:
-                choices[key] = Threads(fn, threads, combo)
-            ev = choices[key] if combo else vec
+                choices[key] = Threads(fn, launch, combo)
+            ev = choices[key] if combo else lvec
             bad = _bad_threads(ev, acc, size, shared_bytes)
+            if bad.any() and not pc.trivial:  # only the threads that may reach the access
+                maybe, sure = pc.threads(ev)
+                bad &= maybe
+                conditioned = True
             if bad.any():
                 exhausted = False
                 break
     if exhausted is not None and (exhausted or not inputs):
         res_status, tid, values, method, reason = "unsat", None, {}, "exhaustive", ""
-        certificate: Any = {"threads_evaluated": threads}
+        certificate: Any = {"threads_evaluated": launch}
         if inputs:
             certificate["assignments"] = len(combos or ())
         if not exhausted:  # the least failing thread: replayed below by the scalar interpreter
             res_status, tid = "sat", int(np.flatnonzero(bad)[0])
-    else:
-        res, addr = _smt_in_bounds(sym, acc, threads, shared_bytes, size)
+            if conditioned and not (bad & sure).any():
+                exhausted = None  # reached only for some free values: Z3 decides under the path condition
+            elif conditioned:
+                tid = int(np.flatnonzero(bad & sure)[0])  # a thread that takes the branch
+    if exhausted is None or not (exhausted or not inputs):
+        res, addr = _smt_in_bounds(sym, acc, launch, shared_bytes, size)
+        if res.status == "sat" and not pc.trivial:
+            res, addr = _smt_in_bounds(sym, acc, launch, shared_bytes, size, pc)
+            conditioned = True
         res_status, method, reason = res.status, "smt", res.reason
         tid, values, certificate = None, {}, None
         if res.status == "sat":
             model = res.model
             tid = model.eval(sym.tid, model_completion=True).as_long()
             values = {name: model.eval(var, model_completion=True).as_long() for name, (var, _) in sym.frees.items()
-                      if name in addr.free}
+                      if name in addr.free or (conditioned and name in pc.free(sym))}
         elif res.status == "unsat":
             certificate = res.certificate()
     secs = time.perf_counter() - t0
@@ -250,9 +280,10 @@ def _access_findings(module: Module, llir: LlirModule, fn: LlirFunction, sym: Sy
         results.append(finding(Verdict("error", "in_bounds", subject, None, secs,
                                        "internal: Z3 proves what evaluating every assignment refutes")))
     elif res_status == "unsat":
+        reach = f" that reach it (path condition {pc.describe()})" if conditioned else ""
         results.append(finding(Verdict("proved", "in_bounds", subject, method, secs,
-                                       f"inside the {shared_bytes} bytes of shared memory for all {threads} threads"
-                                       + (f" and all values of {', '.join(frees)}" if frees else ""),
+                                       f"inside the {shared_bytes} bytes of shared memory for all {launch} threads"
+                                       + reach + (f" and all values of {', '.join(frees)}" if frees else ""),
                                        certificate=certificate, details={"free_variables": frees})))
     elif res_status == "sat":
         assert tid is not None
@@ -261,24 +292,41 @@ def _access_findings(module: Module, llir: LlirModule, fn: LlirFunction, sym: Sy
             results.append(finding(Verdict("unknown", "in_bounds", subject, method, secs,
                                            "out of bounds only for some values of free variables, which may never "
                                            f"occur: {whys}", details={"free_variables": frees})))
+        elif not all(launch_parameter(fn, n) or (elected(fn, n) and whichever_lane(
+                fn, pc, acc.pointer, tid, values, module.threads_per_warp)) for n in values):
+            # a loaded value, say, decides the branch
+            got = Concrete(fn, tid, values).value(acc.pointer, 32)
+            results.append(finding(Verdict("unknown", "in_bounds", subject, method, secs,
+                                           f"out of bounds at tid {tid} (address {got}) if that thread reaches the "
+                                           f"access, which needs the path condition {pc.describe()} to hold with "
+                                           f"{', '.join(sorted(n for n in values if not launch_parameter(fn, n)))} "
+                                           "at values that may never occur there",
+                                           details={"if_reached": {"tid": tid, **values, "address": got}})))
         else:
             replay = Concrete(fn, tid, values)
             got = replay.value(acc.pointer, 32)
             off = acc.guard is not None and _guard_value(replay, acc) is False
-            if off or (got is not None and got < (1 << 31) and got + size <= shared_bytes):
+            runs = pc.holds(replay)  # the witness takes the branches to the access
+            if runs is None:
+                results.append(finding(Verdict("unknown", "in_bounds", subject, method, secs,
+                                               f"out of bounds at tid {tid}, whose path condition {pc.describe()} "
+                                               "is poison or undetermined there")))
+            elif off or not runs or (got is not None and got < (1 << 31) and got + size <= shared_bytes):
                 who = "Z3" if method == "smt" else "every-thread evaluation"
                 results.append(finding(Verdict("error", "in_bounds", subject, None, secs,
                                                f"internal: {who} and the interpreter disagree at tid {tid}")))
             else:
                 shown = "poison" if got is None else got
                 results.append(finding(Verdict(
-                    "refuted", "in_bounds", subject, method, secs, "a thread accesses outside the shared allocation",
-                    Counterexample({"tid": tid}, {"address": shown, "bytes": size, "shared": shared_bytes},
-                                   "replayed by the concrete LLVM interpreter"))))
+                    "refuted", "in_bounds", subject, method, secs, "a thread accesses outside the shared allocation"
+                    + (f" (it reaches the access: {pc.describe()})" if conditioned else ""),
+                    Counterexample({"tid": tid, **values}, {"address": shown, "bytes": size, "shared": shared_bytes},
+                                   "replayed by the concrete LLVM interpreter"
+                                   + (", following the branches" if conditioned else "")))))
     else:
         results.append(finding(Verdict("unknown", "in_bounds", subject, method, secs, f"Z3: {reason}")))
     # wavefronts of the real addresses (a predicated access: not claimed, the active lanes vary)
-    if not frees and acc.bytes and acc.guard is None:
+    if not frees and acc.bytes and acc.guard is None and runs_on_first(pc, lvec, threads):
         lanes = bank_model_for_target(module.target).lanes if _known_target(module.target) else 0
         if lanes:
             t1 = time.perf_counter()
@@ -345,16 +393,20 @@ def _bad_threads(ev: Threads, acc: Access, size: int, shared_bytes: int) -> np.n
     return bad
 
 
-def _smt_in_bounds(sym: Symbolic, acc: Access, threads: int, shared_bytes: int, size: int) -> tuple[Any, Any]:
+def _smt_in_bounds(sym: Symbolic, acc: Access, threads: int, shared_bytes: int, size: int,
+                   pc: PathCondition | None = None) -> tuple[Any, Any]:
     """Z3 on the negated claim: some thread below ``threads`` whose (active) access is poison, or reaches past
-    the ``shared_bytes``; returns the check result and the address term."""
+    the ``shared_bytes`` (and, given ``pc``, that reaches the access); returns the check result and the address
+    term."""
     addr = sym.value(acc.pointer, 32)
     wide = z3.ZeroExt(1, addr.term)
     bad = z3.Or(addr.poison, z3.Extract(31, 31, addr.term) == 1, z3.UGT(wide + size, z3.BitVecVal(shared_bytes, 33)))
     active = _guard_term(sym, acc)
     if active is not None:
         bad = z3.And(active, bad)  # a predicated-off thread accesses nothing (PTX `@p`)
-    return smt_check([z3.ULT(sym.tid, threads), bad, *sym.domain(addr.free)]), addr
+    if pc is None:
+        return smt_check([z3.ULT(sym.tid, threads), bad, *sym.domain(addr.free)]), addr
+    return smt_check([z3.ULT(sym.tid, threads), pc.term(sym), bad, *sym.domain(addr.free | pc.free(sym))]), addr
 
 
 def _guard_term(sym: Symbolic, acc: Access) -> Any:

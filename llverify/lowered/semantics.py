@@ -273,6 +273,15 @@ def decode_lane(instr: Instr, k: int) -> Decoded:
         if not m:
             raise Unmodelled(body)
         return Decoded(op, _width(m.group(4)), frozenset(), (lane_ref(m.group(3), k),), (_width(m.group(2)),))
+    if op == "phi":  # lane k of a vector phi: the phi of the incoming vectors' lanes k (named %v#k)
+        m = re.match(r"^phi\s+<(\d+)\s*x\s*(i\d+)>\s+(.*)$", body)
+        if not m:
+            raise Unmodelled(body)
+        incoming = re.findall(r"\[\s*((?:<[^>]*>|[^,\]])+?)\s*,\s*%[\w$.\-]+\s*\]", m.group(3))
+        if len(incoming) < 2 or k >= int(m.group(1)):
+            raise Unmodelled(body)
+        return Decoded("phi", _width(m.group(2)), frozenset(), tuple(lane_ref(v, k) for v in incoming),
+                       (f"{instr.result}#{k}",))
     raise Unmodelled(f"vector instruction '{op}'")
 
 

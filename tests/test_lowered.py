@@ -39,9 +39,10 @@ def test_real_kernels_validate(stem: str) -> None:
     assert statuses <= {"proved", "unknown"}, [f.finding.verdict.message for f in findings
                                                if f.finding.verdict.status not in ("proved", "unknown")]
     for f in findings:
-        if f.finding.verdict.status == "unknown":  # only loop-carried values and ldmatrix may stay open
-            msg = f.finding.verdict.message
-            assert "phi" in msg or "free variables" in msg or "kind ldmatrix" in msg, msg
+        if f.finding.verdict.status == "unknown":  # only loop-carried values, ldmatrix, gfx950's transposed
+            msg = f.finding.verdict.message      # LDS reads (ds_read_tr calls) and branches in a conversion stay open
+            assert ("phi" in msg or "free variables" in msg or "kind ldmatrix" in msg or "kind call" in msg
+                    or "control flow" in msg), msg
     # every access is attributed to a TTGIR op (USE_IR_LOC=ttgir)
     assert all(f.finding.op != "unattributed" for f in findings)
     assert sum(f.finding.verdict.property == "in_bounds" and f.finding.verdict.status == "proved"

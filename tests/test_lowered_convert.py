@@ -17,7 +17,10 @@ from llverify.ttgir.layouts import layout_of
 from llverify.ttgir.reader import parse_module
 
 DATA = Path(__file__).resolve().parent / "data" / "lowered"
-WITH_CONVERT = sorted(p.stem for p in DATA.glob("*.ttgir") if "ttg.convert_layout" in p.read_text())
+#: Samples whose conversion is not decided, with why (each still checked: no refutation, the reason stated).
+OPEN = {"splitk_matmul-k-hip_gfx950-w4": "control flow"}  # the masked atomic epilogue branches inside it
+WITH_CONVERT = sorted(p.stem for p in DATA.glob("*.ttgir") if "ttg.convert_layout" in p.read_text()
+                      and p.stem not in OPEN)
 
 
 def _load(stem: str):
@@ -50,6 +53,13 @@ def test_every_conversion_through_shared_memory_is_proved(stem: str) -> None:
         assert v.status == "proved", v.message
         assert v.certificate["observations"] > 0
     assert {f.finding.verdict.status for f in findings} == {"proved"}
+
+
+@pytest.mark.parametrize("stem", sorted(OPEN))
+def test_open_conversions_stay_unknown_with_their_reason(stem: str) -> None:
+    _, conv = _converts(stem)
+    assert conv and all(f.finding.verdict.status == "unknown" and OPEN[stem] in f.finding.verdict.message
+                        for f in conv), [f.finding.verdict.message for f in conv]
 
 
 def test_sample_kinds_are_covered() -> None:

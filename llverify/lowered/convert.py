@@ -58,6 +58,7 @@ from llverify.lowered.provenance import Unknown as _Unknown
 from llverify.lowered.provenance import check_loaded, check_stored, function_users, live, slot_kinds, stored_value
 from llverify.lowered.replay import Event, replay
 from llverify.lowered.semantics import Concrete, Symbolic
+from llverify.lowered.uniform import nonuniform
 from llverify.lowered.vector import Threads
 from llverify.prove.verdict import Counterexample, Verdict
 from llverify.ttgir.layouts import BuiltLayout, element_bits, layout_of
@@ -191,6 +192,9 @@ def _decide(op, fn, sym, accesses, threads, lanes, subject, vec, src_t, dst_t, t
     frees = sorted(set().union(*(vec.value(a.pointer, 32).free for a in accesses)))
     if any(not f.rsplit(":", 1)[0].endswith(".choice") for f in frees) or len(frees) > 6:
         raise _Unknown(f"the conversion's addresses depend on free variables ({', '.join(frees)}): not modelled")
+    varying = nonuniform(fn, frees)
+    if varying:  # each combination below is one choice for all threads: exact only for uniform choices
+        raise _Unknown(f"the conversion's addresses depend on {', '.join(varying)}, which may differ between threads")
     addr = None
     combos = [dict(zip(frees, bits_)) for bits_ in _combos([int(f.rsplit(":", 1)[1]) for f in frees])]
     for combo in combos:  # a join phi's choice: every combination, and the addresses must not depend on it

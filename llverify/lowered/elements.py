@@ -40,6 +40,7 @@ from llverify.codegen.banks import access_to_offsets
 from llverify.errors import LlverifyError
 from llverify.lowered.llir import LDMATRIX, Access, LlirFunction
 from llverify.lowered.semantics import Concrete, Symbolic
+from llverify.lowered.uniform import nonuniform
 from llverify.lowered.vector import Threads
 from llverify.prove.bv import check as smt_check
 from llverify.prove.verdict import Counterexample, Verdict
@@ -105,6 +106,10 @@ def right_elements(op: Op, fn: LlirFunction, sym: Symbolic, accesses: Sequence[A
     vec = vec if vec is not None else Threads(fn, threads)
     vals = [vec.value(a.pointer, 32) for a in accesses]
     frees = sorted(set().union(*(v.free for v in vals)))
+    varying = nonuniform(fn, frees)
+    if varying:
+        return unknown(f"the addresses depend on {', '.join(varying)}, left free by the semantics and possibly "
+                       "different in different threads: a claim across threads is not decided with one value for all")
     if frees:
         at_zero = Threads(fn, threads, {f: 0 for f in frees})
         vals = [at_zero.value(a.pointer, 32) for a in accesses]
@@ -124,30 +129,42 @@ def right_elements(op: Op, fn: LlirFunction, sym: Symbolic, accesses: Sequence[A
     off = np.ascontiguousarray(off, dtype=np.int64)
     for r in range(off.shape[0]):
         regs_of.setdefault(off[r].tobytes(), []).append(r)
+    def refute_if_free_independent(v: Verdict) -> Verdict:
+        """A failure found at ``f = 0`` is a failure for every ``f`` only when the addresses' thread
+        dependence does not change with ``f``; otherwise ``f = 0`` may never occur: ``unknown``."""
+        if not frees:
+            return v
+        bad = _free_dependence(sym, [sym.value(a.pointer, 32) for a in accesses], threads)
+        if bad is None:
+            return v
+        return unknown(f"{v.message} with {', '.join(frees)} = 0, which may never occur ({bad})")
+
     for i, what, src, extra in slots:
         a = accesses[i]
         at = addr[i][src] + extra
         rel = at - base
         if np.any(rel % b):
             t = int(np.flatnonzero(rel % b)[0])
-            return _refute(subject, t0, fn, a, t, int(at[t]), None, frees,
-                           f"{what}: an address is not element-aligned", source=(int(src[t]), int(extra[t])))
+            return refute_if_free_independent(_refute(
+                subject, t0, fn, a, t, int(at[t]), None, frees, f"{what}: an address is not element-aligned",
+                source=(int(src[t]), int(extra[t]))))
         target = (rel // b).astype(np.int64)
         hit = regs_of.get(target.tobytes())
         if hit is None:
             r0 = int(np.argmax((off == target[None, :]).sum(axis=1)))
             t = int(np.flatnonzero(off[r0] != target)[0])
-            return _refute(subject, t0, fn, a, t, int(at[t]), base + b * int(off[r0, t]), frees,
-                           f"{what} is no fixed register's element in every thread (closest: register {r0})",
-                           O, r0, M.padding, source=(int(src[t]), int(extra[t])))
+            return refute_if_free_independent(_refute(
+                subject, t0, fn, a, t, int(at[t]), base + b * int(off[r0, t]), frees,
+                f"{what} is no fixed register's element in every thread (closest: register {r0})",
+                O, r0, M.padding, source=(int(src[t]), int(extra[t]))))
         covered[hit] = True  # every register with that element function
     if not covered.all():
         r = int(np.flatnonzero(~covered)[0])
         verb = "written" if direction == "store" else "loaded"
         cx = Counterexample({"register": r}, {"element offset at thread 0": int(off[r, 0])},
                             "no access instruction's addresses equal this register's in every thread")
-        return Verdict("refuted", PROP, subject, "exhaustive", time.perf_counter() - t0,
-                       f"register {r}'s element is never {verb}", cx)
+        return refute_if_free_independent(Verdict("refuted", PROP, subject, "exhaustive", time.perf_counter() - t0,
+                                                  f"register {r}'s element is never {verb}", cx))
     if frees:
         bad = _free_dependence(sym, [sym.value(a.pointer, 32) for a in accesses], threads)
         if bad is not None:

@@ -136,6 +136,10 @@ def _fold_gep(m: re.Match) -> str:
 _ASM_CALL = re.compile(r'asm\s+(?:sideeffect\s+|alignstack\s+|inteldialect\s+)*"((?:[^"\\]|\\.)*)",\s*'
                        r'"((?:[^"\\]|\\.)*)"\((.*)\)')
 _ASM_SHARED = re.compile(r"\b(?:st|ld|atom|red)\.shared(?:::cta)?(?:\.\w+)*?(?:\.v([248]))?\.[bsuf](8|16|32|64)\b")
+#: ``cp.async.{ca,cg}.shared.global [dst], [src], cp-size``: PTX's cp-size (4, 8 or 16 bytes) is what lands at
+#: ``dst`` (a smaller src-size zero-fills the rest).  ``cp.async.bulk`` (TMA) is another form.
+_ASM_CP_ASYNC = re.compile(r"\bcp\.async\.c[ag]\.shared(?:::cta)?\.global\S*\s+\[[^\]]*\],\s*\[[^\]]*\],\s*"
+                           r"(0x[0-9a-fA-F]+|\d+)\s*[,;]")
 
 
 def _asm_footprint(asm: str) -> int:
@@ -145,10 +149,13 @@ def _asm_footprint(asm: str) -> int:
     * ``st/ld/atom/red.shared[.vN].{b,s,u,f}M``: M / 8 bytes, times N;
     * ``tensormap.*`` on a shared tensormap: the 128-byte (``.b1024``) object;
     * ``mbarrier.*`` and an ``mbarrier::...`` commit to a ``.b64`` barrier: 8 bytes;
-    * ``tcgen05.alloc ... .shared::cta.b32``: the 4-byte TMEM address it writes.
+    * ``tcgen05.alloc ... .shared::cta.b32``: the 4-byte TMEM address it writes;
+    * ``cp.async.ca/cg.shared.global [dst], [src], cp-size``: cp-size bytes (4, 8, 16).
 
     >>> _asm_footprint("@$2 st.shared::cta.v4.b32 [ $0 + 0 ], {$1, $1, $1, $1};"), _asm_footprint("mbarrier.init.shared::cta.b64 [$0], 1;")
     (16, 8)
+    >>> _asm_footprint("cp.async.ca.shared.global [ $0 + 0 ], [ $1 + 0 ], 0x4, $2;")
+    4
     """
     if "tensormap." in asm and "shared" in asm:
         return 128
@@ -159,6 +166,10 @@ def _asm_footprint(asm: str) -> int:
         return int(w.group(2)) // 8 * int(w.group(1) or 1)
     if "tcgen05.alloc" in asm and ".shared::cta.b32" in asm:
         return 4
+    c = _ASM_CP_ASYNC.search(asm)
+    if c:
+        size = int(c.group(1), 0)
+        return size if size in (4, 8, 16) else 0
     return 0
 
 

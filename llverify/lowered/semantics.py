@@ -273,6 +273,15 @@ def decode_lane(instr: Instr, k: int) -> Decoded:
         if not m:
             raise Unmodelled(body)
         return Decoded(op, _width(m.group(4)), frozenset(), (lane_ref(m.group(3), k),), (_width(m.group(2)),))
+    if op == "phi":  # lane k of a vector phi: the phi of the incoming vectors' lanes k (named %v#k)
+        m = re.match(r"^phi\s+<(\d+)\s*x\s*(i\d+)>\s+(.*)$", body)
+        if not m:
+            raise Unmodelled(body)
+        incoming = re.findall(r"\[\s*((?:<[^>]*>|[^,\]])+?)\s*,\s*%[\w$.\-]+\s*\]", m.group(3))
+        if len(incoming) < 2 or k >= int(m.group(1)):
+            raise Unmodelled(body)
+        return Decoded("phi", _width(m.group(2)), frozenset(), tuple(lane_ref(v, k) for v in incoming),
+                       (f"{instr.result}#{k}",))
     raise Unmodelled(f"vector instruction '{op}'")
 
 
@@ -309,8 +318,10 @@ class SymValue:
 class Symbolic:
     """Z3 terms of a function's values (memoised), with the poison condition and the free variables used."""
 
-    def __init__(self, fn: LlirFunction, threads: int) -> None:
+    def __init__(self, fn: LlirFunction, threads: int,
+                 phi_range: Callable[[LlirFunction, Instr], CountedPhi | None] = counted_phi) -> None:
         self.fn = fn
+        self.phi_range = phi_range  # the range of a loop phi, or None (llverify.lowered.loops, .orbits)
         self.tid = z3.BitVec("tid", 32)
         self.threads = threads
         self.frees: dict[str, tuple[z3.BitVecRef, str]] = {}
@@ -329,10 +340,10 @@ class Symbolic:
         claim must hold whichever predecessor ran).  A phi reached again while its incomings are being built
         is loop-carried: :meth:`value` makes it a free variable instead (any value: sound)."""
         key = d.extra[0]
-        counted = counted_phi(self.fn, self.fn.defs[key]) if key in self.fn.defs else None
+        counted = self.phi_range(self.fn, self.fn.defs[key]) if key in self.fn.defs else None
         if counted is not None:  # a counted loop's induction variable: one free variable with its range
             self.ranges[f"{key}:{d.width}"] = counted
-            return self._free(key, d.width, f"a counted loop's induction variable, in [{counted.lo}, {counted.hi})")
+            return self._free(key, d.width, f"a loop phi of known range, in [{counted.lo}, {counted.hi})")
         if key in self._active:
             raise Unmodelled("a loop-carried value (phi)")
         self._active.add(key)

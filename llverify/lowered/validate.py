@@ -44,7 +44,7 @@ from llverify.lowered.elements import right_elements
 from llverify.lowered.guards import (PathCondition, control_flow, elected, launch_parameter, launch_threads,
                                      runs_on_first, whichever_lane)
 from llverify.lowered.llir import Access, LlirFunction, LlirModule
-from llverify.lowered.loops import counted_phi
+from llverify.lowered.orbits import phi_range
 from llverify.lowered.semantics import Concrete, Symbolic
 from llverify.lowered.vector import Threads, VecValue
 from llverify.prove.bv import check as smt_check
@@ -141,7 +141,7 @@ def validate(module: Module, llir: LlirModule, shared_bytes: int) -> list[Lowere
     ttgir_file = any(f.endswith(".ttgir") for f in llir.files)
     out: list[LoweredFinding] = []
     for fn in llir.functions:
-        sym = Symbolic(fn, threads)
+        sym = Symbolic(fn, threads, phi_range)
         vec = Threads(fn, threads)  # every value at every thread, computed once, shared by every access
         flow = control_flow(fn)  # each block's path condition (llverify.lowered.guards)
         launch = launch_threads(fn, llir.attributes, threads)  # warp-specialized kernels launch more
@@ -370,7 +370,7 @@ def _enumerable(inputs: list[str], fn: LlirFunction, max_bits: int = 8) -> list[
         name, width = f.rsplit(":", 1)
         ins = fn.defs.get(name)
         if not name.endswith(".choice") and ins is not None and ins.opcode == "phi":
-            counted = counted_phi(fn, ins)
+            counted = phi_range(fn, ins)
             if counted is None or counted.width != int(width):
                 return None
             domains.append(counted.values())  # every value a counted loop's phi holds

@@ -34,7 +34,7 @@ from typing import Mapping
 import numpy as np
 
 from llverify.lowered.llir import LlirFunction
-from llverify.lowered.loops import counted_phi
+from llverify.lowered.orbits import phi_range
 from llverify.lowered.semantics import Decoded, Unmodelled, const_value, decoded
 
 __all__ = ["Threads", "VecValue"]
@@ -118,8 +118,8 @@ class Threads:
     # -- instructions ---------------------------------------------------------------------------------------
     def _phi(self, d: Decoded, sub: int | None) -> VecValue:
         key = d.extra[0]
-        if key in self.fn.defs and counted_phi(self.fn, self.fn.defs[key]) is not None:
-            return self._free(key, d.width)  # a counted loop's induction variable (its range: llverify.lowered.loops)
+        if key in self.fn.defs and phi_range(self.fn, self.fn.defs[key]) is not None:
+            return self._free(key, d.width)  # a loop phi with a known range (llverify.lowered.loops, .orbits)
         if key in self._active:
             raise Unmodelled("a loop-carried value (phi)")
         self._active.add(key)

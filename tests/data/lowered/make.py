@@ -34,7 +34,12 @@ JOBS = [
     # reduction whose scratch stores take constant getelementptr pointers
     ("gluon_convert_vec4_to_vec1_w4", "64x64", "cuda:90", 4), ("gluon_convert_vec4_to_vec1_wave64_w4", "64x64", "hip:gfx942", 4),
     ("reduction", "m32n256", "cuda:90", 4),
+    # a fixed-trip-count loop pipelined with cp.async and wrap-around buffer counters (lowered/orbits.py)
+    ("pipelined_tf32x3", "m64n64k32", "cuda:80", 4),
 ]
+# splitk_matmul-k-hip_gfx950-w4 (a vector phi carrying per-thread swizzle offsets out of the loop; its
+# conversion branches: lowered/uniform.py) comes from examples/version_kernels.py:
+#   python3 examples/build_versions.py --python $(which python3) --out /tmp/v --only splitk_matmul --lowered
 
 
 def _copy_out(cache: str, name: str, target: str) -> None:

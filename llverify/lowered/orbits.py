@@ -1,0 +1,129 @@
+"""Loop ``phi``s with a small orbit: the wrap-around counters of Triton's software pipeliner.
+
+Triton's pipeliner keeps the index of the shared-memory buffer a loop iteration reads (and the one it writes)
+in a loop-carried counter that wraps around the number of buffers, e.g. for two buffers::
+
+    %i    = phi i32 [ -1, %entry ], [ %nxt, %loop ]
+    %inc  = add i32 %i, 1
+    %wrap = icmp sgt i32 %inc, 1
+    %nxt  = select i1 %wrap, i32 0, i32 %inc
+
+and addresses ``@global_smem + (%nxt << 11) + ...``.  :func:`llverify.lowered.loops.counted_phi` does not
+recognise it (it is not a counted induction variable), so without this module ``%i`` is a free 32-bit
+variable and every such access is ``unknown``.
+
+**The rule.**  A ``phi`` with exactly two incoming values, one a constant ``c0`` and the other a value ``f(%i)``
+computed from the ``phi`` itself and constants only (integer arithmetic, comparisons, ``select``, casts; no
+thread id, no other ``phi``, no argument, load or call), holds on entry ``c0`` and after each back edge
+``f`` of the value it held before.  So every value it ever holds lies in the *orbit*
+``O = {c0, f(c0), f(f(c0)), ...}``, whatever the trip count (a loop that stops early holds a subset).  The
+orbit is computed by evaluating ``f`` exactly (:class:`~llverify.lowered.semantics.Concrete`, LLVM's integer
+semantics, poison included) from ``c0`` until no new value appears; it is accepted only when it closes
+within :data:`MAX_ORBIT` values and no step is poison.  The ``phi``'s range is the smallest interval (signed or
+unsigned) containing ``O``: a superset of the values it holds, which is sound for the "for every value of the
+free variables" claims the validator makes (more values can only cost a false alarm, never a false proof).
+
+Requires: ``phi`` is an instruction of ``fn``.
+Postcondition: every value ``phi`` holds in any execution lies in ``[lo, hi)`` of the returned range.
+
+In the example above ``f(-1) = 0``, ``f(0) = 1``, ``f(1) = 0``: the orbit is ``{-1, 0, 1}``, the range
+``[-1, 2)`` signed, and ``%nxt`` is 0 or 1.
+
+>>> from llverify.lowered.llir import parse_llir
+>>> fn = parse_llir('''define void @k() {
+... entry:
+...   br label %loop
+... loop:
+...   %i = phi i32 [ -1, %entry ], [ %nxt, %loop ]
+...   %inc = add i32 %i, 1
+...   %wrap = icmp sgt i32 %inc, 1
+...   %nxt = select i1 %wrap, i32 0, i32 %inc
+...   br label %loop
+... }''').functions[0]
+>>> orbit_phi(fn, fn.defs["%i"])
+CountedPhi(lo=-1, hi=2, signed=True, width=32)
+"""
+
+from __future__ import annotations
+
+import re
+
+from llverify.lowered.llir import Instr, LlirFunction
+from llverify.lowered.loops import CountedPhi, counted_phi
+from llverify.lowered.semantics import Concrete, Unmodelled, const_value, decoded
+
+__all__ = ["MAX_ORBIT", "orbit_phi", "phi_range"]
+
+#: The most distinct values an orbit may have before the ``phi`` is left free (pipelines have a handful).
+MAX_ORBIT = 256
+
+_INCOMING = r"\[\s*([^,\]]+?)\s*,\s*(%[\w$.\-]+)\s*\]"
+_PHI2 = re.compile(rf"^phi\s+i(\d+)\s+{_INCOMING},\s*{_INCOMING}$")
+#: Decoded operations a step function may use: pure integer computations of its operands.
+_PURE = frozenset({"add", "sub", "mul", "shl", "lshr", "ashr", "and", "or", "xor", "udiv", "sdiv", "urem", "srem",
+                   "zext", "sext", "trunc", "select", "icmp", "copy", "smin", "smax", "umin", "umax"})
+
+
+def _depends_only_on(fn: LlirFunction, root: str, phi_name: str) -> bool:
+    """True when the value ``root`` is computed from ``phi_name`` and constants by pure integer operations."""
+    seen: set[str] = set()
+    todo = [root]
+    while todo:
+        name = todo.pop()
+        if name in seen or name == phi_name:
+            continue
+        seen.add(name)
+        if const_value(name, 64) is not None or name == "poison":
+            continue
+        base, _, lane = name.partition("#")
+        instr = fn.defs.get(base)
+        if instr is None:
+            return False  # an argument or a global: not a function of the phi
+        try:
+            d = decoded(instr, lane)
+        except Unmodelled:
+            return False
+        if d.op not in _PURE:
+            return False
+        todo.extend(d.args)
+    return True
+
+
+def _signed(x: int, w: int) -> int:
+    return x - (1 << w) if x >> (w - 1) & 1 else x
+
+
+def orbit_phi(fn: LlirFunction, phi: Instr) -> CountedPhi | None:
+    """The interval hull of ``phi``'s orbit (module docstring), or None when the rule does not apply."""
+    m = _PHI2.match(phi.body)
+    if m is None or phi.result is None:
+        return None
+    w = int(m.group(1))
+    (a, _), (b, _) = (m.group(2), m.group(3)), (m.group(4), m.group(5))
+    c0, step = (const_value(a, w), b) if const_value(a, w) is not None else (const_value(b, w), a)
+    if c0 is None or not step.startswith("%") or not _depends_only_on(fn, step, phi.result):
+        return None
+    key = f"{phi.result}:{w}"
+    orbit, frontier = {c0}, [c0]
+    while frontier:
+        v = frontier.pop()
+        nxt = Concrete(fn, 0, {key: v}).value(step, w)
+        if nxt is None:
+            return None  # a poison step: the phi's value is not a number we can bound
+        if nxt not in orbit:
+            if len(orbit) >= MAX_ORBIT:
+                return None
+            orbit.add(nxt)
+            frontier.append(nxt)
+    unsigned = (min(orbit), max(orbit) + 1)
+    signed_vals = [_signed(v, w) for v in orbit]
+    signed = (min(signed_vals), max(signed_vals) + 1)
+    if signed[1] - signed[0] < unsigned[1] - unsigned[0]:
+        return CountedPhi(signed[0], signed[1], True, w)
+    return CountedPhi(unsigned[0], unsigned[1], False, w)
+
+
+def phi_range(fn: LlirFunction, phi: Instr) -> CountedPhi | None:
+    """The range of a loop ``phi``: a counted loop's induction variable (:func:`counted_phi`) or a small
+    orbit (:func:`orbit_phi`); None when neither rule applies (the ``phi`` stays free)."""
+    return counted_phi(fn, phi) or orbit_phi(fn, phi)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from llverify.lowered import uniform
+from llverify.lowered import guards
 from llverify.lowered.llir import parse_llir
 from llverify.lowered.uniform import nonuniform
 from llverify.lowered.validate import validate_texts
@@ -79,20 +79,19 @@ def test_a_vector_phi_lane_carrying_the_thread_id_is_not_uniform(fn) -> None:  #
     assert nonuniform(fn, ["%v#0:32"]) == ["%v#0:32"]
 
 
-def test_a_loop_exit_on_the_thread_id_makes_its_header_diverge() -> None:
-    text = CFG.replace("%ex = icmp slt i32 %in, %n", "%ex = icmp slt i32 %in, %t")
+def test_a_value_carried_out_of_a_loop_that_threads_leave_at_different_iterations_diverges() -> None:
+    text = CFG.replace("%ex = icmp slt i32 %in, %n", "%ex = icmp slt i32 %in, %t").replace(
+        "out:\n  ret void", "out:\n  %last = phi i32 [ %i, %loop ]\n  ret void")
     f = parse_llir(text).functions[0]
-    assert "%i.choice:1" in nonuniform(f, ["%i.choice:1"])
+    assert nonuniform(f, ["%last:32"]) == ["%last:32"]
+    uniform_exit = parse_llir(CFG.replace("out:\n  ret void", "out:\n  %last = phi i32 [ %i, %loop ]\n  ret void"))
+    assert nonuniform(uniform_exit.functions[0], ["%last:32"]) == []
 
 
 def test_a_mutant_that_trusts_loads_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(uniform, "_is_root", lambda ins: ins.opcode == "call" and "tid" in ins.body)
-    uniform._nonuniform_values.cache_clear()
-    try:
-        f = parse_llir(CFG).functions[0]
-        assert nonuniform(f, ["%ld:32"]) == []  # the mutant calls a loaded value uniform: the test above fails
-    finally:
-        uniform._nonuniform_values.cache_clear()
+    monkeypatch.setattr(guards, "_source", lambda ins: ins.opcode == "call" and "tid" in ins.body)
+    f = parse_llir(CFG.replace("define void @k(", "define void @k_mutant(")).functions[0]  # not in the cache
+    assert nonuniform(f, ["%ld:32"]) == []  # the mutant calls a loaded value uniform: the test above fails
 
 
 def test_the_gfx950_split_k_local_load_is_proved_not_refuted() -> None:

@@ -279,10 +279,14 @@ _ALWAYS = PathCondition("", TRUE, True, True)
 @dataclass(frozen=True)
 class ControlFlow:
     """Every block's :class:`PathCondition`; ``reason`` says why control flow was not read (then every
-    block's condition is ``true``, neither exact nor uniform)."""
+    block's condition is ``true``, neither exact nor uniform).  ``divergent``: the SSA values that may differ
+    between threads of the CTA, and ``divergent_phis`` the ``phi`` s whose predecessor may (:class:`_Uniformity`);
+    both None when control flow was not read (then nothing is known uniform)."""
 
     conditions: Mapping[str, PathCondition]
     reason: str = ""
+    divergent: frozenset[str] | None = None
+    divergent_phis: frozenset[str] | None = None
 
     def block(self, name: str) -> PathCondition:
         pc = self.conditions.get(name)
@@ -443,7 +447,7 @@ def control_flow(fn: LlirFunction) -> ControlFlow:
     """Every block's path condition (see the module docstring)."""
     order, body = _blocks(fn)
     if not order:
-        return ControlFlow({"": _ALWAYS})
+        return ControlFlow({"": _ALWAYS}, "", *_straight_line_uniformity(fn))
     entry = order[0]
     edges: dict[str, list[tuple[str, Lit | None]]] = {}
     for b in order:
@@ -456,7 +460,7 @@ def control_flow(fn: LlirFunction) -> ControlFlow:
     reach = _reach([entry], {b: [t for t, _ in e] for b, e in edges.items()})
     order = [b for b in order if b in reach]
     if all(lit is None for b in order for _, lit in edges[b]):  # no conditional branch: every block runs
-        return ControlFlow({b: PathCondition(b, TRUE, True, True) for b in order})
+        return ControlFlow({b: PathCondition(b, TRUE, True, True) for b in order}, "", *_straight_line_uniformity(fn))
     succs = {b: [t for t, _ in edges[b]] for b in order}
     preds: dict[str, list[str]] = {b: [] for b in order}
     for b in order:
@@ -558,7 +562,14 @@ def control_flow(fn: LlirFunction) -> ControlFlow:
             t, exact = pcs[idom[b]].terms, False
         uniform = exact and all(uni(x.value) for term in t for x in term)
         pcs[b] = PathCondition(b, t, exact, uniform)
-    return ControlFlow(pcs)
+    return ControlFlow(pcs, "", frozenset(uni.divergent), frozenset(uni.divergent_phis))
+
+
+def _straight_line_uniformity(fn: LlirFunction) -> tuple[frozenset[str], frozenset[str]]:
+    """Divergent values of a function without a conditional branch (no ``phi`` can diverge)."""
+    uni = _Uniformity(fn)
+    uni.settle()
+    return frozenset(uni.divergent), frozenset()
 
 
 def runs_on_first(pc: PathCondition, ev: Any, threads: int) -> bool:

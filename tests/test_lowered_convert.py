@@ -18,7 +18,7 @@ from llverify.ttgir.reader import parse_module
 
 DATA = Path(__file__).resolve().parent / "data" / "lowered"
 #: Samples whose conversion is not decided, with why (each still checked: no refutation, the reason stated).
-OPEN = {"splitk_matmul-k-hip_gfx950-w4": "control flow"}  # the masked atomic epilogue branches inside it
+OPEN = {"splitk_matmul-k-hip_gfx950-w4": "path condition"}  # the masked atomic epilogue branches inside it
 WITH_CONVERT = sorted(p.stem for p in DATA.glob("*.ttgir") if "ttg.convert_layout" in p.read_text()
                       and p.stem not in OPEN)
 

@@ -234,7 +234,16 @@ def _access_findings(module: Module, llir: LlirModule, fn: LlirFunction, sym: Sy
                                       index=k), lowered)
 
     results: list[LoweredFinding] = []
-    if op is None:
+    func = next((f for f in module.functions if loc and f.location.line == loc[0]), None) if by_line else None
+    if op is None and func is not None:
+        # the location names the tt.func line itself: code Triton adds to the function, not to one op (Triton
+        # 3.9's warp_specialize dispatch reads each partition's state byte so); not attributable to an op
+        results.append(finding(Verdict("unknown", "attribution", subject, None, 0.0,
+                                       f"the access's debug location names the function @{func.name} "
+                                       f"({module.path}:{loc[0] if loc else 0}), not one of its ops: code the "
+                                       "compiler adds to the function (such as warp_specialize's partition "
+                                       "dispatch), which no TTGIR op's semantics covers")))
+    elif op is None:
         results.append(finding(Verdict("unknown", "attribution", subject, None, 0.0,
                                        "the access could not be attributed to a TTGIR op (compile with "
                                        "USE_IR_LOC=ttgir so debug locations name .ttgir lines)")))
@@ -297,7 +306,7 @@ def _access_findings(module: Module, llir: LlirModule, fn: LlirFunction, sym: Sy
     elif res_status == "sat":
         assert tid is not None
         if frees:
-            whys = {n: sym.frees[n][1] for n in frees}
+            whys = {n: _why_free(sym, n) for n in frees}
             results.append(finding(Verdict("unknown", "in_bounds", subject, method, secs,
                                            "out of bounds only for some values of free variables, which may never "
                                            f"occur: {whys}", details={"free_variables": frees})))
@@ -339,6 +348,14 @@ def _access_findings(module: Module, llir: LlirModule, fn: LlirFunction, sym: Sy
                                                "every thread's address evaluated concretely"), details=details)
                 results.append(finding(v))
     return results
+
+
+def _why_free(sym: Symbolic, name: str) -> str:
+    """What the free variable ``name`` of the vector evaluator stands for (a remainder: its counter's)."""
+    reduced = parse_key(name)
+    base = reduced[0] if reduced is not None else name
+    why = sym.frees[base][1] if base in sym.frees else "a free variable"
+    return why if reduced is None else f"{base} modulo {reduced[1]}, {base}: {why}"
 
 
 def _enumerable(inputs: list[str], fn: LlirFunction, max_bits: int = 8) -> list[dict[str, int]] | None:

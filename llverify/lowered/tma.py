@@ -160,12 +160,15 @@ def tiling(op: Op, box: TmaBox, accs: Sequence[Access], fn: LlirFunction, thread
         return Verdict("unknown", PROPERTY, subject, None, time.perf_counter() - t0, msg)
 
     frees: set[str] = set()
+    in_addresses: set[str] = set()
     for a in accs:
-        frees |= base.value(a.pointer, 32).free
+        in_addresses |= base.value(a.pointer, 32).free
         g = guard_of(base, a)
         if g is not None:
             frees |= g.free
-    elect = {f for f in frees if _is_elect(fn, f)}
+    frees |= in_addresses
+    # elect.sync predicates that only guard (one lane per warp); one an address uses is enumerated as any other
+    elect = {f for f in frees - in_addresses if _is_elect(fn, f)}
     combos = enumerate_(sorted(frees - elect), fn)
     if combos is None:
         return unknown(f"the messages depend on free variables that are not enumerable: {sorted(frees - elect)}")
@@ -210,7 +213,7 @@ def tiling(op: Op, box: TmaBox, accs: Sequence[Access], fn: LlirFunction, thread
         return unknown("no thread issues the op's messages at any assignment of the free variables")
     n = len(combos)
     return Verdict("proved", PROPERTY, subject, "exhaustive", time.perf_counter() - t0,
-                   f"the messages are {box.count} boxes at base + k * {box.box_bytes}, tiling the op's "
+                   f"the messages are {box.count} box(es) at base + k * {box.box_bytes}, tiling the op's "
                    f"{box.buffer_bytes}-byte buffer ({box.describe()}), at every thread"
                    + (f" and all {n} assignments of {', '.join(sorted(frees - elect))}" if frees - elect else "")
                    + (" (elect.sync: one lane of each warp)" if elect else ""),

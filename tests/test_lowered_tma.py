@@ -3,7 +3,7 @@
 
 Samples (``tests/data/lowered_tma``): the warp-specialized TMA matmul of ``examples/more_kernels.py``
 (``ws_matmul``, 128x128x64, 4 warps: 64x64 and 128x64 f16 loads into 3-stage buffers indexed by the loop
-counter modulo 3, 64x128 f16 stores as two 64x64 boxes), and two tensor-descriptor copies of ``make.py``
+counter modulo 3, 64x128 f16 stores as two 64x64 boxes), and two tensor-descriptor copies of ``make_tma.py``
 (a 64x512 f16 block: eight 64x64 boxes in two rounds of 4 warps; a 512x64 block, 8 warps: two 256x64 boxes).
 """
 

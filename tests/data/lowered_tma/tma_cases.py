@@ -1,4 +1,4 @@
-"""The kernel of ``make.py``'s TMA cases (a Python file: ``@triton.jit`` needs one): a tensor-descriptor copy."""
+"""The kernel of ``make_tma.py``'s TMA cases (a Python file: ``@triton.jit`` needs one): a tensor-descriptor copy."""
 
 import triton
 import triton.language as tl

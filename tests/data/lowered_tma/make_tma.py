@@ -1,7 +1,7 @@
 """TMA copies compiled by the Triton 3.9 wheel: the box rule of ``llverify.lowered.tma`` checked on real code.
 
-    python3 tests/data/lowered_tma/make.py            # compile every case, validate it, print the verdicts
-    python3 tests/data/lowered_tma/make.py --save     # the SAVED cases only, kept here as .ttgir/.llir/.json
+    python3 tests/data/lowered_tma/make_tma.py            # compile every case, validate it, print the verdicts
+    python3 tests/data/lowered_tma/make_tma.py --save     # the SAVED cases only, kept here as .ttgir/.llir/.json
 
 Each case is a tensor-descriptor copy ``out[block] = in[block] + 1`` (one TMA load into an NVMMA buffer, one
 TMA store from another) of one block shape and element type, compiled for sm_90 with ``USE_IR_LOC=ttgir`` in

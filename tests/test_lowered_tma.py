@@ -209,3 +209,76 @@ def test_an_enumeration_that_misses_a_remainder_value_is_caught(monkeypatch) -> 
                               2 * 8192 + 2)
     (v,) = _verdicts(findings, "in_bounds")
     assert v.status == "proved"  # the mutant ([0, 2) for urem 3) proves what the parametrized test above refuses
+
+
+# -- a pipelined (not warp-specialized) TMA matmul: prologue loads guarded by `K > 0` --------------------------------
+
+PIPE = DATA / "tma_matmul-t128-cuda_90-w4"
+K_TEST = "%55 = icmp sgt i32 %5, 0"
+
+
+def test_a_guard_conjunct_of_kernel_arguments_only_is_uniform() -> None:
+    findings = _validate(PIPE)
+    assert not [f for f in findings if f.finding.verdict.status in ("refuted", "error")]
+    tilings = _verdicts(findings, "tma_tiling")
+    assert len(tilings) == 7
+    # the 4 prologue loads (guard: tid & 127 < 32, elect.sync, K > 0) and the store tile their buffers
+    proved = [v for v in tilings if v.status == "proved"]
+    assert len(proved) == 5
+    # the 2 loads in the loop are guarded by the loop's own counter (a phi of unknown trip count): unknown
+    rest = [v for v in tilings if v.status != "proved"]
+    assert all(v.status == "unknown" and "not enumerable" in v.message for v in rest)
+
+
+def test_a_thread_dependent_conjunct_is_not_left_out() -> None:
+    llir = PIPE.with_suffix(".llir").read_text()
+    assert llir.count(K_TEST) == 1
+    # lane 0 of warp 0 now fails the conjunct: elect.sync may pick it, so which lane issues is not determined
+    findings = _validate(PIPE, llir.replace(K_TEST, "%55 = icmp sgt i32 %24, 0"))
+    tilings = _verdicts(findings, "tma_tiling")
+    loads = [v for v in tilings if "global_to_local" in v.subject]
+    # the first stage's two loads (guarded by %55) are no longer proved; the second stage's (K > 64) still are
+    assert sorted(v.status for v in loads) == ["proved", "proved", "unknown", "unknown", "unknown", "unknown"]
+    assert sum("elect.sync may choose" in v.message for v in loads) == 2
+
+
+# -- wrapping stage counters (llverify.lowered.loops) ------------------------------------------------------------
+
+_WRAP = '''define void @k(i32 %n) {{
+loop:
+  %s = phi i32 [ {start}, %entry ], [ %x, %loop ]
+  %a = add i32 %s, {step}
+  %e = icmp {pred} i32 %a, {bound}
+  %x = select i1 %e, i32 {reset}, i32 %a
+  br label %loop
+}}'''
+
+
+@pytest.mark.parametrize("start, pred, bound, reset, want", [
+    (0, "eq", 3, 0, (0, 3, False)), (2, "eq", 3, 0, (0, 3, False)), (-1, "sgt", 2, 0, (-1, 3, True)),
+    (1, "ugt", 2, 0, (0, 3, False)), (0, "sge", 4, 1, (0, 4, False)),
+])
+def test_a_wrapping_counter_stays_in_its_range(start: int, pred: str, bound: int, reset: int, want: tuple) -> None:
+    from llverify.lowered.loops import counted_phi
+    fn = parse_llir(_WRAP.format(start=start, step=1, pred=pred, bound=bound, reset=reset)).functions[0]
+    got = counted_phi(fn, fn.defs["%s"])
+    assert got is not None and (got.lo, got.hi, got.signed) == want
+    # the recurrence itself, run: every value it takes lies in the range
+    p, seen = start, set()
+    for _ in range(20):
+        seen.add(p)
+        a = p + 1
+        hit = {"eq": a == bound, "sgt": a > bound, "ugt": a > bound, "sge": a >= bound}[pred]
+        p = reset if hit else a
+    assert seen <= set(range(got.lo, got.hi))
+
+
+@pytest.mark.parametrize("start, step, pred, bound, reset", [
+    (0, 1, "eq", 3, 3), (0, 2, "eq", 3, 0), (3, 1, "eq", 3, 0), (-1, 1, "ugt", 2, 0), (0, 1, "slt", 3, 0),
+])
+def test_other_counters_are_not_wrapping(start: int, step: int, pred: str, bound: int, reset: int) -> None:
+    # a reset outside the range, a step of 2 (skips the bound), a start at the bound, a negative start under an
+    # unsigned compare, a compare whose select arms are the other way round: not recognised (free variables)
+    from llverify.lowered.loops import counted_phi
+    fn = parse_llir(_WRAP.format(start=start, step=step, pred=pred, bound=bound, reset=reset)).functions[0]
+    assert counted_phi(fn, fn.defs["%s"]) is None

@@ -11,8 +11,10 @@ to the header ``%H``.  So, when the back edge is taken only while
 * ``N != B`` (a negated ``eq``) with ``C0 < B`` and ``S`` dividing ``B - C0`` (unsigned): ``P`` runs
   through ``C0, C0 + S, ..., B - S``, so ``C0 <= P < B``.
 
-Anything else (a bound that is not a constant, another step, another exit shape, a third predecessor) is
-not recognised and the ``phi`` stays a free variable of its whole width.
+A stage counter that wraps, ``%N = select (icmp eq (%P + 1), B), R, %P + 1`` (:func:`_wrapping`: a
+pipeline's buffer index), holds only values of ``[0, B)``.  Anything else (a bound that is not a constant,
+another step, another exit shape, a third predecessor) is not recognised and the ``phi`` stays a free
+variable of its whole width.
 
 >>> from llverify.lowered.llir import parse_llir
 >>> fn = parse_llir('''define void @k() {
@@ -28,6 +30,16 @@ not recognised and the ``phi`` stays a free variable of its whole width.
 ... }''').functions[0]
 >>> counted_phi(fn, fn.defs["%i"])
 CountedPhi(lo=0, hi=4, signed=False, width=32)
+>>> fn = parse_llir('''define void @k(i32 %n) {
+... loop:
+...   %s = phi i32 [ 2, %entry ], [ %x, %loop ]
+...   %a = add i32 %s, 1
+...   %e = icmp eq i32 %a, 3
+...   %x = select i1 %e, i32 0, i32 %a
+...   br label %loop
+... }''').functions[0]
+>>> counted_phi(fn, fn.defs["%s"])
+CountedPhi(lo=0, hi=3, signed=False, width=32)
 """
 
 from __future__ import annotations
@@ -45,6 +57,7 @@ _ADD = re.compile(r"^add\s+(?:nuw\s+|nsw\s+)*i(\d+)\s+(\S+),\s*(\S+)$")
 _ICMP = re.compile(r"^icmp\s+(?:samesign\s+)?(\w+)\s+i(\d+)\s+(\S+),\s*(\S+)$")
 _BR = re.compile(r"^br\s+i1\s+(%[\w$.\-]+),\s*label\s+(%[\w$.\-]+),\s*label\s+(%[\w$.\-]+)$")
 _INT = re.compile(r"^-?\d+$")
+_SELECT = re.compile(r"^select\s+i1\s+(%[\w$.\-]+),\s*i(\d+)\s+(\S+),\s*i(\d+)\s+(\S+)$")
 _SWAP = {"ult": "ugt", "ule": "uge", "ugt": "ult", "uge": "ule", "slt": "sgt", "sle": "sge", "sgt": "slt",
          "sge": "sle", "eq": "eq", "ne": "ne"}
 _NOT = {"ult": "uge", "ule": "ugt", "ugt": "ule", "uge": "ult", "slt": "sge", "sle": "sgt", "sgt": "sle",
@@ -81,6 +94,9 @@ def counted_phi(fn: LlirFunction, phi: Instr) -> CountedPhi | None:
     if not _INT.match(v0) or not v1.startswith("%"):
         return None
     c0, nxt, latch = int(v0), v1, l1
+    sel = fn.defs.get(nxt)
+    if sel is not None and sel.opcode == "select":
+        return _wrapping(fn, phi.result, w, c0, sel)
     add = fn.defs.get(nxt)
     a = _ADD.match(add.body) if add is not None and add.opcode == "add" else None
     if a is None or int(a.group(1)) != w:
@@ -128,3 +144,46 @@ def counted_phi(fn: LlirFunction, phi: Instr) -> CountedPhi | None:
         if lo < hi and (hi - lo) % step == 0:
             return CountedPhi(lo, hi, False, w)
     return None
+
+
+#: a wrapping counter's reset compare ``icmp pred S, c``: (the select's arm taken when it holds is the reset,
+#: the bound ``B`` is ``c + offset``, signed compare)
+_RESET_WHEN = {"eq": (0, None), "uge": (0, False), "ugt": (1, False), "sge": (0, True), "sgt": (1, True)}
+_KEEP_WHEN = {"ne": (0, None), "ult": (0, False), "ule": (1, False), "slt": (0, True), "sle": (1, True)}
+
+
+def _wrapping(fn: LlirFunction, phi: str, w: int, c0: int, sel: Instr) -> CountedPhi | None:
+    """A stage counter that wraps (a pipeline's buffer index): ``%N = select i1 %c, iW R, iW %S`` with
+    ``%S = add iW %P, 1`` and ``%c = icmp eq iW %S, B`` (or ``S >= B``, ``S > B - 1``, unsigned or signed; with
+    ``ne`` / ``<`` / ``<=`` the select's arms swapped), constants ``C0`` (the start) and ``R`` (the reset) with
+    ``lo = min(C0, R)``, ``lo <= C0, R < B`` and ``|lo|, B < 2^(W-2)`` (non-negative for an unsigned compare).
+    By induction ``P`` in ``[lo, B)``: then ``S = P + 1`` in ``[lo + 1, B]`` without overflow, the compare
+    holds exactly when ``S = B``, which is replaced by ``R``.  (Triton starts a consumer's index at -1.)"""
+    m = _SELECT.match(sel.body)
+    if m is None or int(m.group(2)) != w or int(m.group(4)) != w:
+        return None
+    cmp = fn.defs.get(m.group(1))
+    c = _ICMP.match(cmp.body) if cmp is not None and cmp.opcode == "icmp" else None
+    if c is None or int(c.group(2)) != w or not _INT.match(c.group(4)):
+        return None
+    pred, s_name = c.group(1), c.group(3)
+    add = fn.defs.get(s_name)
+    a = _ADD.match(add.body) if add is not None and add.opcode == "add" else None
+    if a is None or int(a.group(1)) != w or sorted((a.group(2), a.group(3))) != sorted((phi, "1")):
+        return None
+    if pred in _RESET_WHEN:
+        (offset, signed), reset, kept = _RESET_WHEN[pred], m.group(3), m.group(5)
+    elif pred in _KEEP_WHEN:
+        (offset, signed), kept, reset = _KEEP_WHEN[pred], m.group(3), m.group(5)
+    else:
+        return None
+    if kept != s_name or not _INT.match(reset):
+        return None
+    bound = _signed(int(c.group(4)), w) + offset
+    start, r = _signed(c0, w), _signed(int(reset), w)
+    lo, limit = min(start, r), 1 << (w - 2)
+    if not (lo <= start < bound and lo <= r < bound and -limit < lo and bound < limit):
+        return None
+    if lo < 0 and signed is False:
+        return None  # an unsigned compare of a negative value: not this shape
+    return CountedPhi(lo, bound, lo < 0, w)

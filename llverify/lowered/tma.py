@@ -37,7 +37,7 @@ from llverify.errors import LlverifyError
 from llverify.hw.shared import tma_block_shape
 from llverify.lowered.llir import Access, LlirFunction, asm_call
 from llverify.lowered.remainder import base_assignment
-from llverify.lowered.semantics import Concrete
+from llverify.lowered.semantics import Concrete, Unmodelled, const_value, decoded
 from llverify.lowered.vector import Threads, VecValue
 from llverify.prove.verdict import Counterexample, Verdict
 from llverify.ttgir.layouts import element_bits
@@ -55,6 +55,7 @@ _TENSOR_COPY = re.compile(r"\bcp(?:\.reduce)?\.async\.bulk\.tensor\.")
 _SHARED_DST = re.compile(r"\.tensor\.\d+d\.shared::(?:cta|cluster)\.global\b")
 _SHARED_SRC = re.compile(r"\.tensor\.\d+d\.global\.shared::cta\b")
 _EXTRACT_PRED = re.compile(r"^extractvalue\s+\{\s*i32,\s*i1\s*\}\s+(%[\w$.\-]+),\s*1$")
+_AND_I1 = re.compile(r"^and\s+i1\s+(%[\w$.\-]+|true|false),\s*(%[\w$.\-]+|true|false)$")
 _OTHER_MODES = ("gather4", "scatter4", "im2col", "multicast")
 
 
@@ -144,6 +145,49 @@ def _is_elect(fn: LlirFunction, free: str) -> bool:
     return src is not None and "@llvm.nvvm.elect.sync(" in src.body
 
 
+_UNIFORM_OPS = frozenset({"icmp", "add", "sub", "mul", "and", "or", "xor", "shl", "lshr", "ashr", "zext", "sext",
+                           "trunc", "select", "udiv", "sdiv", "urem", "srem", "smin", "smax", "umin", "umax", "copy"})
+
+
+def _uniform(fn: LlirFunction, name: str, seen: frozenset[str] = frozenset()) -> bool:
+    """Whether ``name`` has one value for all threads of a CTA: built by arithmetic (no ``phi``, load, call or
+    thread id) from constants and kernel arguments only (a conservative, syntactic test)."""
+    if const_value(name, 64) is not None:
+        return not name.startswith("@") or name == "@global_smem"
+    ins = fn.defs.get(name)
+    if ins is None:
+        return name.startswith("%") and "#" not in name  # a kernel argument
+    if name in seen:
+        return False
+    try:
+        d = decoded(ins, "")
+    except Unmodelled:
+        return False
+    return d.op in _UNIFORM_OPS and all(_uniform(fn, x, seen | {name}) for x in d.args)
+
+
+def _conjuncts(fn: LlirFunction, name: str) -> list[str]:
+    """The leaves of the ``and i1`` tree rooted at ``name``."""
+    ins = fn.defs.get(name)
+    m = _AND_I1.match(ins.body) if ins is not None and ins.opcode == "and" else None
+    return _conjuncts(fn, m.group(1)) + _conjuncts(fn, m.group(2)) if m else [name]
+
+
+def _guard_parts(fn: LlirFunction, ev: Threads, a: Access, guard_of: "GuardOf") -> list[VecValue]:
+    """The predicate of ``a`` at every thread, as the values whose conjunction (or, for ``@!p``, whose
+    ``p``) turns it on; ``[]`` when it always runs.  Conjuncts the same for every thread of the CTA
+    (:func:`_uniform`: a test of kernel arguments, such as a pipeline prologue's ``K > 0``) are left out: when
+    such a conjunct is false no thread issues the message, which the tiling allows; when it is true the
+    message's issuers are those of the other conjuncts."""
+    if a.guard is None:
+        return []
+    name, negated = a.guard
+    if negated or name in ("true", "false"):
+        g = guard_of(ev, a)
+        return [] if g is None else [g]
+    return [ev.value(leaf, 1) for leaf in _conjuncts(fn, name) if not _uniform(fn, leaf)]
+
+
 GuardOf = Callable[[Threads, Access], "VecValue | None"]
 Enumerate = Callable[[list, LlirFunction], "list[dict[str, int]] | None"]
 
@@ -163,8 +207,7 @@ def tiling(op: Op, box: TmaBox, accs: Sequence[Access], fn: LlirFunction, thread
     in_addresses: set[str] = set()
     for a in accs:
         in_addresses |= base.value(a.pointer, 32).free
-        g = guard_of(base, a)
-        if g is not None:
+        for g in _guard_parts(fn, base, a, guard_of):
             frees |= g.free
     frees |= in_addresses
     # elect.sync predicates that only guard (one lane per warp); one an address uses is enumerated as any other
@@ -182,15 +225,18 @@ def tiling(op: Op, box: TmaBox, accs: Sequence[Access], fn: LlirFunction, thread
         issues: list[tuple[int, int, int]] = []  # (address, thread, llir line)
         for a in accs:
             at = ev.value(a.pointer, 32)
-            g = guard_of(ev, a)
-            on = np.ones(threads, dtype=bool) if g is None else (g.vals == (0 if a.guard[1] else 1))  # type: ignore[index]
-            if g is not None and g.none.any():
-                return unknown(f"the predicate of line {a.instr.line} may be poison or unmodelled at thread "
-                               f"{int(np.flatnonzero(g.none)[0])} ({_show(combo)})")
+            parts = _guard_parts(fn, ev, a, guard_of)
+            on = np.ones(threads, dtype=bool)
+            negated = a.guard is not None and a.guard[1] and a.guard[0] not in ("true", "false")
+            for g in parts:
+                if g.none.any():
+                    return unknown(f"the predicate of line {a.instr.line} may be poison or unmodelled at thread "
+                                   f"{int(np.flatnonzero(g.none)[0])} ({_show(combo)})")
+                on &= g.vals == (0 if negated else 1)
             if (at.none & on).any():
                 return unknown(f"the address of line {a.instr.line} is poison or unmodelled at thread "
                                f"{int(np.flatnonzero(at.none & on)[0])} ({_show(combo)})")
-            if g is not None and g.free & elect:
+            if any(g.free & elect for g in parts):
                 for w in range(threads // lanes):
                     sl = slice(w * lanes, (w + 1) * lanes)
                     won, wat = on[sl], at.vals[sl]

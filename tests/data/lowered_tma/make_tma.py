@@ -1,7 +1,7 @@
 """TMA copies compiled by the Triton 3.9 wheel: the box rule of ``llverify.lowered.tma`` checked on real code.
 
     python3 tests/data/lowered_tma/make_tma.py            # compile every case, validate it, print the verdicts
-    python3 tests/data/lowered_tma/make_tma.py --save     # the SAVED cases only, kept here as .ttgir/.llir/.json
+    python3 tests/data/lowered_tma/make_tma.py --save     # the SAVED cases and MATMULS, kept here as .ttgir/.llir/.json
 
 Each case is a tensor-descriptor copy ``out[block] = in[block] + 1`` (one TMA load into an NVMMA buffer, one
 TMA store from another) of one block shape and element type, compiled for sm_90 with ``USE_IR_LOC=ttgir`` in
@@ -48,11 +48,29 @@ def device_boxes(llir: str) -> list[tuple[int, ...]]:
 
 
 
+#: kernels of examples/more_kernels.py kept as samples with ``--save`` (name, constexprs, target, warps)
+MATMULS = [("tma_matmul", {"BM": 128, "BN": 128, "BK": 64}, "cuda:90", 4)]
+_MATMUL = ("import sys, json; sys.path.insert(0, sys.argv[1]); import more_kernels as mk, triton; "
+           "from triton.backends.compiler import GPUTarget; n, c, t, w = json.loads(sys.argv[2]); "
+           "sig = {'a_ptr': '*fp16', 'b_ptr': '*fp16', 'c_ptr': '*fp16', 'M': 'i32', 'N': 'i32', 'K': 'i32', "
+           "'BM': 'constexpr', 'BN': 'constexpr', 'BK': 'constexpr'}; a, cap = t.split(':'); "
+           "triton.compile(triton.compiler.ASTSource(fn=getattr(mk, n), signature=sig, constexprs=c), "
+           "target=GPUTarget(a, int(cap), 32), options={'num_warps': w})")
+
+
 def compile_case(dtype: str, bm: int, bn: int, warps: int, cache: str) -> str | None:
     """Compile one case into ``cache`` in a child process; the error text, or None."""
     env = {**os.environ, "USE_IR_LOC": "ttgir", "TRITON_CACHE_DIR": cache}
     code = f"import sys; sys.path.insert(0, sys.argv[1]); import tma_cases; tma_cases.build({dtype!r}, {bm}, {bn}, {warps})"
     proc = subprocess.run([sys.executable, "-c", code, str(HERE)], env=env, capture_output=True, text=True)
+    return None if proc.returncode == 0 else proc.stderr[-800:]
+
+
+def compile_matmul(job: tuple, cache: str) -> str | None:
+    """Compile one of :data:`MATMULS` into ``cache`` in a child process; the error text, or None."""
+    env = {**os.environ, "USE_IR_LOC": "ttgir", "TRITON_CACHE_DIR": cache}
+    proc = subprocess.run([sys.executable, "-c", _MATMUL, str(ROOT / "examples"), json.dumps(job)], env=env,
+                          capture_output=True, text=True)
     return None if proc.returncode == 0 else proc.stderr[-800:]
 
 
@@ -87,6 +105,20 @@ def main() -> None:
             shutil.copy(llir, HERE / f"{name}.llir")
             (HERE / f"{name}.json").write_text(json.dumps({"shared": meta.get("shared"), "num_warps": warps,
                                                             "target": "cuda:90"}) + "\n")
+        shutil.rmtree(cache, ignore_errors=True)
+    for job in MATMULS if save else ():
+        cache = tempfile.mkdtemp(prefix="lowered-tma-")
+        err = compile_matmul(job, cache)
+        name = f"{job[0]}-t{job[1]['BM']}-{job[2].replace(':', '_')}-w{job[3]}"
+        if err is not None:
+            print("failed", name, err)
+            continue
+        meta = json.loads(next(p for p in Path(cache).rglob("*.json") if not p.name.startswith("__grp")).read_text())
+        for suffix in ("ttgir", "llir"):
+            shutil.copy(next(Path(cache).rglob(f"*.{suffix}")), HERE / f"{name}.{suffix}")
+        (HERE / f"{name}.json").write_text(json.dumps({"shared": meta.get("shared"), "num_warps": job[3],
+                                                        "target": job[2]}) + "\n")
+        print(name)
         shutil.rmtree(cache, ignore_errors=True)
 
 

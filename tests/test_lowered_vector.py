@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from llverify.lowered import vector
+from llverify.lowered.orbits import phi_range
 from llverify.lowered.llir import parse_llir
 from llverify.lowered.semantics import Concrete, Symbolic
 from llverify.lowered.vector import Threads
@@ -111,7 +112,7 @@ def test_random_code_agrees_with_z3(seed: int) -> None:
 
     text, vals = random_program(random.Random(seed))
     fn = parse_llir(text).functions[0]
-    vec, sym = Threads(fn, 64), Symbolic(fn, 64)
+    vec, sym = Threads(fn, 64), Symbolic(fn, 64, phi_range)
     for name, w in vals:
         v, s = vec.value(name, w), sym.value(name, w)
         for t in (0, 1, 5, 31, 32, 63):
@@ -132,7 +133,7 @@ def test_every_sample_address_agrees_with_the_interpreter_and_z3_free_sets() -> 
         module = parse_module(ttgir.read_text(), ttgir.name)
         threads = module.num_warps * module.threads_per_warp
         for fn in parse_llir(ttgir.with_suffix(".llir").read_text()).functions:
-            sym, vec = Symbolic(fn, threads), Threads(fn, threads)
+            sym, vec = Symbolic(fn, threads, phi_range), Threads(fn, threads)
             for a in fn.accesses[::4]:
                 free = sym.value(a.pointer, 32).free
                 assert vec.value(a.pointer, 32).free == free

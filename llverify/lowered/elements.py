@@ -39,6 +39,7 @@ import z3
 from llverify.codegen.banks import access_to_offsets
 from llverify.errors import LlverifyError
 from llverify.lowered.llir import LDMATRIX, Access, LlirFunction
+from llverify.lowered.remainder import base_assignment
 from llverify.lowered.semantics import Concrete, Symbolic
 from llverify.lowered.uniform import nonuniform
 from llverify.lowered.vector import Threads
@@ -244,7 +245,7 @@ def _refute(subject: str, t0: float, fn: LlirFunction, a: Access, t: int, got: i
     """A refutation, replayed: the address by a fresh interpreter (at the thread whose pointer carries the
     element, plus its offset: ``source``), the expectation by ``LinearLayout.apply``."""
     src_t, extra = source if source is not None else (t, 0)
-    pointer = Concrete(fn, src_t, {f: 0 for f in frees}).value(a.pointer, 32)
+    pointer = Concrete(fn, src_t, base_assignment({f: 0 for f in frees})).value(a.pointer, 32)
     again = None if pointer is None else pointer + extra
     if again != got:
         return Verdict("error", PROP, subject, None, time.perf_counter() - t0,

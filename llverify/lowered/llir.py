@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from llverify.errors import LlverifyError
 
 __all__ = ["Instr", "Access", "LDMATRIX", "LlirFunction", "LlirModule", "LlirError", "parse_llir", "split_args",
-           "type_bytes", "MAX_LLIR_BYTES"]
+           "type_bytes", "asm_call", "MAX_LLIR_BYTES"]
 
 MAX_LLIR_BYTES = 64 << 20
 
@@ -189,6 +189,19 @@ def split_args(text: str) -> list[str]:
     if cur.strip():
         out.append(cur.strip())
     return out
+
+
+def asm_call(body: str) -> tuple[str, str, list[str]] | None:
+    """An inline-asm call's PTX text, constraint string and argument texts (each ``type value``; a constant
+    ``getelementptr`` of ``@global_smem`` folded to its byte offset, as the access's pointer is), or None.
+
+    >>> asm_call('call void asm sideeffect "@$0 op [$1];", "b,r"(i1 %g, ptr addrspace(3) %p)')
+    ('@$0 op [$1];', 'b,r', ['i1 %g', 'ptr addrspace(3) %p'])
+    """
+    if "getelementptr" in body and "@global_smem" in body:
+        body = _CONST_SMEM_GEP.sub(_fold_gep, body)
+    m = _ASM_CALL.search(body)
+    return None if m is None else (m.group(1), m.group(2), split_args(m.group(3)))
 
 
 def _asm_guard_and_footprint(body: str) -> tuple[tuple[str, bool] | None, int]:

@@ -45,7 +45,11 @@ from llverify.lowered.guards import (PathCondition, control_flow, elected, launc
                                      runs_on_first, whichever_lane)
 from llverify.lowered.llir import Access, LlirFunction, LlirModule
 from llverify.lowered.orbits import phi_range
+from llverify.lowered.remainder import parse_key
 from llverify.lowered.semantics import Concrete, Symbolic
+from llverify.lowered.tma import PROPERTY as TMA_PROPERTY
+from llverify.lowered.tma import TmaBox, is_tma_copy, operand_error, tma_box
+from llverify.lowered.tma import tiling as tma_tiling
 from llverify.lowered.vector import Threads, VecValue
 from llverify.prove.bv import check as smt_check
 from llverify.prove.verdict import Counterexample, Verdict
@@ -149,17 +153,23 @@ def validate(module: Module, llir: LlirModule, shared_bytes: int) -> list[Lowere
         predicted = _Predictions(module.target)
         choices: dict = {}  # free-variable assignment -> its evaluator (shared by the accesses)
         groups: dict[int, tuple[Op, list[Access]]] = {}
-        for k, acc in enumerate(fn.accesses):
-            out.extend(_access_findings(module, llir, fn, sym, acc, k, threads, shared_bytes,
-                                        by_line if ttgir_file else {}, vec, predicted, choices, flow, lvec))
+        for acc in fn.accesses:
             loc = llir.locations.get(acc.instr.dbg or "", None) if ttgir_file else None
             op = by_line.get(loc[0]) if loc else None
             if op is not None:
                 groups.setdefault(id(op), (op, []))[1].append(acc)
+        # its own evaluators: the TMA tiling evaluates threads 0..threads-1, in_bounds the launch's threads
+        boxes, tilings = _tma_boxes(module, fn, groups, threads, vec, {}, llir.path)
+        for k, acc in enumerate(fn.accesses):
+            out.extend(_access_findings(module, llir, fn, sym, acc, k, threads, shared_bytes,
+                                        by_line if ttgir_file else {}, vec, predicted, choices, flow, lvec,
+                                        boxes.get(acc.instr.line)))
         fn_users = None
         for op, accs in groups.values():
             subject = f"{op.name} at {module.path}:{op.location.line}: {len(accs)} access(es) in {llir.path}"
-            if op.name == "ttg.convert_layout":
+            if id(op) in tilings:
+                v = tilings[id(op)]
+            elif op.name == "ttg.convert_layout":
                 fn_users = fn_users if fn_users is not None else function_users(fn)  # once per function
                 dbgs = [k for k, (line, _) in llir.locations.items() if line == op.location.line]
                 v = convert_elements(op, fn, sym, accs, threads, module.threads_per_warp, subject, vec, dbgs,
@@ -195,10 +205,35 @@ def validate(module: Module, llir: LlirModule, shared_bytes: int) -> list[Lowere
     return out
 
 
+def _tma_boxes(module: Module, fn: LlirFunction, groups: dict[int, tuple[Op, list[Access]]], threads: int,
+               vec: Threads, choices: dict, llir_path: str) -> tuple[dict[int, TmaBox | str], dict[int, Verdict]]:
+    """Per TMA access (by ``.llir`` line): its op's box when the op's ``tma_tiling`` is proved, else why the box
+    is not established; and per TMA op (by id) its ``tma_tiling`` verdict (:mod:`llverify.lowered.tma`)."""
+    boxes: dict[int, TmaBox | str] = {}
+    tilings: dict[int, Verdict] = {}
+    for op, accs in groups.values():
+        tma = [a for a in accs if is_tma_copy(a)]
+        if not tma:
+            continue
+        subject = f"{op.name} at {module.path}:{op.location.line}: {len(tma)} TMA message(s) in {llir_path}"
+        box = tma_box(op, module.num_ctas)
+        why = box if isinstance(box, str) else next((e for e in map(operand_error, tma) if e), None)
+        if why is not None:
+            v = Verdict("unknown", TMA_PROPERTY, subject, None, 0.0, f"the TMA box is not established: {why}")
+        else:
+            assert isinstance(box, TmaBox)
+            v = tma_tiling(op, box, tma, fn, threads, module.threads_per_warp, vec, choices, _enumerable,
+                           _guard_threads, subject)
+        tilings[id(op)] = v
+        for a in tma:
+            boxes[a.instr.line] = box if v.status == "proved" else f"its op's {TMA_PROPERTY} is {v.status}: {v.message}"
+    return boxes, tilings
+
+
 def _access_findings(module: Module, llir: LlirModule, fn: LlirFunction, sym: Symbolic, acc: Access, k: int,
                      threads: int, shared_bytes: int, by_line: dict[int, Op],
                      vec: Threads, predicted: "_Predictions", choices: dict, flow: Any = None,
-                     lvec: Threads | None = None) -> list[LoweredFinding]:
+                     lvec: Threads | None = None, tma: TmaBox | str | None = None) -> list[LoweredFinding]:
     loc = llir.locations.get(acc.instr.dbg or "", None)
     op = by_line.get(loc[0]) if loc else None
     where = op.location if op is not None else Location(module.path, loc[0] if loc else 1, loc[1] + 1 if loc else 1)
@@ -206,13 +241,24 @@ def _access_findings(module: Module, llir: LlirModule, fn: LlirFunction, sym: Sy
     kernel = fn.name
     opname = op.name if op is not None else "unattributed"
     subject = f"{acc.kind} of {acc.bytes or '?'} bytes at {llir.path}:{acc.instr.line}"
+    if isinstance(tma, TmaBox):  # a TMA message: its box, as its op's proved tiling confirms
+        subject = f"{acc.kind} of {tma.box_bytes} bytes ({tma.describe()}) at {llir.path}:{acc.instr.line}"
 
     def finding(v: Verdict) -> LoweredFinding:
         return LoweredFinding(Finding(v, v.property, opname, where, op.source if op else None, kernel, module.target,
                                       index=k), lowered)
 
     results: list[LoweredFinding] = []
-    if op is None:
+    func = next((f for f in module.functions if loc and f.location.line == loc[0]), None) if by_line else None
+    if op is None and func is not None:
+        # the location names the tt.func line itself: code Triton adds to the function, not to one op (Triton
+        # 3.9's warp_specialize dispatch reads each partition's state byte so); not attributable to an op
+        results.append(finding(Verdict("unknown", "attribution", subject, None, 0.0,
+                                       f"the access's debug location names the function @{func.name} "
+                                       f"({module.path}:{loc[0] if loc else 0}), not one of its ops: code the "
+                                       "compiler adds to the function (such as warp_specialize's partition "
+                                       "dispatch), which no TTGIR op's semantics covers")))
+    elif op is None:
         results.append(finding(Verdict("unknown", "attribution", subject, None, 0.0,
                                        "the access could not be attributed to a TTGIR op (compile with "
                                        "USE_IR_LOC=ttgir so debug locations name .ttgir lines)")))
@@ -223,6 +269,8 @@ def _access_findings(module: Module, llir: LlirModule, fn: LlirFunction, sym: Sy
     launch = lvec.threads
     pc = flow.of(acc.instr) if flow is not None else PathCondition(acc.instr.block, frozenset([frozenset()]), True, True)
     conditioned = False  # the path condition was needed
+    if isinstance(tma, TmaBox):
+        size, width_unread = tma.box_bytes, False
     at = vec.value(acc.pointer, 32)
     frees = sorted(at.free)
     guard = _guard_threads(vec, acc)
@@ -273,8 +321,9 @@ def _access_findings(module: Module, llir: LlirModule, fn: LlirFunction, sym: Sy
             certificate = res.certificate()
     secs = time.perf_counter() - t0
     if res_status == "unsat" and width_unread:
+        width = "the inline asm's access width is not read" if tma is None else f"the TMA box is not established ({tma})"
         results.append(finding(Verdict("unknown", "in_bounds", subject, method, secs,
-                                       "the inline asm's access width is not read: only its first byte is proved "
+                                       f"{width}: only its first byte is proved "
                                        f"inside the {shared_bytes} bytes of shared memory")))
     elif res_status == "unsat" and exhausted is False:
         results.append(finding(Verdict("error", "in_bounds", subject, None, secs,
@@ -288,7 +337,7 @@ def _access_findings(module: Module, llir: LlirModule, fn: LlirFunction, sym: Sy
     elif res_status == "sat":
         assert tid is not None
         if frees:
-            whys = {n: sym.frees[n][1] for n in frees}
+            whys = {n: _why_free(sym, n) for n in frees}
             results.append(finding(Verdict("unknown", "in_bounds", subject, method, secs,
                                            "out of bounds only for some values of free variables, which may never "
                                            f"occur: {whys}", details={"free_variables": frees})))
@@ -349,10 +398,19 @@ def _access_findings(module: Module, llir: LlirModule, fn: LlirFunction, sym: Sy
     return results
 
 
+def _why_free(sym: Symbolic, name: str) -> str:
+    """What the free variable ``name`` of the vector evaluator stands for (a remainder: its counter's)."""
+    reduced = parse_key(name)
+    base = reduced[0] if reduced is not None else name
+    why = sym.frees[base][1] if base in sym.frees else "a free variable"
+    return why if reduced is None else f"{base} modulo {reduced[1]}, {base}: {why}"
+
+
 def _enumerable(inputs: list[str], fn: LlirFunction, max_bits: int = 8) -> list[dict[str, int]] | None:
     r"""Every assignment of the free variables ``inputs`` when together they have at most ``max_bits`` bits
     and none is a loop-carried ``phi`` (the evaluator gives such a phi one value wherever it is used, a
-    narrower domain than Z3's), else None; ``[{}]`` for none.  A join ``phi``'s choice (``%p.choice:1``) and
+    narrower domain than Z3's), else None; ``[{}]`` for none.  A remainder ``v:W.urem<C>:b`` has the domain
+    ``[0, C)`` (:mod:`llverify.lowered.remainder`: exactly the values ``urem v, C`` takes).  A join ``phi``'s choice (``%p.choice:1``) and
     an unmodelled value (``%5:1``, an ``elect.sync`` predicate) are independent variables of their width, so
     these assignments are their whole domain.
 
@@ -360,8 +418,8 @@ def _enumerable(inputs: list[str], fn: LlirFunction, max_bits: int = 8) -> list[
     >>> fn = parse_llir("define void @k() {\n  %p = phi i1 [ 0, %a ], [ %q, %b ]\n}").functions[0]
     >>> _enumerable(["%a.choice:1"], fn), len(_enumerable(["%a.choice:1", "%5:1"], fn))
     ([{'%a.choice:1': 0}, {'%a.choice:1': 1}], 4)
-    >>> _enumerable(["%43:64"], fn), _enumerable(["%p:1"], fn)
-    (None, None)
+    >>> _enumerable(["%43:64"], fn), _enumerable(["%p:1"], fn), _enumerable(["%43:64.urem3:2"], fn)
+    (None, None, [{'%43:64.urem3:2': 0}, {'%43:64.urem3:2': 1}, {'%43:64.urem3:2': 2}])
     """
     import itertools
 
@@ -369,7 +427,10 @@ def _enumerable(inputs: list[str], fn: LlirFunction, max_bits: int = 8) -> list[
     for f in inputs:
         name, width = f.rsplit(":", 1)
         ins = fn.defs.get(name)
-        if not name.endswith(".choice") and ins is not None and ins.opcode == "phi":
+        reduced = parse_key(f)
+        if reduced is not None:
+            domains.append(range(reduced[1]))  # urem v, C: every value in [0, C) (llverify.lowered.remainder)
+        elif not name.endswith(".choice") and ins is not None and ins.opcode == "phi":
             counted = phi_range(fn, ins)
             if counted is None or counted.width != int(width):
                 return None

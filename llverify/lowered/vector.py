@@ -35,6 +35,7 @@ import numpy as np
 
 from llverify.lowered.llir import LlirFunction
 from llverify.lowered.orbits import phi_range
+from llverify.lowered.remainder import Reduction, reduction
 from llverify.lowered.semantics import Decoded, Unmodelled, const_value, decoded
 
 __all__ = ["Threads", "VecValue"]
@@ -107,13 +108,32 @@ class Threads:
         elif instr is None:
             v = self._free(name, width)
         else:
+            red = reduction(self.fn, base, width) if not lane else None
+            r = self._reduced(red, sub) if red is not None else None
             try:
-                v = self._eval(decoded(instr, lane), sub)
+                v = r if r is not None else self._eval(decoded(instr, lane), sub)
             except Unmodelled:
                 v = self._free(name, width)
         v = VecValue(v.vals & _mask(width), v.none, v.free)
         self._memo[key] = v
         return v
+
+    def _reduced(self, red: Reduction, sub: int | None) -> VecValue | None:
+        """``urem v, C`` as the free variable ``red.key`` of domain ``[0, C)`` (:mod:`llverify.lowered.remainder`:
+        sound and complete) when ``v`` is itself a free variable of its whole width: an argument, an unmodelled
+        value or a loop-carried ``phi`` (not a counted one, whose few values are enumerated exactly), and not
+        given a value here; None otherwise (the remainder is then evaluated as written)."""
+        if red.base_key in self.frees:
+            return None
+        ins = self.fn.defs.get(red.base)
+        if ins is not None and ins.opcode == "phi" and phi_range(self.fn, ins) is not None:
+            return None
+        if red.base_key not in self.value(red.base, red.width, sub).free:
+            return None  # v is computed (from the thread id, or through poison-producing code): evaluated exactly
+        given = self.frees.get(red.key)
+        if given is None:
+            return VecValue(np.zeros(self.threads, dtype=_U), ~self._false, frozenset([red.key]))
+        return VecValue(np.full(self.threads, given % red.modulus, dtype=_U), self._false, frozenset([red.key]))
 
     # -- instructions ---------------------------------------------------------------------------------------
     def _phi(self, d: Decoded, sub: int | None) -> VecValue:

@@ -223,9 +223,9 @@ def ttgir(paths: tuple[str, ...], fmt: str, output: str | None, report_dir: str 
 
 
 def _default_cache() -> str:
-    from llverify.executor.store import default_cache_path
+    from llverify.executor.store import default_cache_file
 
-    return str(default_cache_path())
+    return default_cache_file()
 
 
 class _Runner:
@@ -321,23 +321,32 @@ class _Runner:
         from llverify.ttgir.modcache import module_key, side_digests
         from llverify.errors import TtgirError
 
-        candidates: list[list[str]] = []
+        digests: list[str | None] = []
         for name in names:
             try:
-                digest = hashlib.sha256(read_bytes(name)).hexdigest()
+                digests.append(hashlib.sha256(read_bytes(name)).hexdigest())
             except TtgirError:
-                candidates.append([])  # the unit reports it
-                continue
-            if lowered:
-                candidates.append([module_key(context, digest, side_digests(name))])
-            else:
-                candidates.append([module_key(context, digest, None), module_key(context, digest, {"path": name})])
-        rows = self.cache.lookup([k for ks in candidates for k in ks], outputs=need == "json")
-        for i, (name, keys) in enumerate(zip(names, candidates)):
-            for key in keys:
-                if key not in rows:
-                    continue
-                o = self.cache.serve(key, rows[key], name)
+                digests.append(None)  # the unit reports it
+        if lowered:
+            self._serve_keys({i: module_key(context, d, side_digests(names[i])) for i, d in enumerate(digests)
+                              if d is not None}, names, outcomes, need)
+            return
+        # a record is bound to its path only when it mentions it elsewhere than in locations (rare): those keys
+        # are computed and asked for only for the modules the path-free keys did not serve
+        self._serve_keys({i: module_key(context, d, None) for i, d in enumerate(digests) if d is not None},
+                         names, outcomes, need)
+        bound = {i: module_key(context, d, {"path": names[i]}) for i, d in enumerate(digests)
+                 if d is not None and outcomes[i] is None}
+        if bound:
+            self._serve_keys(bound, names, outcomes, need)
+
+    def _serve_keys(self, keys: dict[int, str], names: list[str], outcomes: list[Any], need: str) -> None:
+        """Serves ``outcomes[i]`` from the record of ``keys[i]`` where it is stored and checks out."""
+        rows = self.cache.lookup(list(keys.values()), outputs=need == "json")
+        for i, key in keys.items():
+            name = names[i]
+            if key in rows:
+                o = self.cache.serve(key, rows[key], name, need)
                 if o is not None and need == "findings":
                     o.findings = self.cache.findings(key, name)
                     if o.findings is None:
@@ -350,7 +359,6 @@ class _Runner:
                             o = None
                 if o is not None:
                     outcomes[i] = o
-                    break
 
 
 def _merge_per_op(outcomes: Sequence[Any]) -> dict[str, dict[str, int]]:

@@ -180,6 +180,9 @@ def main() -> None:
                          "PYTHONDONTWRITEBYTECODE, so every process otherwise compiles llverify from source), "
                          "and remove it afterwards.")
     opts = ap.parse_args()
+    # the in-process measurements use this checkout's llverify, as the fresh processes do (PYTHONPATH), not an
+    # installed one: another checkout's code has another fingerprint, so its warm run would miss every module
+    sys.path.insert(0, str(ROOT))
     created: list[Path] = []
     if opts.bytecode:
         import compileall

@@ -43,20 +43,23 @@ def timed_unit(fn, unit):
     return out, os.getpid(), time.process_time()
 
 import llverify.executor.pool as pool
-_map = pool.UnitExecutor.map
 
-def map_and_record(self, fn, units, progress=None, weights=None):
-    res = _map(self, functools.partial(timed_unit, fn), units, progress, weights)
-    out = []
-    for r in res:
+def unwrap(results):
+    for r in results:
         if isinstance(r, tuple):
             REPORTS.append((r[1], r[2]))
-            out.append(r[0])
+            yield r[0]
         else:
-            out.append(r)
-    return out
+            yield r
 
-pool.UnitExecutor.map = map_and_record
+if hasattr(pool.UnitExecutor, "imap"):  # map goes through imap
+    _imap = pool.UnitExecutor.imap
+    pool.UnitExecutor.imap = lambda self, fn, units, weights=None: unwrap(
+        _imap(self, functools.partial(timed_unit, fn), units, weights))
+else:  # an older checkout (--baseline)
+    _map = pool.UnitExecutor.map
+    pool.UnitExecutor.map = lambda self, fn, units, progress=None, weights=None: list(unwrap(
+        _map(self, functools.partial(timed_unit, fn), units, progress, weights)))
 from llverify.cli import cli
 devnull = open(os.devnull, "w")
 real = sys.stdout

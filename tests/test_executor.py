@@ -57,6 +57,63 @@ def test_balanced_batches_isolate_heavy_units_and_cut_the_tail_finer() -> None:
     assert max(sizes[-4:]) * 3 < max(sizes)  # the last batches are small: workers finish together
 
 
+def _wait_for_flag(unit: tuple[str, int, float]) -> str:
+    """Unit 0 returns at once; every other unit waits until the flag file exists (or the shared deadline, a
+    ``time.time()``, passes)."""
+    import time
+
+    flag, k, deadline = unit
+    if k == 0:
+        return "first"
+    while not os.path.exists(flag):
+        if time.time() > deadline:
+            return "timed out"
+        time.sleep(0.01)
+    return f"after {k}"
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_imap_yields_each_value_before_the_later_units_finish(tmp_path, jobs: int) -> None:
+    # the later units finish only once the consumer has seen the first value: a map that returned everything
+    # at the end (or out of order) would see them time out
+    import time
+
+    flag = str(tmp_path / "flag")
+    deadline = time.time() + 15
+    units = [(flag, k, deadline) for k in range(40)]
+    with UnitExecutor(jobs=jobs, min_parallel=1, batch_size=1) as ex:  # unit 0 in a batch of its own
+        it = ex.imap(_wait_for_flag, units)
+        assert next(it) == "first"
+        open(flag, "w").close()
+        assert list(it) == [f"after {k}" for k in range(1, 40)]
+
+
+def test_imap_equals_map_whatever_the_batch_order() -> None:
+    units = list(range(60))
+    weights = [1.0] * 60
+    weights[50] = weights[3] = 100.0  # batches of their own, sent first
+    with UnitExecutor(jobs=2, min_parallel=1) as ex:
+        assert list(ex.imap(_square, units, weights)) == ex.map(_square, units, weights=weights) \
+            == [u * u for u in units]
+    with UnitExecutor(jobs=2, min_parallel=1, batch_size=5) as ex:
+        out = list(ex.imap(_die_on_seven, list(range(20))))
+    assert isinstance(out[7], WorkerFailure)
+    assert all(v == i for i, v in enumerate(out) if not isinstance(v, WorkerFailure))
+
+
+def _blas_threads(_: int) -> str | None:
+    return os.environ.get("OPENBLAS_NUM_THREADS")
+
+
+def test_pool_workers_load_native_libraries_single_threaded(monkeypatch) -> None:
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    with UnitExecutor(jobs=2, min_parallel=1) as ex:
+        assert set(ex.map(_blas_threads, range(8))) == {"1"}
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "3")  # the user's choice stands
+    with UnitExecutor(jobs=2, min_parallel=1) as ex:
+        assert set(ex.map(_blas_threads, range(8))) == {"3"}
+
+
 _PREPARED: list[int] = []
 
 

@@ -31,8 +31,9 @@ from __future__ import annotations
 import functools
 import gc
 import math
+import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence, TypeVar
 
 if TYPE_CHECKING:  # the pool's modules (about 20 ms) are loaded only when a pool is started
     from concurrent.futures import ProcessPoolExecutor
@@ -57,6 +58,19 @@ class WorkerFailure:
     message: str
 
 
+#: native thread pools that start with the library (OpenBLAS starts one thread per core when numpy is imported,
+#: and they spin for a while even when no BLAS routine is ever called): a worker is one core's share of the
+#: run, so each worker's libraries get one thread unless the user chose otherwise
+_ONE_THREAD = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def _worker_start() -> None:
+    """Runs first in every pool worker: one thread for the native libraries it will load (see ``_ONE_THREAD``;
+    they read the variables when they load, after the fork)."""
+    for name in _ONE_THREAD:
+        os.environ.setdefault(name, "1")
+
+
 def _run_batch(fn: Callable[[T], R], batch: Sequence[T]) -> list[R]:
     return [fn(unit) for unit in batch]
 
@@ -72,8 +86,11 @@ def _batches(n: int, workers: int, batch_size: int | None, weights: Sequence[flo
     * the rest are contiguous slices (neighbouring units, one kernel's variants, share the per-process
       caches of layouts and proofs) of about that share, except the last quarter of the total weight,
       cut four times finer;
-    * sent heaviest first, the fine slices last, so that at the end every worker takes small pieces
-      instead of one worker finishing a long batch while the others idle.
+    * sent heaviest first (the units of their own, heaviest of all first), then the coarse slices, then the fine
+      ones, so that at the end every worker takes small pieces instead of one worker finishing a long batch
+      while the others idle.  The coarse and fine slices go in the order of the units (they weigh about the
+      same, so their order does not change the balance): results streamed in unit order
+      (:meth:`UnitExecutor.imap`) come back steadily rather than all at the end.
 
     >>> [list(b) for b in _batches(6, 2, None, [1, 1, 100, 1, 1, 1])][0]
     [2]
@@ -110,10 +127,8 @@ def _batches(n: int, workers: int, batch_size: int | None, weights: Sequence[flo
         seen += w
     close(n)
 
-    def order(rs: list[range]) -> list[range]:
-        return sorted(rs, key=lambda r: (-sum(weights[i] for i in r), r.start))
-
-    return order(heavy) + order(bulk) + order(tail)
+    heavy.sort(key=lambda r: (-weights[r.start], r.start))
+    return heavy + bulk + tail
 
 
 class UnitExecutor:
@@ -165,7 +180,8 @@ class UnitExecutor:
                 self.prepare()
                 gc.freeze()
                 self._frozen = True
-            self._pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=multiprocessing.get_context("fork"))
+            self._pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=multiprocessing.get_context("fork"),
+                                             initializer=_worker_start)
         return self._pool
 
     def _ray_module(self) -> Any:
@@ -189,17 +205,27 @@ class UnitExecutor:
             weights: Sequence[float] | None = None) -> list[R | WorkerFailure]:
         """``[fn(u) for u in units]``, computed by this executor; order preserved (``weights``: each unit's
         expected cost, used only to schedule the heavy ones first)."""
+        out: list[R | WorkerFailure] = []
+        n = len(units)
+        for value in self.imap(fn, units, weights):
+            out.append(value)
+            if progress:
+                progress(len(out), n)
+        return out
+
+    def imap(self, fn: Callable[[T], R], units: Sequence[T],
+             weights: Sequence[float] | None = None) -> Iterator[R | WorkerFailure]:
+        """``fn(u)`` for each unit, yielded **in the order of the units** as soon as it and every unit before
+        it are done (a caller streams its output while later units still run).
+
+        Postcondition: ``list(imap(fn, units)) == map(fn, units)`` whatever the executor; every batch is
+        submitted before the first value is yielded, so a slow consumer never idles the workers."""
         n = len(units)
         if self.kind == "inline" or (self.kind == "process" and n < self.min_parallel):
-            out: list[R | WorkerFailure] = []
-            for i, u in enumerate(units):
-                out.append(fn(u))
-                if progress:
-                    progress(i + 1, n)
-            return out
+            for u in units:
+                yield fn(u)
+            return
         batches = _batches(n, self.jobs, self.batch_size, weights)
-        results: list[R | WorkerFailure | None] = [None] * n
-        done = 0
         # one (batch, fetch, what-failed) per submitted batch; fetch blocks until the batch's values are back
         if self.kind == "process":
             try:
@@ -215,14 +241,21 @@ class UnitExecutor:
             remote = ray.remote(_run_batch)
             pending = [(b, functools.partial(ray.get, remote.remote(fn, [units[i] for i in b])), "ray task failed")
                        for b in batches]
-        for b, fetch, failed in pending:
-            try:
-                values: list[Any] = fetch()
-            except Exception as exc:  # noqa: BLE001 - a worker died or a task failed; its units fail, the run goes on
-                values = [WorkerFailure(f"{failed}: {type(exc).__name__}: {exc}")] * len(b)
-            for i, v in zip(b, values):
-                results[i] = v
-            done += len(b)
-            if progress:
-                progress(done, n)
-        return results  # type: ignore[return-value]
+        holder = [0] * n  # unit index -> its batch's position in pending
+        for k, (b, _, _) in enumerate(pending):
+            for i in b:
+                holder[i] = k
+        got: dict[int, list[Any]] = {}  # batch position -> its values, kept until its last unit is yielded
+        for i in range(n):
+            k = holder[i]
+            if k not in got:
+                b, fetch, failed = pending[k]
+                try:
+                    got[k] = list(fetch())
+                except Exception as exc:  # noqa: BLE001 - a worker died or a task failed; its units fail, the run goes on
+                    got[k] = [WorkerFailure(f"{failed}: {type(exc).__name__}: {exc}")] * len(b)
+            b = pending[k][0]
+            value = got[k][i - b[0]]
+            if i == b[-1]:
+                del got[k]
+            yield value

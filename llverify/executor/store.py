@@ -27,10 +27,12 @@ import sqlite3
 import sys
 import time
 from contextlib import contextmanager
-from pathlib import Path
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
-__all__ = ["write_transaction", "is_contention", "open_db", "SCHEMA_VERSION", "MAGIC", "default_cache_path", "code_fingerprint",
+if TYPE_CHECKING:  # pragma: no cover - pathlib (about 4 ms) is not loaded by a warm gate run
+    from pathlib import Path
+
+__all__ = ["write_transaction", "is_contention", "open_db", "SCHEMA_VERSION", "MAGIC", "default_cache_path", "default_cache_file", "code_fingerprint",
            "source_fingerprint", "dependency_identity"]
 
 SCHEMA_VERSION = 3
@@ -41,11 +43,18 @@ TABLES = {"meta", "verdicts", "modules", "usage"}
 def default_cache_path() -> Path:
     """``$LLVERIFY_CACHE`` if set, else ``$XDG_CACHE_HOME/llverify/verdicts.sqlite``
     (``~/.cache/llverify/verdicts.sqlite``)."""
+    from pathlib import Path  # noqa: PLC0415
+
+    return Path(default_cache_file())
+
+
+def default_cache_file() -> str:
+    """:func:`default_cache_path` as a string, without loading pathlib (a warm gate run does not)."""
     env = os.environ.get("LLVERIFY_CACHE")
     if env:
-        return Path(env)
+        return env
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "llverify" / "verdicts.sqlite"
+    return os.path.join(base, "llverify", "verdicts.sqlite")
 
 
 # -- identity of the code and of what it runs on ------------------------------------------------
@@ -58,10 +67,10 @@ def code_fingerprint() -> str:
     checkout changes code without changing ``__version__``, and a stale verdict must never be served.
     Reading the package's ~2 MB takes about 5 ms, once per process.
     """
-    return source_fingerprint(Path(__file__).resolve().parents[1])
+    return source_fingerprint(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 
 
-def source_fingerprint(root: Path) -> str:
+def source_fingerprint(root: str | os.PathLike[str]) -> str:
     """SHA-256 (hex, 16 digits) over the relative paths and contents of the ``*.py`` and ``*.json`` files under ``root``."""
     digest = hashlib.sha256()
     base = os.fspath(root)
@@ -118,7 +127,7 @@ def dependency_identity() -> dict[str, str]:
 
 def _connect(path: str) -> sqlite3.Connection:
     if path != ":memory:":
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     conn = sqlite3.connect(path, timeout=30.0, isolation_level=None)
     conn.execute("PRAGMA busy_timeout = 30000")
     if path != ":memory:":

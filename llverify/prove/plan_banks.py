@@ -20,8 +20,6 @@ from __future__ import annotations
 import time
 from itertools import combinations
 
-import z3
-
 from llverify import f2
 from llverify.codegen.bank_sim import simulate_wavefronts
 from llverify.codegen.banks import BankReport, access_to_offsets, bank_wavefronts, word_of_offset
@@ -29,7 +27,6 @@ from llverify.codegen.common import log2
 from llverify.codegen.vectorize import permuted
 from llverify.errors import LayoutError, SizeGuardError
 from llverify.layout import LinearLayout
-from llverify.prove import bv
 from llverify.prove.verdict import Counterexample, Verdict
 
 __all__ = ["prove_bank_count", "cross_check_bits", "CROSS_CHECK_BITS", "PARANOID_CROSS_CHECK_BITS"]
@@ -86,6 +83,12 @@ def prove_bank_count(access: LinearLayout, shared: LinearLayout, bitwidth: int,
         cvt = permuted(access_to_offsets(access, shared), rep.vector)
     except LayoutError as e:
         return Verdict("error", "bank_conflicts", subject, None, time.perf_counter() - t0, str(e))
+    # Z3 and the bit-vector encoding (about 40 ms to load) only once a query is built: a gate run whose
+    # accesses never reach here does not load them
+    import z3  # noqa: PLC0415
+
+    from llverify.prove import bv  # noqa: PLC0415
+
     details = rep.to_json()
     nv = log2(rep.vector.elems)
     lanes = _offsets(cvt, "lane")

@@ -23,7 +23,7 @@ import os
 import sqlite3
 import sys
 import time
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 import click
 
@@ -107,29 +107,47 @@ def ttgir(paths: tuple[str, ...], fmt: str, output: str | None, report_dir: str 
     files = discover(list(paths))
     errors = [str(f) for f in files if isinstance(f, TtgirError)]
     names = [f for f in files if isinstance(f, str)]
-    with _Runner(cache_file, jobs, executor, ray_address) as runner:
-        outcomes = runner.gate(names, need, lowered)
-        base_outcomes = runner.gate([f for f in discover(list(baseline_paths)) if isinstance(f, str)], "findings",
-                                    False) if baseline_paths else []
     modules = cached = n = 0
     c = {"proved": 0, "refuted": 0, "unknown": 0, "error": 0}
     findings: list[Any] = []
-    diag: list[str] = []
+    body: list[str] = []  # the text report's lines before its conversions and summary (when not streamed)
     conv: list[str] = []
-    for o in outcomes:
-        errors.extend(o.errors)
-        modules += o.modules
-        cached += o.cached
-        n += o.n
-        for k, v in o.counts.items():
-            c[k] += v
-        if want:
-            findings.extend(o.findings)
-        elif need == "text":
-            diag.extend(o.diag)
-            conv.extend(o.conv)
+    # the text report goes to the terminal module by module, in the order of the paths, as each is ready
+    stream = need == "text" and not output
+    if need == "text":
+        from llverify.ttgir.report import as_error_line
+
+        body = [as_error_line(e) for e in errors]
+        if stream and body:
+            click.echo("\n".join(body))
+            body = []
+    with _Runner(cache_file, jobs, executor, ray_address) as runner:
+        outcomes = []
+        for o in runner.gate_iter(names, need, lowered):
+            errors.extend(o.errors)
+            modules += o.modules
+            cached += o.cached
+            n += o.n
+            for k, v in o.counts.items():
+                c[k] += v
+            if want:
+                findings.extend(o.findings)
+            elif need == "text":
+                lines = [as_error_line(e) for e in o.errors] + o.diag
+                conv.extend(o.conv)
+                if stream:
+                    if lines:
+                        click.echo("\n".join(lines))
+                else:
+                    body.extend(lines)
+                continue  # text needs nothing more of the outcome
+            outcomes.append(o)
+        base_outcomes = runner.gate([f for f in discover(list(baseline_paths)) if isinstance(f, str)], "findings",
+                                    False) if baseline_paths else []
     if not names and not errors:
         errors.append(f"{paths[0]}:1:1: no *.ttgir or *.mlir module found")
+        if need == "text":
+            body.append(as_error_line(errors[-1]))
     summary: dict[str, Any] = {"modules": modules, "files": len(names), "cached_files": cached, "obligations": n}
     statuses = {k for k, v in c.items() if v}
     if want:
@@ -179,7 +197,7 @@ def ttgir(paths: tuple[str, ...], fmt: str, output: str | None, report_dir: str 
         from llverify.ttgir.report import assemble_text
 
         summary["seconds"] = round(time.perf_counter() - t0, 3)
-        text = assemble_text(errors, diag, conv, c, n, "", summary)
+        text = assemble_text(body, conv, c, n, errors, "", summary)
     if errors and (output or fmt != "text"):
         # the report carries them; the terminal must see them too when the report is a file or JSON
         from llverify.ttgir.report import as_error_line
@@ -205,9 +223,9 @@ def ttgir(paths: tuple[str, ...], fmt: str, output: str | None, report_dir: str 
 
 
 def _default_cache() -> str:
-    from llverify.executor.store import default_cache_path
+    from llverify.executor.store import default_cache_file
 
-    return str(default_cache_path())
+    return default_cache_file()
 
 
 class _Runner:
@@ -238,6 +256,11 @@ class _Runner:
     def gate(self, names: list[str], need: str, lowered: bool) -> list[Any]:
         """One outcome per path of ``names``, in order, with what ``need`` asks for
         (:func:`llverify.ttgir.units.run_unit`)."""
+        return list(self.gate_iter(names, need, lowered))
+
+    def gate_iter(self, names: list[str], need: str, lowered: bool) -> Iterator[Any]:
+        """:meth:`gate`'s outcomes, yielded in the order of ``names`` as soon as each is ready (served from the
+        module cache at once, checked ones as the executor streams them back)."""
         outcomes: list[Any] = [None] * len(names)
         context = None
         if self.cache_file and names:
@@ -253,7 +276,9 @@ class _Runner:
                 context = key_context(lowered)
                 self._serve(names, outcomes, context, need, lowered)
         todo = [i for i, o in enumerate(outcomes) if o is None]
+        checked: Iterator[Any] = iter(())
         if todo:
+            from llverify.executor.pool import WorkerFailure
             from llverify.ttgir.units import failed_outcome, run_unit
 
             if self.executor is None:
@@ -261,15 +286,16 @@ class _Runner:
 
                 self.executor = UnitExecutor(jobs=self.jobs, executor=self.executor_kind, ray_address=self.ray_address,
                                              min_parallel=_MIN_PARALLEL)
-            from llverify.executor.pool import WorkerFailure
-
             units = [(names[i], need, lowered, context) for i in todo]
             weights = [_size(names[i]) for i in todo]
-            for i, r in zip(todo, self.executor.map(run_unit, units, weights=weights)):
-                outcomes[i] = failed_outcome(names[i], r.message) if isinstance(r, WorkerFailure) else r
-                if outcomes[i].record is not None:
-                    self.records.append(outcomes[i].record)
-        return outcomes
+            checked = self.executor.imap(run_unit, units, weights=weights)
+        for name, o in zip(names, outcomes):
+            if o is None:  # the next checked one: todo is in the order of names, and so is imap
+                r = next(checked)
+                o = failed_outcome(name, r.message) if isinstance(r, WorkerFailure) else r
+                if o.record is not None:
+                    self.records.append(o.record)
+            yield o
 
     def _fragments_from_findings(self, key: str, name: str) -> list[str] | None:
         """A record stored by a run of another format has no JSON fragments: render them from its findings
@@ -295,23 +321,32 @@ class _Runner:
         from llverify.ttgir.modcache import module_key, side_digests
         from llverify.errors import TtgirError
 
-        candidates: list[list[str]] = []
+        digests: list[str | None] = []
         for name in names:
             try:
-                digest = hashlib.sha256(read_bytes(name)).hexdigest()
+                digests.append(hashlib.sha256(read_bytes(name)).hexdigest())
             except TtgirError:
-                candidates.append([])  # the unit reports it
-                continue
-            if lowered:
-                candidates.append([module_key(context, digest, side_digests(name))])
-            else:
-                candidates.append([module_key(context, digest, None), module_key(context, digest, {"path": name})])
-        rows = self.cache.lookup([k for ks in candidates for k in ks], outputs=need == "json")
-        for i, (name, keys) in enumerate(zip(names, candidates)):
-            for key in keys:
-                if key not in rows:
-                    continue
-                o = self.cache.serve(key, rows[key], name)
+                digests.append(None)  # the unit reports it
+        if lowered:
+            self._serve_keys({i: module_key(context, d, side_digests(names[i])) for i, d in enumerate(digests)
+                              if d is not None}, names, outcomes, need)
+            return
+        # a record is bound to its path only when it mentions it elsewhere than in locations (rare): those keys
+        # are computed and asked for only for the modules the path-free keys did not serve
+        self._serve_keys({i: module_key(context, d, None) for i, d in enumerate(digests) if d is not None},
+                         names, outcomes, need)
+        bound = {i: module_key(context, d, {"path": names[i]}) for i, d in enumerate(digests)
+                 if d is not None and outcomes[i] is None}
+        if bound:
+            self._serve_keys(bound, names, outcomes, need)
+
+    def _serve_keys(self, keys: dict[int, str], names: list[str], outcomes: list[Any], need: str) -> None:
+        """Serves ``outcomes[i]`` from the record of ``keys[i]`` where it is stored and checks out."""
+        rows = self.cache.lookup(list(keys.values()), outputs=need == "json")
+        for i, key in keys.items():
+            name = names[i]
+            if key in rows:
+                o = self.cache.serve(key, rows[key], name, need)
                 if o is not None and need == "findings":
                     o.findings = self.cache.findings(key, name)
                     if o.findings is None:
@@ -324,7 +359,6 @@ class _Runner:
                             o = None
                 if o is not None:
                     outcomes[i] = o
-                    break
 
 
 def _merge_per_op(outcomes: Sequence[Any]) -> dict[str, dict[str, int]]:

@@ -22,12 +22,13 @@ from __future__ import annotations
 import os
 import re
 import stat
-from pathlib import Path
 from typing import TYPE_CHECKING, Iterator, Sequence
 
 from llverify.errors import TtgirError
 
-if TYPE_CHECKING:  # the warm cached path reads files and hashes them without the module model
+if TYPE_CHECKING:  # the warm cached path reads files and hashes them without the module model (nor pathlib)
+    from pathlib import Path
+
     from llverify.ttgir.model import Module
 
 __all__ = ["load_paths", "load_text", "is_dump", "split_dump", "discover", "read_text", "read_bytes", "decode_text"]
@@ -219,4 +220,6 @@ def load_files(paths: Sequence[str]) -> list[tuple[bytes | None, list[Module | T
 
 def default_cache_dir() -> Path:
     """Triton's cache directory: ``$TRITON_CACHE_DIR`` or ``~/.triton/cache``."""
+    from pathlib import Path  # noqa: PLC0415 - not loaded by a run that never asks for it (a warm gate run)
+
     return Path(os.environ.get("TRITON_CACHE_DIR") or Path.home() / ".triton" / "cache")

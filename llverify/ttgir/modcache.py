@@ -211,8 +211,12 @@ class ModuleCache:
             return {}
         return {r[0]: tuple(r[1:]) for r in rows}
 
-    def serve(self, key: str, row: tuple[Any, ...], path: str) -> Outcome | None:
-        """An outcome from a stored summary, or None (and the row deleted) when it does not check out."""
+    def serve(self, key: str, row: tuple[Any, ...], path: str, need: str | None = None) -> Outcome | None:
+        """An outcome from a stored summary, or None (and the row deleted) when it does not check out.
+
+        ``need`` (:func:`llverify.ttgir.units.run_unit`'s): only what that run prints is decoded: the per-op
+        counts for ``json``, the rules and SARIF results for ``sarif``, everything for None; counts and text
+        lines always (a text run does not parse the stored SARIF results)."""
         summary, digest = row[0], row[1]
         try:
             if _digest(summary) != digest:
@@ -225,9 +229,12 @@ class ModuleCache:
                 raise ValueError("inconsistent record")
             diag = _sub(doc["diag"], path)
             conv = _sub(doc["conv"], path)
-            per_op = {str(op): {s: int(row.get(s, 0)) for s in STATUSES} for op, row in doc["per_op"].items()}
-            rules = {str(k): str(v) for k, v in doc["rules"].items()}
-            sarif = _sarif_at(json.loads(doc["sarif"]), path)
+            per_op = {str(op): {s: int(row.get(s, 0)) for s in STATUSES} for op, row in doc["per_op"].items()} \
+                if need in (None, "json") else None
+            rules = sarif = None
+            if need in (None, "sarif"):
+                rules = {str(k): str(v) for k, v in doc["rules"].items()}
+                sarif = _sarif_at(json.loads(doc["sarif"]), path)
         except (ValueError, KeyError, TypeError, AttributeError, IndexError):
             self.delete(key)
             return None

@@ -109,7 +109,8 @@ def render(fmt: str, findings: Sequence[Finding], errors: Sequence[str], diff_te
 def _text(findings: Sequence[Finding], errors: Sequence[str], diff_text: str, summary: dict[str, Any],
           verbose: bool) -> str:
     diag, conv = text_lines(findings, verbose)
-    return assemble_text(errors, diag, conv, counts(findings), len(findings), diff_text, summary)
+    return assemble_text([as_error_line(e) for e in errors] + diag, conv, counts(findings), len(findings), errors,
+                         diff_text, summary)
 
 
 def text_lines(findings: Sequence[Finding], verbose: bool = False) -> tuple[list[str], list[str]]:
@@ -129,11 +130,12 @@ def text_lines(findings: Sequence[Finding], verbose: bool = False) -> tuple[list
     return diag, conv
 
 
-def assemble_text(errors: Sequence[str], diag: Sequence[str], conv: Sequence[str], c: dict[str, int], n: int,
+def assemble_text(head: Sequence[str], conv: Sequence[str], c: dict[str, int], n: int, errors: Sequence[str],
                   diff_text: str, summary: dict[str, Any]) -> str:
-    """The text report from its parts (:func:`text_lines` of every finding, verdict counts ``c`` of ``n``)."""
-    lines: list[str] = [as_error_line(e) for e in errors]
-    lines.extend(diag)
+    """The text report from its parts: ``head`` (each module's error lines and :func:`text_lines` diagnostics,
+    module by module; empty when they were already printed as they came), the conversion rows, the verdict
+    counts ``c`` of ``n`` obligations and the file-level ``errors`` (counted in the summary line)."""
+    lines: list[str] = list(head)
     if conv:
         lines.append("")
         lines.append(f"conversions ({len(conv)}):")

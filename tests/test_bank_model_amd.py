@@ -42,8 +42,8 @@ def naive_wavefronts(access: LinearLayout, shared: LinearLayout, bits: int, vec:
 
 def test_targets() -> None:
     assert bank_model_for_target("hip:gfx942") is AMD_CDNA3 and bank_model_for_target("cuda:100") is NVIDIA
-    with pytest.raises(LayoutError, match="gfx950"):
-        bank_model_for_target("hip:gfx950")
+    with pytest.raises(LayoutError, match="gfx1250"):
+        bank_model_for_target("hip:gfx1250")
     assert [AMD_CDNA3.lanes_per_phase(b) for b in (2, 4, 8, 16)] == [32, 32, 16, 8]
 
 

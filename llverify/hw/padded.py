@@ -36,6 +36,7 @@ Example (Gluon's docstring case): shape ``[8]``, ``[2:+2]``, offset bases ``[[2]
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Sequence
 
 from llverify.errors import LayoutError
@@ -93,6 +94,57 @@ class Padding:
         return "[" + ", ".join(f"{i}:+{p}" for i, p in self.pairs) + "]"
 
 
+@lru_cache(maxsize=1024)
+def _cached_padding(pairs: tuple[tuple[int, ...], ...]) -> Padding:
+    return Padding(pairs)
+
+
+def _padding(pairs: tuple) -> Padding:
+    """``Padding(pairs)``, shared between layouts (it is immutable) when every entry is a plain ``int``; other
+    entries (``True`` equals ``1`` as a cache key, lists do not hash) are checked afresh."""
+    if all(type(x) is int for p in pairs for x in p):
+        return _cached_padding(pairs)
+    return Padding(pairs)
+
+
+def _plain_bases(value: Any) -> tuple[tuple[int, ...], ...] | None:
+    """``value`` as a tuple of equal-length tuples of non-negative ``int``s (bools excluded) when it is a
+    non-empty list/tuple of such lists/tuples, else None (the caller then takes the checking path, which
+    reports what is wrong)."""
+    if type(value) not in (list, tuple) or not value:
+        return None
+    rank = len(value[0]) if type(value[0]) in (list, tuple) else -1
+    out = []
+    for b in value:
+        if type(b) not in (list, tuple) or len(b) != rank:
+            return None
+        for c in b:
+            if type(c) is not int or c < 0:
+                return None
+        out.append(tuple(b))
+    return tuple(out) if rank > 0 else None
+
+
+def _fast(offset_bases: Any, shape: Any) -> LinearLayout | None:
+    """The linear component for plain, valid explicit offset bases and no CTA bases, or None.
+
+    Same result as the checking path: out-dim sizes are the next power of two above each dim's largest
+    component (as ``LinearLayout.from_bases`` infers them), they must equal ``shape``, and the layout must
+    be surjective; anything else returns None so that the checking path raises its located error."""
+    ob = _plain_bases(offset_bases)
+    if ob is None or type(shape) not in (list, tuple) or len(shape) != len(ob[0]):
+        return None
+    sizes = [1] * len(shape)
+    for b in ob:
+        for k, c in enumerate(b):
+            if c >= sizes[k]:
+                sizes[k] = 1 << c.bit_length()
+    if any(type(n) is not int or n != m for n, m in zip(shape, sizes)):
+        return None
+    ll = LinearLayout._make((("offset", ob), ("block", ())), tuple((f"dim{i}", n) for i, n in enumerate(sizes)))
+    return ll if ll.is_surjective() else None
+
+
 def padded_shared(interval_padding_pairs: Sequence[Sequence[int]], shape: Sequence[int],
                   order: Sequence[int] | None = None, offset_bases: Sequence[Sequence[int]] | None = None,
                   block_bases: Sequence[Sequence[int]] | None = None,
@@ -106,13 +158,23 @@ def padded_shared(interval_padding_pairs: Sequence[Sequence[int]], shape: Sequen
     ``shape``; it is *not* the physical map, which is ``Padding.apply`` of its offset.
     """
     try:
-        padding = Padding(tuple(tuple(p) for p in interval_padding_pairs))  # type: ignore[arg-type]
+        padding = _padding(tuple(tuple(p) for p in interval_padding_pairs))  # type: ignore[arg-type]
     except TypeError:
         raise LayoutError(f"{_KIND}: interval_padding_pairs must be a list of [interval, padding] pairs, "
                           f"got {interval_padding_pairs!r}") from None
     if (order is None) == (offset_bases is None):
         raise LayoutError(f"{_KIND}: give exactly one of order or offset_bases")
     blocks = block_bases if block_bases is not None else cga_layout
+    if order is None and not blocks:
+        fast = _fast(offset_bases, shape)
+        if fast is not None:
+            return fast, padding
+    return _checked(shape, order, offset_bases, blocks), padding
+
+
+def _checked(shape: Sequence[int], order: Sequence[int] | None, offset_bases: Sequence[Sequence[int]] | None,
+             blocks: Sequence[Sequence[int]] | None) -> LinearLayout:
+    """The linear component, every argument checked with a located error (the general path)."""
     if order is not None:
         rank = len(order)
         shp = check_shape(shape, rank, _KIND)
@@ -140,4 +202,4 @@ def padded_shared(interval_padding_pairs: Sequence[Sequence[int]], shape: Sequen
         raise LayoutError(f"{_KIND}: the bases do not form a surjective layout: {exc}") from None
     if list(ll.out_dims.values()) != shp:
         raise LayoutError(f"{_KIND}: the bases span {list(ll.out_dims.values())}, but shape is {shp}")
-    return ll, padding
+    return ll

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Sequence
 
+from llverify import f2
 from llverify.errors import LayoutError
 from llverify.hw.blocked import check_shape
 from llverify.hw.cga import as_bases
@@ -107,42 +108,41 @@ def _padding(pairs: tuple) -> Padding:
     return Padding(pairs)
 
 
-def _plain_bases(value: Any) -> tuple[tuple[int, ...], ...] | None:
-    """``value`` as a tuple of equal-length tuples of non-negative ``int``s (bools excluded) when it is a
-    non-empty list/tuple of such lists/tuples, else None (the caller then takes the checking path, which
-    reports what is wrong)."""
-    if type(value) not in (list, tuple) or not value:
-        return None
-    rank = len(value[0]) if type(value[0]) in (list, tuple) else -1
-    out = []
-    for b in value:
-        if type(b) not in (list, tuple) or len(b) != rank:
-            return None
-        for c in b:
-            if type(c) is not int or c < 0:
-                return None
-        out.append(tuple(b))
-    return tuple(out) if rank > 0 else None
-
-
 def _fast(offset_bases: Any, shape: Any) -> LinearLayout | None:
     """The linear component for plain, valid explicit offset bases and no CTA bases, or None.
 
-    Same result as the checking path: out-dim sizes are the next power of two above each dim's largest
-    component (as ``LinearLayout.from_bases`` infers them), they must equal ``shape``, and the layout must
-    be surjective; anything else returns None so that the checking path raises its located error."""
-    ob = _plain_bases(offset_bases)
-    if ob is None or type(shape) not in (list, tuple) or len(shape) != len(ob[0]):
+    One pass: every basis a list/tuple of ``rank = len(shape)`` non-negative ``int`` components below the
+    shape (bools excluded), packed into flat columns as the layout stores them.  Accepted only when the
+    result is what the checking path builds: the out-dim sizes it would infer (the next power of two above
+    each dim's largest component) equal ``shape``, and the bases are surjective (F2 rank = out bits).
+    Anything else returns None, and the checking path raises its located error."""
+    if type(offset_bases) not in (list, tuple) or not offset_bases or type(shape) not in (list, tuple) or not shape:
         return None
-    sizes = [1] * len(shape)
-    for b in ob:
-        for k, c in enumerate(b):
-            if c >= sizes[k]:
-                sizes[k] = 1 << c.bit_length()
-    if any(type(n) is not int or n != m for n, m in zip(shape, sizes)):
+    rank = len(shape)
+    shifts = []
+    bits = 0
+    for n in shape:
+        if type(n) is not int or n <= 0 or n & (n - 1):
+            return None
+        shifts.append(bits)
+        bits += n.bit_length() - 1
+    top = [0] * rank
+    flat = []
+    for b in offset_bases:
+        if type(b) not in (list, tuple) or len(b) != rank:
+            return None
+        v = 0
+        for k in range(rank):
+            c = b[k]
+            if type(c) is not int or c < 0 or c >= shape[k]:
+                return None
+            top[k] |= c
+            v |= c << shifts[k]
+        flat.append(v)
+    if any(1 << t.bit_length() != n for t, n in zip(top, shape)) or f2.rank(flat) != bits:
         return None
-    ll = LinearLayout._make((("offset", ob), ("block", ())), tuple((f"dim{i}", n) for i, n in enumerate(sizes)))
-    return ll if ll.is_surjective() else None
+    return LinearLayout._raw((("offset", len(flat)), ("block", 0)), tuple((f"dim{i}", n) for i, n in enumerate(shape)),
+                             tuple(flat))
 
 
 def padded_shared(interval_padding_pairs: Sequence[Sequence[int]], shape: Sequence[int],

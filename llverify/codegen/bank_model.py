@@ -169,7 +169,8 @@ AMD_CDNA4 = BankModel(
                          PhaseRule((1, 2, 8, 16), _TRITON + " (CDNA4 128-bit load tile lane bits 0, 1, 3, 4)")))),
     generic=False,
     unestablished="no AMD document or public measurement gives gfx950's phases for this width; known are "
-                  "ds_read_b64, ds_write_b64 and ds_read_b128")
+                  "ds_read_b64, ds_write_b64 and ds_read_b128 (a narrow 8/16-bit load may also be lowered as "
+                  "ds_read_b64_tr_b8/_b16, whose phases are not documented either)")
 
 _CDNA3_ARCHS = ("gfx90a", "gfx940", "gfx941", "gfx942")
 _RDNA_WHY = ("RDNA's LDS has 64 dword banks per WGP in two sets of 32, one per SIMD pair (RDNA ISA guides, "

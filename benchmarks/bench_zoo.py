@@ -75,7 +75,7 @@ for kind, p, shape in prepared:
             intervals, paddings = zip(*p["interval_padding_pairs"])
             b.get_padded_shared_layout(list(intervals), list(paddings), p["offset_bases"], [], shape)
             continue
-        b.to_linear_layout(o._attr(b, gluon_ir, kind, p), shape)
+        b.to_linear_layout(o.gluon_attr(o.GluonOracleBuilder(b, gluon_ir), kind, p), shape)
     except Exception:  # Gluon's Python wrapper refuses one-element shared layouts
         fails += 1
 dt = time.perf_counter() - t0
@@ -114,6 +114,9 @@ def main() -> None:
         else:
             res = json.loads(line[0])
             theirs, version = res["seconds"], res["triton"]
+            if res["fails"] > len(cases) // 10:  # a time over failed calls measures nothing
+                print(f"{kind}: Triton refused {res['fails']} of {len(cases)} cases", file=sys.stderr)
+                theirs = float("nan")
         rows.append({"kind": kind, "n": len(cases), "llverify_us": 1e6 * ours / len(cases),
                      "triton_us": 1e6 * theirs / len(cases), "ratio": ours / theirs})
     print(f"triton {version}, python {platform.python_version()}, {args.n} layouts per kind")

@@ -15,8 +15,9 @@ from llverify.ttgir.rule_support import bank_count_simulated as _bank_count_simu
 
 
 def naive_wavefronts(access: LinearLayout, shared: LinearLayout, bits: int, vec: int) -> list[int]:
-    """Per-instruction wavefronts by walking lanes one by one (model: AMD_CDNA3), no numpy, no layout algebra
-    beyond evaluation: every element's offset comes from a table of the shared layout."""
+    """Per-instruction wavefronts by walking lanes one by one (model: AMD_CDNA3's stores, consecutive lanes),
+    no numpy, no layout algebra beyond evaluation: every element's offset comes from a table of the shared
+    layout."""
     where = {}
     for off in range(shared.in_dim_size("offset")):
         e = shared.apply(offset=off, block=0)
@@ -42,8 +43,8 @@ def naive_wavefronts(access: LinearLayout, shared: LinearLayout, bits: int, vec:
 
 def test_targets() -> None:
     assert bank_model_for_target("hip:gfx942") is AMD_CDNA3 and bank_model_for_target("cuda:100") is NVIDIA
-    with pytest.raises(LayoutError, match="gfx950"):
-        bank_model_for_target("hip:gfx950")
+    with pytest.raises(LayoutError, match="gfx1250"):
+        bank_model_for_target("hip:gfx1250")
     assert [AMD_CDNA3.lanes_per_phase(b) for b in (2, 4, 8, 16)] == [32, 32, 16, 8]
 
 
@@ -55,17 +56,17 @@ def test_documented_facts() -> None:
     # ds_write_b128 of consecutive 16-byte chunks: 8 conflict-free phases of 8 lanes (CK's LDS notes)
     acc = build("blocked", [64, 64], size_per_thread=[1, 8], threads_per_warp=[8, 8], warps_per_cta=[1, 1],
                 order=[1, 0])
-    v = _bank_count_simulated(acc, _row_major([64, 64]), 16)
+    v = _bank_count_simulated(acc, _row_major([64, 64]), 16, None, AMD_CDNA3, "store")
     assert v.status == "proved" and v.details["wavefronts"] == 8 and v.details["vector_bits"] == 128
     # 32-bit accesses of consecutive words: two half-wave phases, conflict-free
     acc = build("blocked", [64, 64], size_per_thread=[1, 1], threads_per_warp=[1, 64], warps_per_cta=[1, 1],
                 order=[1, 0])
-    v = _bank_count_simulated(acc, _row_major([64, 64]), 32)
+    v = _bank_count_simulated(acc, _row_major([64, 64]), 32, None, AMD_CDNA3, "load")
     assert v.details["wavefronts"] == 2
     # a column of f32 (stride 64 words): 32 lanes of a phase in one bank, twice
     acc = build("blocked", [64, 64], size_per_thread=[1, 1], threads_per_warp=[64, 1], warps_per_cta=[1, 1],
                 order=[0, 1])
-    v = _bank_count_simulated(acc, _row_major([64, 64]), 32)
+    v = _bank_count_simulated(acc, _row_major([64, 64]), 32, None, AMD_CDNA3, "load")
     assert v.details["wavefronts"] == 64
 
 
@@ -82,7 +83,7 @@ def test_model_equals_independent_per_lane_simulation(seed) -> None:
     shared = build("swizzled_shared", shape, vec=vec, per_phase=rng.choice([1, 2]), max_phase=mp,
                    order=rng.choice([[1, 0], [0, 1]]))
     bits = rng.choice([16, 32])
-    v = _bank_count_simulated(acc, shared, bits)
+    v = _bank_count_simulated(acc, shared, bits, None, AMD_CDNA3, "store")
     assert v.status == "proved"
     naive = naive_wavefronts(acc, shared, bits, v.details["vector_bits"] // bits)
     assert max(naive) == v.details["wavefronts"] and min(naive) == v.details["min_wavefronts"]

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from llverify.codegen.bank_model import NVIDIA, BankModel
-from llverify.codegen.banks import NUM_BANKS, WARP_LANES, access_to_offsets
+from llverify.codegen.bank_model import NVIDIA, BankModel, PhaseRule, consecutive
+from llverify.codegen.banks import access_to_offsets
 from llverify.codegen.common import check_bitwidth
 from llverify.codegen.vectorize import VectorPlan, largest_vectorisation, permuted
 from llverify.errors import LayoutError
@@ -39,47 +39,60 @@ class SimResult:
     min_wavefronts: int
     instructions: int
     vector: VectorPlan
+    per_rule: tuple[tuple[str, int, int], ...] = ()   # (source, max, min) per candidate phase rule
+
+    @property
+    def rules_agree(self) -> bool:
+        """Every candidate phase rule gives the same count for every instruction."""
+        return len({(mx, mn) for _, mx, mn in self.per_rule}) <= 1
 
     def to_json(self) -> dict:
-        return {"wavefronts": self.wavefronts, "max": self.max_wavefronts, "min": self.min_wavefronts,
-                "instructions": self.instructions, "vector_elems": self.vector.elems}
+        out = {"wavefronts": self.wavefronts, "max": self.max_wavefronts, "min": self.min_wavefronts,
+               "instructions": self.instructions, "vector_elems": self.vector.elems}
+        if len(self.per_rule) > 1:
+            out["per_phase_rule"] = [{"source": s, "max": mx, "min": mn} for s, mx, mn in self.per_rule]
+        return out
 
 
-def simulate_addresses(byte_addr: np.ndarray, vec_bytes: int) -> np.ndarray:
+def simulate_addresses(byte_addr: np.ndarray, vec_bytes: int, model: BankModel = NVIDIA,
+                       rule: PhaseRule | None = None) -> np.ndarray:
     """Wavefronts of each instruction from byte addresses.
 
-    ``byte_addr[i, lane]`` is the first byte of lane ``lane``'s vector in
-    instruction ``i``; each vector spans ``vec_bytes`` bytes.  Returns one
-    count per instruction.
-    """
+    ``byte_addr[i, lane]`` is the first byte of lane ``lane``'s vector in instruction ``i``; each vector
+    spans ``vec_bytes`` bytes.  ``model`` gives the banks and their width, ``rule`` which lanes share a phase
+    (default: ``model``'s generic rule, consecutive lanes filling ``banks * bank_bytes`` bytes).  Returns one
+    count per instruction: the sum over phases of the most distinct words one bank serves."""
     n_instr, n_lanes = byte_addr.shape
-    words_per_lane = max(1, vec_bytes // 4)
-    lanes_per_phase = max(1, WARP_LANES // words_per_lane)
-    first_word = (byte_addr // 4).astype(np.int64)
+    if rule is None:
+        rule = consecutive(model.lanes_per_phase(vec_bytes), model.source)
+    words_per_lane = max(1, vec_bytes // model.bank_bytes)
+    first_word = (byte_addr // model.bank_bytes).astype(np.int64)
     # every (instruction, lane, k) word touched
     words = first_word[:, :, None] + np.arange(words_per_lane, dtype=np.int64)[None, None, :]
     instr = np.broadcast_to(np.arange(n_instr, dtype=np.int64)[:, None, None], words.shape)
-    phase = np.broadcast_to((np.arange(n_lanes, dtype=np.int64) // lanes_per_phase)[None, :, None], words.shape)
-    bank = words % NUM_BANKS
-    n_phase = (n_lanes + lanes_per_phase - 1) // lanes_per_phase
-    group = (instr * n_phase + phase) * NUM_BANKS + bank
+    lane_phase = rule.phase_ids(n_lanes)
+    phase = np.broadcast_to(lane_phase[None, :, None], words.shape)
+    bank = words % model.banks
+    n_phase = int(lane_phase.max()) + 1 if n_lanes else 1
+    group = (instr * n_phase + phase) * model.banks + bank
     g, wd = group.ravel(), words.ravel()
     lo = int(wd.min()) if wd.size else 0
     span = (int(wd.max()) - lo + 1) if wd.size else 1
-    if span * (n_instr * n_phase * NUM_BANKS) < (1 << 62):
+    if span * (n_instr * n_phase * model.banks) < (1 << 62):
         # one integer key per (bank group, word): a 1-D unique is many times faster than a row-wise one
         flat = np.unique(g * span + (wd - lo))
         groups = flat // span
     else:
         groups = np.unique(np.stack([g, wd], axis=1), axis=0)[:, 0]
-    per_bank = np.bincount(groups, minlength=n_instr * n_phase * NUM_BANKS)
-    per_phase = per_bank.reshape(n_instr, n_phase, NUM_BANKS).max(axis=2)
+    per_bank = np.bincount(groups, minlength=n_instr * n_phase * model.banks)
+    per_phase = per_bank.reshape(n_instr, n_phase, model.banks).max(axis=2)
     return per_phase.sum(axis=1)
 
 
 def simulate_wavefronts(access: LinearLayout, shared: LinearLayout, bitwidth: int,
                         vector: VectorPlan | None = None, limit: int | None = None,
-                        padding: Padding | None = None) -> SimResult:
+                        padding: Padding | None = None, model: BankModel = NVIDIA,
+                        direction: str = "load") -> SimResult:
     """Simulate every ld/st.shared instruction of ``access`` on ``shared``.
 
     ``vector`` (default: the largest vectorisation) says which registers form
@@ -88,7 +101,9 @@ def simulate_wavefronts(access: LinearLayout, shared: LinearLayout, bitwidth: in
     ``#ttg.padded_shared`` layout, ``shared`` its linear component) every
     offset ``o`` is stored at ``padding.apply(o)``, and the default vector
     is at most ``padding.min_interval`` elements (a longer run would be split
-    by padding).
+    by padding).  ``model`` and ``direction`` (``load``/``store``) select the banks and the candidate phase
+    rules (:meth:`BankModel.phase_rules`, which raises ``LayoutError`` where the rule is not established);
+    every candidate is simulated and the result spans them all (``per_rule`` keeps each one's range).
     """
     check_bitwidth(bitwidth)
     cvt = access_to_offsets(access, shared)
@@ -116,8 +131,16 @@ def simulate_wavefronts(access: LinearLayout, shared: LinearLayout, bitwidth: in
     if vec_bytes > 1 and np.any(start % min(vec_bytes, 16)):
         raise LayoutError("the chosen vectors are not aligned to their size")
     per_instr = np.transpose(start, (0, 2, 1)).reshape(-1, n_lane)   # [instructions, lane]
-    counts = simulate_addresses(per_instr, vec_bytes)
-    return SimResult(int(counts[0]), int(counts.max()), int(counts.min()), int(counts.size), vector)
+    rules = model.phase_rules(vec_bytes, direction)
+    per_rule = []
+    first = None
+    for rule in rules:
+        counts = simulate_addresses(per_instr, vec_bytes, model, rule)
+        first = counts if first is None else first
+        per_rule.append((rule.source, int(counts.max()), int(counts.min())))
+    assert first is not None
+    return SimResult(int(first[0]), max(r[1] for r in per_rule), min(r[2] for r in per_rule), int(first.size),
+                     vector, tuple(per_rule))
 
 
 # -- ldmatrix / stmatrix -------------------------------------------------------------------------------------

@@ -36,8 +36,10 @@ Example (Gluon's docstring case): shape ``[8]``, ``[2:+2]``, offset bases ``[[2]
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Sequence
 
+from llverify import f2
 from llverify.errors import LayoutError
 from llverify.hw.blocked import check_shape
 from llverify.hw.cga import as_bases
@@ -93,6 +95,56 @@ class Padding:
         return "[" + ", ".join(f"{i}:+{p}" for i, p in self.pairs) + "]"
 
 
+@lru_cache(maxsize=1024)
+def _cached_padding(pairs: tuple[tuple[int, ...], ...]) -> Padding:
+    return Padding(pairs)
+
+
+def _padding(pairs: tuple) -> Padding:
+    """``Padding(pairs)``, shared between layouts (it is immutable) when every entry is a plain ``int``; other
+    entries (``True`` equals ``1`` as a cache key, lists do not hash) are checked afresh."""
+    if all(type(x) is int for p in pairs for x in p):
+        return _cached_padding(pairs)
+    return Padding(pairs)
+
+
+def _fast(offset_bases: Any, shape: Any) -> LinearLayout | None:
+    """The linear component for plain, valid explicit offset bases and no CTA bases, or None.
+
+    One pass: every basis a list/tuple of ``rank = len(shape)`` non-negative ``int`` components below the
+    shape (bools excluded), packed into flat columns as the layout stores them.  Accepted only when the
+    result is what the checking path builds: the out-dim sizes it would infer (the next power of two above
+    each dim's largest component) equal ``shape``, and the bases are surjective (F2 rank = out bits).
+    Anything else returns None, and the checking path raises its located error."""
+    if type(offset_bases) not in (list, tuple) or not offset_bases or type(shape) not in (list, tuple) or not shape:
+        return None
+    rank = len(shape)
+    shifts = []
+    bits = 0
+    for n in shape:
+        if type(n) is not int or n <= 0 or n & (n - 1):
+            return None
+        shifts.append(bits)
+        bits += n.bit_length() - 1
+    top = [0] * rank
+    flat = []
+    for b in offset_bases:
+        if type(b) not in (list, tuple) or len(b) != rank:
+            return None
+        v = 0
+        for k in range(rank):
+            c = b[k]
+            if type(c) is not int or c < 0 or c >= shape[k]:
+                return None
+            top[k] |= c
+            v |= c << shifts[k]
+        flat.append(v)
+    if any(1 << t.bit_length() != n for t, n in zip(top, shape)) or f2.rank(flat) != bits:
+        return None
+    return LinearLayout._raw((("offset", len(flat)), ("block", 0)), tuple((f"dim{i}", n) for i, n in enumerate(shape)),
+                             tuple(flat))
+
+
 def padded_shared(interval_padding_pairs: Sequence[Sequence[int]], shape: Sequence[int],
                   order: Sequence[int] | None = None, offset_bases: Sequence[Sequence[int]] | None = None,
                   block_bases: Sequence[Sequence[int]] | None = None,
@@ -106,13 +158,23 @@ def padded_shared(interval_padding_pairs: Sequence[Sequence[int]], shape: Sequen
     ``shape``; it is *not* the physical map, which is ``Padding.apply`` of its offset.
     """
     try:
-        padding = Padding(tuple(tuple(p) for p in interval_padding_pairs))  # type: ignore[arg-type]
+        padding = _padding(tuple(tuple(p) for p in interval_padding_pairs))  # type: ignore[arg-type]
     except TypeError:
         raise LayoutError(f"{_KIND}: interval_padding_pairs must be a list of [interval, padding] pairs, "
                           f"got {interval_padding_pairs!r}") from None
     if (order is None) == (offset_bases is None):
         raise LayoutError(f"{_KIND}: give exactly one of order or offset_bases")
     blocks = block_bases if block_bases is not None else cga_layout
+    if order is None and not blocks:
+        fast = _fast(offset_bases, shape)
+        if fast is not None:
+            return fast, padding
+    return _checked(shape, order, offset_bases, blocks), padding
+
+
+def _checked(shape: Sequence[int], order: Sequence[int] | None, offset_bases: Sequence[Sequence[int]] | None,
+             blocks: Sequence[Sequence[int]] | None) -> LinearLayout:
+    """The linear component, every argument checked with a located error (the general path)."""
     if order is not None:
         rank = len(order)
         shp = check_shape(shape, rank, _KIND)
@@ -140,4 +202,4 @@ def padded_shared(interval_padding_pairs: Sequence[Sequence[int]], shape: Sequen
         raise LayoutError(f"{_KIND}: the bases do not form a surjective layout: {exc}") from None
     if list(ll.out_dims.values()) != shp:
         raise LayoutError(f"{_KIND}: the bases span {list(ll.out_dims.values())}, but shape is {shp}")
-    return ll, padding
+    return ll

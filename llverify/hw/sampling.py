@@ -154,6 +154,17 @@ def swizzled_shared_case(rng: random.Random) -> dict[str, Any]:
     return {"kind": "swizzled_shared", "shape": _shape(rng, rank, 0, 8 - rank), "params": p}
 
 
+def amd_rotating_shared_case(rng: random.Random, cga: bool = True) -> dict[str, Any]:
+    """``#ttg.amd_rotating_shared`` parameters (those of ``swizzled_shared``) and a shape of at most 2^(8 - rank)
+    per dim; ``cga=False`` keeps one CTA (AMD lowers one)."""
+    case = swizzled_shared_case(rng)
+    p = case["params"]
+    if not cga:
+        for k in ("ctas_per_cga", "cta_split_num", "cta_order", "cga_layout"):
+            p.pop(k, None)
+    return {**case, "kind": "amd_rotating_shared"}
+
+
 def nvmma_shared_case(rng: random.Random) -> dict[str, Any]:
     rank = rng.randint(2, 3) if rng.random() < 0.9 else 1
     bits = rng.choice([8, 16, 32, 64])

@@ -35,7 +35,7 @@ from typing import Any, Sequence
 import numpy as np
 import z3
 
-from llverify.codegen.bank_model import bank_model_for_target
+from llverify.codegen.bank_model import DIRECTIONS, NVIDIA, BankModel, bank_model_for_target
 from llverify.codegen.bank_sim import simulate_addresses
 from llverify.codegen.target_banks import target_wavefronts
 from llverify.errors import LlverifyError
@@ -78,9 +78,16 @@ def _ops_by_line(module: Module) -> dict[int, Op]:
     return {op.location.line: op for _, op, _ in module.walk()}
 
 
-def _wavefronts(addresses: np.ndarray, lanes: int, vec_bytes: int) -> int:
-    arr = addresses.reshape(-1, lanes)
-    return int(simulate_addresses(arr, max(vec_bytes, 1)).max())
+def _wavefronts(addresses: np.ndarray, model: BankModel, vec_bytes: int, direction: str) -> int | None:
+    """Most wavefronts of one wave-level access on ``model``; None where the model has no established phase
+    rule for it or its documented candidate rules give different counts (then nothing is claimed)."""
+    arr = addresses.reshape(-1, model.lanes)
+    try:
+        rules = model.phase_rules(max(vec_bytes, 1), direction)
+    except LlverifyError:
+        return None
+    counts = {int(simulate_addresses(arr, max(vec_bytes, 1), model, r).max()) for r in rules}
+    return counts.pop() if len(counts) == 1 else None
 
 
 def _prediction_key(op: Op | None, vec_bytes: int) -> tuple | None:
@@ -89,7 +96,7 @@ def _prediction_key(op: Op | None, vec_bytes: int) -> tuple | None:
     moved = register_and_memory(op) if op is not None and op.name in SHARED_ACCESS_OPS else None
     if moved is None:
         return None
-    reg, mem, _ = moved
+    reg, mem, direction = moved
     if reg is None or mem is None or reg.kind != "tensor":
         return None
     R, M = layout_of(reg), layout_of(mem)
@@ -98,14 +105,17 @@ def _prediction_key(op: Op | None, vec_bytes: int) -> tuple | None:
     bits = element_bits(reg.element)
     if bits not in (8, 16, 32, 64) or vec_bytes * 8 % bits:
         return None
-    return (R.layout, M.layout, bits, M.padding, vec_bytes)
+    return (R.layout, M.layout, bits, M.padding, vec_bytes, direction)
 
 
 def _predicted(key: tuple, target: str) -> int | None:
     """Lemma 9.4's wavefronts per warp-level access for :func:`_prediction_key`'s inputs on ``target``."""
-    R, M, bits, padding, vec_bytes = key
+    R, M, bits, padding, vec_bytes, direction = key
     try:
-        tw = target_wavefronts(R, M, bits, target, padding, max_vector_elems=max(1, vec_bytes * 8 // bits))
+        tw = target_wavefronts(R, M, bits, target, padding, max_vector_elems=max(1, vec_bytes * 8 // bits),
+                               direction=direction)
+        if tw.min_wavefronts != tw.wavefronts:
+            return None  # the documented phase rules (or instructions) disagree: no single prediction
         vec_bits, waves = tw.vector_bits, tw.wavefronts
     except LlverifyError:
         return None
@@ -376,12 +386,12 @@ def _access_findings(module: Module, llir: LlirModule, fn: LlirFunction, sym: Sy
         results.append(finding(Verdict("unknown", "in_bounds", subject, method, secs, f"Z3: {reason}")))
     # wavefronts of the real addresses (a predicated access: not claimed, the active lanes vary)
     if not frees and acc.bytes and acc.guard is None and runs_on_first(pc, lvec, threads):
-        lanes = bank_model_for_target(module.target).lanes if _known_target(module.target) else 0
-        if lanes:
+        model = bank_model_for_target(module.target) if _known_target(module.target) else None
+        direction = acc.kind if acc.kind in DIRECTIONS else ("load" if model == NVIDIA else None)
+        if model is not None and direction is not None:
             t1 = time.perf_counter()
-            if not at.none.any():
-                addrs = at.vals.astype(np.int64)
-                waves = _wavefronts(addrs, lanes, acc.bytes)
+            waves = _wavefronts(at.vals.astype(np.int64), model, acc.bytes, direction) if not at.none.any() else None
+            if waves is not None:
                 want = predicted(op, acc.bytes)
                 details = {"wavefronts": waves, "vector_bytes": acc.bytes, "predicted": want}
                 msg = f"{waves} wavefronts per warp-level instruction, measured on every thread's address"

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Callable, Iterable, Mapping
 
+from llverify.codegen.bank_model import NVIDIA, BankModel
 from llverify.codegen.bank_sim import simulate_wavefronts
 from llverify.codegen.banks import bank_wavefronts
 from llverify.codegen.shape_ops import infer_shape_op
@@ -164,21 +165,27 @@ def bank_count_exact(R: LinearLayout, M: LinearLayout, bits: int) -> Verdict:
 
 
 @lru_cache(maxsize=4096)
-def bank_count_simulated(R: LinearLayout, M: LinearLayout, bits: int, padding: Padding | None = None) -> Verdict:
+def bank_count_simulated(R: LinearLayout, M: LinearLayout, bits: int, padding: Padding | None = None,
+                         model: BankModel = NVIDIA, direction: str = "load") -> Verdict:
     """Wavefronts per instruction without a closed form (AMD's wave64 LDS; a padded layout, whose physical
     offsets ``padding.apply(o)`` are not F2-linear so lemma 9.4 does not apply): decided by enumerating every
-    instruction of every wave (the simulator applies the model's phase rule to the real lane count)."""
+    instruction of every wave under each of ``model``'s candidate phase rules for the access width and
+    ``direction``; unknown where the model does not establish a rule for that width."""
     t0 = time.perf_counter()
     if R.total_in_bits > 22:
         return unknown("bank_conflicts", "bank_wavefronts", "access too large to enumerate (> 2^22 points) and "
                                                              "no closed form for this bank model")
     try:
-        sim = simulate_wavefronts(R, M, bits, padding=padding)
+        sim = simulate_wavefronts(R, M, bits, padding=padding, model=model, direction=direction)
     except LlverifyError as exc:
         return unknown("bank_conflicts", "bank_wavefronts", f"not simulated: {exc}")
     exact = sim.max_wavefronts == sim.min_wavefronts
     msg = (f"exactly {sim.wavefronts} wavefronts per instruction" if exact else
            f"between {sim.min_wavefronts} and {sim.max_wavefronts} wavefronts per instruction")
+    if len(sim.per_rule) > 1:
+        msg += (" under each documented phase rule" if sim.rules_agree else
+                " over the documented phase rules, which disagree (" +
+                "; ".join(f"{s}: {mn}..{mx}" for s, mx, mn in sim.per_rule) + ")")
     if padding is not None:
         msg += f", padding {padding.text()} applied to every offset"
     return Verdict("proved", "bank_conflicts", "bank_wavefronts", "exhaustive", time.perf_counter() - t0,
@@ -186,6 +193,8 @@ def bank_count_simulated(R: LinearLayout, M: LinearLayout, bits: int, padding: P
                    certificate={"instructions_simulated": sim.instructions},
                    details={"wavefronts": sim.max_wavefronts, "min_wavefronts": sim.min_wavefronts,
                             "vector_bits": sim.vector.bits,
+                            **({"phase_rules": [{"source": s, "max": mx, "min": mn} for s, mx, mn in sim.per_rule]}
+                               if len(sim.per_rule) > 1 else {}),
                             **({"padding": padding.text()} if padding is not None else {})})
 
 

@@ -177,7 +177,7 @@ def shared_access(ctx: OpContext) -> Iterable[Verdict]:
         return
     instruction, why = "vector", ""
     if M.padding is not None or model != NVIDIA:
-        v = bank_count_simulated(R.layout, M.layout, bits, M.padding)
+        v = bank_count_simulated(R.layout, M.layout, bits, M.padding, model, direction)
     else:
         # Triton 3.9's NVIDIA lowering uses ldmatrix/stmatrix (plain or .trans) where the tile divides
         instruction, why = local_access_instruction(R.layout, M.layout, bits, direction, ctx.module.target)

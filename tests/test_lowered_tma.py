@@ -114,7 +114,9 @@ def test_a_shifted_store_buffer_is_found_with_its_box_replayed() -> None:
     store = [f.finding.verdict for f in _tma_bounds(findings) if f.lowered.line == 1333]
     assert [v.status for v in store] == ["unknown"]
     reached = store[0].details["if_reached"]
-    assert reached["tid"] // 32 == 5 and reached["address"] == 128192 and reached["%15:8"] == 1
+    # a worker thread (warp 4 or above) of an odd warp: the second box, 8192 bytes past the first
+    assert reached["tid"] >= 128 and reached["tid"] // 32 % 2 == 1
+    assert reached["address"] == 128192 and reached["%15:8"] == 1
     fn = parse_llir(llir.replace(STORE_BASE, STORE_BASE.replace("i32 114688)", "i32 120000)"))).functions[0]
     assert Concrete(fn, reached["tid"], {}).value("%1129", 32) == 128192  # replayed here too
     # the spacing is unchanged: the tiling itself still holds

@@ -274,7 +274,8 @@ def test_lowered_records_follow_the_files_beside_the_module(tmp_path: Path) -> N
     warm = _inproc("--cache", cache, "--lowered", str(data))
     fresh = _inproc("--no-cache", "--lowered", str(data))
     n = len(list(data.glob("*.ttgir")))
-    assert cold.exit_code == 0 and _served(cold.output) == 0 and _served(warm.output) == n
+    # 3: the samples keep documented unknowns (gfx950's transposed LDS reads), never a refutation
+    assert cold.exit_code in (0, 3) and _served(cold.output) == 0 and _served(warm.output) == n
     assert _body(warm.output) == _body(fresh.output) and warm.exit_code == fresh.exit_code
     llir = sorted(data.glob("*.llir"))[0]
     llir.write_text(llir.read_text() + "\n; edited\n")

@@ -172,6 +172,34 @@ class _Composer(_BASE_LOADER):  # type: ignore[misc, valid-type]
     """The safe loader, used only for composing nodes and constructing scalars."""
 
 
+def _expanded_size(root: yaml.Node) -> int:
+    r"""How many values the document expands to (as :func:`_convert` counts them: keys not counted), aliases
+    counted each time they are used: ``1 + sum`` over a node's children, memoised per node (an alias is the same node object), iterative (no recursion limit),
+    stopping early past :data:`MAX_NODES`.  A recursive alias counts as 0 here (:func:`_convert` reports it).
+
+    >>> _expanded_size(yaml.compose("a: &x [1, 2]\nb: [*x, *x]"))
+    11
+    """
+    size: dict[int, int] = {}
+    visiting: set[int] = set()
+    todo: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while todo:
+        node, done = todo.pop()
+        key = id(node)
+        children = ([v for _, v in node.value] if isinstance(node, yaml.MappingNode) else
+                    list(node.value) if isinstance(node, yaml.SequenceNode) else [])
+        if done:
+            visiting.discard(key)
+            size[key] = min(MAX_NODES + 1, 1 + sum(size.get(id(c), 0) for c in children))
+            continue
+        if key in size or key in visiting:
+            continue
+        visiting.add(key)
+        todo.append((node, True))
+        todo.extend((c, False) for c in children if id(c) not in size and id(c) not in visiting)
+    return size.get(id(root), 0)
+
+
 def _convert(loader: _Composer, node: yaml.Node, path: str, stack: tuple[int, ...],
              budget: list[int] | None = None) -> Any:
     here = _pos(node.start_mark)
@@ -252,6 +280,9 @@ def _load_yaml(text: str, path: str) -> Any:
         node = loader.get_single_node()
         if node is None:
             return None
+        if _expanded_size(node) > MAX_NODES:  # refuse a "billion laughs" before expanding any of it
+            raise SpecError(path, _pos(node.start_mark), f"the document expands to more than {MAX_NODES} values "
+                                                         "(YAML aliases repeating large parts?); refused")
         return _convert(loader, node, path, ())
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark

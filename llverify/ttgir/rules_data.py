@@ -23,7 +23,8 @@ from llverify.ttgir.layouts import BuiltLayout, LayoutProblem, element_bits
 from llverify.ttgir.rule_support import (OpContext, memo_thread_local, memo_conversion, memo_shape_op, unknown, structural, enc_text,
                                          op_names, is_tensor, layout_pair, equal_layouts, int_array, has_keyword)
 
-__all__ = ["convert_layout", "SHAPE_OPS", "shape_op", "reduce_scan", "gather", "stores"]
+__all__ = ["convert_layout", "SHAPE_OPS", "shape_op", "IN_THREAD_OPS", "in_thread", "reduce_scan", "gather",
+           "STORE_OPS", "stores"]
 
 
 def convert_layout(ctx: OpContext) -> Iterable[Verdict]:
@@ -79,6 +80,29 @@ def _shared_cost(A: LinearLayout, B: LinearLayout, bits: int, target: str) -> di
     return {"store_wavefronts": swz.write_wavefronts, "load_wavefronts": swz.read_wavefronts,
             "vector_elems": 1 << len(swz.vector),
             "model": "llverify's optimal swizzle (seed 000 section 5.4, lemmas 9.4-9.6)"}
+
+
+#: AMD's ``in_thread_transpose`` (printed ``amdgpu.`` before Triton 3.5, ``amdg.`` since): a conversion Triton
+#: lowers as a permutation of each thread's registers (TritonAMDGPUOps.td, ``InThreadTransposeOp``)
+IN_THREAD_OPS = ("amdg.in_thread_transpose", "amdgpu.in_thread_transpose")
+
+
+def in_thread(ctx: OpContext) -> Iterable[Verdict]:
+    """``%r = amdg.in_thread_transpose %x : tensor<.., #A> -> tensor<.., #B>`` moves no data between threads: every
+    element a thread holds in ``B`` it already holds in ``A`` (:func:`~llverify.prove.locality.thread_local`, an F2
+    certificate; a refutation names a thread and an element it would have to receive from another thread).
+
+    Example: ``A`` = blocked ``sizePerThread = [4, 4]`` and ``B`` = the same elements per thread with the register
+    bases reordered: proved; ``B`` with one lane basis swapped for a register basis: refuted."""
+    op = ctx.op
+    src = op.operand_types[0] if op.operand_types else None
+    dst = op.results[0].type if op.results else None
+    subject = f"{op_names(op)}: {enc_text(src)} -> {enc_text(dst)}"
+    pair = layout_pair(ctx, src, dst)
+    if isinstance(pair, str):
+        yield unknown("in_thread", subject, pair)
+        return
+    yield memo_thread_local(pair[0], pair[1]).with_(subject=subject)
 
 
 SHAPE_OPS = {"tt.trans", "tt.reshape", "tt.expand_dims", "tt.broadcast", "tt.join", "tt.split",
@@ -241,10 +265,24 @@ def gather(ctx: OpContext) -> Iterable[Verdict]:
     yield v
 
 
+#: ops whose lowering writes (or applies an atomic to) each element under the free-variable predicate
+#: (:func:`~llverify.codegen.broadcast.broadcast_predicate`): Triton's StoreOp / atomics, the histogram, and AMD's
+#: buffer ops, which use the same predicate (third_party/amd LoadStoreOpToLLVM.cpp: BufferStoreOpConversion,
+#: BufferAtomicRMWOpConversion and BufferAtomicCASOpConversion call getFreeVariableMasks and
+#: emitRedundantThreadPredicate and skip the non-canonical registers, as StoreOpConversion does)
+STORE_OPS = ("tt.store", "tt.atomic_rmw", "tt.atomic_cas", "tt.histogram", "amdg.buffer_store",
+             "amdg.buffer_atomic_rmw", "amdg.buffer_atomic_cas")
+
+
 def stores(ctx: OpContext) -> Iterable[Verdict]:
     op = ctx.op
-    idx = 1 if op.name in ("tt.store", "tt.atomic_rmw", "tt.atomic_cas") else 0
-    t = op.operand_types[idx] if len(op.operand_types) > idx else None
+    if op.name.startswith("amdg."):
+        # `amdg.buffer_store %v, %base[%offsets], %mask`: the first tensor operand is the stored value (every tensor
+        # operand has one layout: the memory_operands rule)
+        t = next((x for x in op.operand_types if x is not None and is_tensor(x)), None)
+    else:
+        idx = 1 if op.name in ("tt.store", "tt.atomic_rmw", "tt.atomic_cas") else 0
+        t = op.operand_types[idx] if len(op.operand_types) > idx else None
     if t is None or not is_tensor(t):
         return
     key = ("store", t.text, op.name)

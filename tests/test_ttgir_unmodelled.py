@@ -1,0 +1,104 @@
+"""Ops the gate did not relate layouts for.
+
+* ``amdg.in_thread_transpose`` (AMD's register-only conversion) is checked for thread locality: on Triton's own
+  output it is proved; a mutant result layout that gives a thread another thread's element is refuted with the
+  thread and the element.
+* AMD buffer stores and atomics get the broadcast-store claim (their lowering uses the same free-variable
+  predicate as ``tt.store``), and buffer loads the elementwise one.
+* An op no rule models whose result layout differs from an operand's is ``unknown`` (``unmodelled_op``), never
+  silently passed; the same op between equal layouts gives no finding.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from llverify.ttgir.gate import check_module
+from llverify.ttgir.reader import parse_module
+
+CORPUS = Path(__file__).parent / "data" / "ttgir"
+
+HEADER = """\
+#blocked = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+#blocked2 = #ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]}>
+#same = #ttg.linear<{register = [[0, 1], [0, 2]], lane = [[0, 4], [0, 8], [1, 0], [2, 0], [4, 0]], warp = [[8, 0], [16, 0]], block = []}>
+module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32} {
+  tt.func public @k() {
+    %cst = arith.constant dense<0.000000e+00> : tensor<32x32xf32, #blocked>
+"""
+FOOTER = """\
+    tt.return
+  }
+}
+"""
+
+
+def _findings(body: str, rule: str | None = None):
+    found = check_module(parse_module(HEADER + body + FOOTER, "m.ttgir"))
+    return [f for f in found if rule is None or f.rule == rule]
+
+
+@pytest.mark.parametrize("name", ["ttg.frobnicate", "mydialect.thing"])
+def test_unmodelled_op_that_changes_the_layout_is_unknown(name: str) -> None:
+    found = _findings(f"    %b = {name} %cst : tensor<32x32xf32, #blocked> -> tensor<32x32xf32, #blocked2>\n",
+                      "unmodelled_op")
+    assert [f.verdict.status for f in found] == ["unknown"]
+    assert name in found[0].verdict.message and "not modelled" in found[0].verdict.message
+    assert found[0].location.line == 7
+
+
+@pytest.mark.parametrize("result", ["#blocked", "#same"])
+def test_unmodelled_op_between_equal_layouts_gives_no_finding(result: str) -> None:
+    # "#same" is #blocked written as a linear layout: a different text, an equal layout (proved, not assumed)
+    assert _findings(f"    %b = ttg.frobnicate %cst : tensor<32x32xf32, #blocked> -> tensor<32x32xf32, {result}>\n",
+                     "unmodelled_op") == []
+
+
+def test_known_ops_are_not_reported_as_unmodelled() -> None:
+    found = [f for p in sorted(CORPUS.glob("*.ttgir"))[:60]
+             for f in check_module(parse_module(p.read_text(), str(p))) if f.rule == "unmodelled_op"]
+    assert found == []
+
+
+def _in_thread_module() -> tuple[str, str]:
+    path = CORPUS / "attention-q64k64d64-hip_gfx942-w4.ttgir"
+    text = path.read_text()
+    assert "amdg.in_thread_transpose" in text
+    return text, str(path)
+
+
+def test_in_thread_transpose_on_triton_output_is_proved() -> None:
+    text, path = _in_thread_module()
+    found = [f for f in check_module(parse_module(text, path)) if f.rule == "in_thread"]
+    assert found and all(f.verdict.status == "proved" for f in found)
+
+
+def test_in_thread_transpose_that_crosses_threads_is_refuted() -> None:
+    text, path = _in_thread_module()
+    line = next(ln for ln in text.splitlines() if ln.startswith("#linear = "))
+    # swap the first register basis with the first lane basis: lane 1 now holds what register 1 of lane 0 held
+    mutant_line = line.replace("register = [[1, 0]", "register = [[0, 1]").replace("lane = [[0, 1]", "lane = [[1, 0]")
+    assert mutant_line != line
+    found = [f for f in check_module(parse_module(text.replace(line, mutant_line), path)) if f.rule == "in_thread"]
+    refuted = [f for f in found if f.verdict.status == "refuted"]
+    assert refuted, [f.verdict.status for f in found]
+    assert refuted[0].verdict.counterexample is not None
+
+
+def test_amd_buffer_stores_get_the_broadcast_claim() -> None:
+    path = CORPUS / "layer_norm-n1024-hip_gfx942-w4.ttgir"
+    found = [f for f in check_module(parse_module(path.read_text(), str(path)))
+             if f.op == "amdg.buffer_store" and f.rule == "broadcast_store"]
+    assert found and all(f.verdict.status == "proved" for f in found)
+
+
+def test_amd_buffer_load_offsets_must_match_the_result() -> None:
+    body = ("    %p = tt.get_program_id x : i32\n"
+            "    %o = tt.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32, #ttg.slice<{dim = 0, parent = #blocked}>>\n"
+            "    %x = amdg.buffer_load %arg[%o] : !tt.ptr<f32> -> tensor<32xf32, #ttg.slice<{dim = 1, parent = #blocked}>>\n")
+    text = HEADER.replace("@k()", "@k(%arg: !tt.ptr<f32>)") + body + FOOTER
+    found = [f for f in check_module(parse_module(text, "m.ttgir")) if f.op == "amdg.buffer_load"
+             and f.rule == "same_layout"]
+    assert [f.verdict.status for f in found] == ["refuted"]

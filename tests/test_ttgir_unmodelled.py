@@ -102,3 +102,68 @@ def test_amd_buffer_load_offsets_must_match_the_result() -> None:
     found = [f for f in check_module(parse_module(text, "m.ttgir")) if f.op == "amdg.buffer_load"
              and f.rule == "same_layout"]
     assert [f.verdict.status for f in found] == ["refuted"]
+
+
+SCALED = CORPUS / "scaled_dot"
+
+
+def _rule(path: Path, rule: str, text: str | None = None):
+    text = path.read_text() if text is None else text
+    return [f for f in check_module(parse_module(text, str(path))) if f.rule == rule]
+
+
+@pytest.mark.parametrize("module", ["scaled_dot-e2m1-m128n128k128-cuda_80-w4", "scaled_dot-e2m1-m128n128k128-cuda_90-w4",
+                                    "scaled_dot-e2m1-m128n128k128-hip_gfx942-w4"])
+def test_fp4_upcasts_on_triton_output_are_proved(module: str) -> None:
+    found = _rule(SCALED / f"{module}.ttgir", "fp4_upcast")
+    assert len(found) == 2 and all(f.verdict.status == "proved" for f in found)
+
+
+def test_fp4_upcast_into_another_threads_layout_is_refuted() -> None:
+    path = SCALED / "scaled_dot-e2m1-m128n128k128-cuda_80-w4.ttgir"
+    text = path.read_text()
+    line = next(ln for ln in text.splitlines() if "ttg.fp4_to_fp" in ln and "axis = 1" in ln)
+    # the unpacked A with kWidth 4 instead of 8: each thread's 4 bf16 per k-run would need bytes that another lane
+    # holds (Triton's rule is kWidth(result) = 2 x kWidth(packed operand))
+    mutant = line.replace("kWidth = 8}>> loc", "kWidth = 4}>> loc")
+    assert mutant != line
+    found = _rule(path, "fp4_upcast", text.replace(line, mutant))
+    statuses = sorted(f.verdict.status for f in found)
+    assert statuses == ["proved", "refuted"], statuses
+    bad = next(f for f in found if f.verdict.status == "refuted")
+    assert bad.location.line == text.splitlines().index(line) + 1
+    assert bad.verdict.counterexample is not None
+
+
+def test_halve_axis_drops_the_nibble_bit() -> None:
+    from llverify.layout import LinearLayout
+    from llverify.ttgir.rules_data import halve_axis
+
+    R = LinearLayout.from_bases({"register": [[1]], "lane": [[2], [4]]}, ["dim0"])
+    H = halve_axis(R, "dim0")
+    assert dict(H.out_dims) == {"dim0": 4}
+    for reg in range(2):
+        for lane in range(4):
+            assert H.apply({"register": reg, "lane": lane})["dim0"] == R.apply({"register": reg, "lane": lane})["dim0"] >> 1
+
+
+GFX950 = SCALED / "scaled_dot-e4m3-m128n128k128-hip_gfx950-w4.ttgir"
+
+
+def test_scaled_dot_operands_on_gfx950_are_checked_and_scales_unknown() -> None:
+    found = [f for f in check_module(parse_module(GFX950.read_text(), str(GFX950))) if f.op == "tt.dot_scaled"]
+    by = {(f.rule, f.verdict.status) for f in found}
+    assert ("dot_operands", "proved") in by and ("dot_operands", "unknown") in by
+    assert not any(f.rule == "unmodelled_op" for f in found)
+    assert sum(1 for f in found if f.verdict.status == "unknown") == 2  # the two scales, named as such
+    assert all("scale" in f.verdict.message for f in found if f.verdict.status == "unknown")
+
+
+def test_scaled_dot_with_swapped_operand_index_is_refuted() -> None:
+    text = GFX950.read_text()
+    line = next(ln for ln in text.splitlines() if "tt.dot_scaled" in ln)
+    mutant = line.replace("tensor<128x128xf8E4M3FN, #ttg.dot_op<{opIdx = 0", "tensor<128x128xf8E4M3FN, #ttg.dot_op<{opIdx = 1", 1)
+    assert mutant != line
+    found = [f for f in check_module(parse_module(text.replace(line, mutant), str(GFX950)))
+             if f.op == "tt.dot_scaled" and f.verdict.status == "refuted"]
+    assert found and found[0].rule in ("dot_operands", "use_type")

@@ -18,8 +18,8 @@ from __future__ import annotations
 from llverify.ttgir.model import Op
 from llverify.ttgir.rule_support import OpContext, Rule
 from llverify.ttgir.rule_support import clear_caches as _clear_proofs
-from llverify.ttgir.rules_data import (IN_THREAD_OPS, SHAPE_OPS, STORE_OPS, convert_layout, gather, in_thread,
-                                       reduce_scan, shape_op, stores)
+from llverify.ttgir.rules_data import (IN_THREAD_OPS, SHAPE_OPS, STORE_OPS, UPCAST_OPS, convert_layout, fp4_upcast,
+                                       gather, in_thread, reduce_scan, shape_op, stores)
 from llverify.ttgir.rules_dot import dot_operands
 from llverify.ttgir.rules_memory import (TMA_COPIES, memdesc_index, memdesc_subview, shared_access, subslice, tma_buffer,
                                         tmem_access)
@@ -33,7 +33,7 @@ __all__ = ["Rule", "OpContext", "RULES", "rules_for", "clear_caches", "MODELLED_
 #: and :data:`MODELLED_OPS` read these)
 TMEM_OPS = ("ttng.tmem_load", "ttng.tmem_store", "ttng.tmem_alloc")
 SHARED_ACCESS_OPS = ("ttg.local_alloc", "ttg.local_store", "ttg.local_load")
-DOT_OPS = ("tt.dot", "ttng.warp_group_dot", "ttng.tc_gen5_mma", "ttng.tc_gen5_mma_scaled")
+DOT_OPS = ("tt.dot", "tt.dot_scaled", "ttng.warp_group_dot", "ttng.tc_gen5_mma", "ttng.tc_gen5_mma_scaled")
 SUBSLICE_OPS = ("ttg.memdesc_subslice", "ttng.tmem_subslice")
 
 
@@ -57,6 +57,9 @@ RULES: tuple[Rule, ...] = (
     Rule("in_thread", "AMD's in_thread_transpose moves data only within each thread (every element a thread holds "
          "after it, it held before)", "seed 000, theorem 9.3 (thread locality); TritonAMDGPU InThreadTransposeOp",
          lambda op: op.name in IN_THREAD_OPS, in_thread),
+    Rule("fp4_upcast", "fp4 upcasts (two e2m1 per byte along the axis) move no data between threads: each unpacked "
+         "element comes from a byte its thread holds", "seed 000, theorem 9.3 (thread locality of the halved "
+         "result); Triton Fp4ToFpOp, TritonAMDGPU ScaledUpcastFp4Op", lambda op: op.name in UPCAST_OPS, fp4_upcast),
     Rule("reduce_scan", "tt.reduce results are the slice of the operand layout along the axis; tt.scan keeps it",
          "seed 000, proposition 4.8", lambda op: op.name in ("tt.reduce", "tt.scan"), reduce_scan),
     Rule("gather", "tt.gather: the result has the index layout; with efficient_layout it is warp-local "
@@ -90,7 +93,7 @@ RULES: tuple[Rule, ...] = (
 
 #: every op name a rule above relates layouts for (a result layout unlike an operand's is what those rules check)
 MODELLED_OPS: frozenset[str] = frozenset({
-    "ttg.convert_layout", *SHAPE_OPS, *IN_THREAD_OPS, "tt.reduce", "tt.scan", "tt.gather", *TMA_COPIES, *TMEM_OPS,
+    "ttg.convert_layout", *SHAPE_OPS, *IN_THREAD_OPS, *UPCAST_OPS, "tt.reduce", "tt.scan", "tt.gather", *TMA_COPIES, *TMEM_OPS,
     *STORE_OPS, *SHARED_ACCESS_OPS, *DOT_OPS, *SUBSLICE_OPS, "ttg.memdesc_index", "ttg.memdesc_subview",
     *MEMORY_OPS, *BOUNDARY_OPS})
 
@@ -112,7 +115,7 @@ def _unmodelled(op: Op) -> bool:
 NAME_ONLY: frozenset[str] = frozenset({
     "same_layout", "memory_operands", "region_boundary", "conversion", "shape_op", "reduce_scan", "gather",
     "tma_buffer", "tmem_access", "broadcast_store", "shared_access", "dot_operands", "view_in_bounds",
-    "buffer_index", "subview_in_bounds", "in_thread", "unmodelled_op"})
+    "buffer_index", "subview_in_bounds", "in_thread", "fp4_upcast", "unmodelled_op"})
 
 #: op name -> the rules that may apply to an op of that name (the name-only rules that do, and every other rule)
 _candidates: dict[str, tuple[tuple[Rule, bool], ...]] = {}

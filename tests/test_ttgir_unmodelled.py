@@ -167,3 +167,26 @@ def test_scaled_dot_with_swapped_operand_index_is_refuted() -> None:
     found = [f for f in check_module(parse_module(text.replace(line, mutant), str(GFX950)))
              if f.op == "tt.dot_scaled" and f.verdict.status == "refuted"]
     assert found and found[0].rule in ("dot_operands", "use_type")
+
+
+ASYNC = Path(__file__).parent / "data" / "lowered" / "pipelined_tf32x3-cuda_80-w4.ttgir"
+
+
+def test_async_copies_are_checked_and_their_wavefronts_unknown() -> None:
+    found = [f for f in check_module(parse_module(ASYNC.read_text(), str(ASYNC)))
+             if f.op == "ttg.async_copy_global_to_local"]
+    structural = [f for f in found if f.verdict.property == "async_copy"]
+    banks = [f for f in found if f.verdict.property == "bank_conflicts"]
+    assert structural and all(f.verdict.status == "proved" for f in structural)
+    assert banks and all(f.verdict.status == "unknown" and "cp.async" in f.verdict.message for f in banks)
+
+
+def test_async_copy_into_a_buffer_of_another_element_type_is_refuted() -> None:
+    text = ASYNC.read_text()
+    # every f32 buffer of the module becomes f16: the copies' pointers still address f32
+    mutant = text.replace("xf32, #shared", "xf16, #shared")
+    assert mutant != text
+    found = [f for f in check_module(parse_module(mutant, str(ASYNC)))
+             if f.op == "ttg.async_copy_global_to_local" and f.verdict.property == "async_copy"]
+    assert found and all(f.verdict.status == "refuted" for f in found)
+    assert found[0].verdict.counterexample is not None

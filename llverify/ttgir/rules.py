@@ -15,13 +15,14 @@ wrong ``opIdx``) carry the concrete values compared as their witness.
 
 from __future__ import annotations
 
+from llverify.ttgir.memory_ops import SHARED_ACCESS_OPS, TMEM_ACCESS_OPS
 from llverify.ttgir.model import Op
 from llverify.ttgir.rule_support import OpContext, Rule
 from llverify.ttgir.rule_support import clear_caches as _clear_proofs
 from llverify.ttgir.rules_data import (IN_THREAD_OPS, SHAPE_OPS, STORE_OPS, UPCAST_OPS, convert_layout, fp4_upcast,
                                        gather, in_thread, reduce_scan, shape_op, stores)
 from llverify.ttgir.rules_dot import dot_operands
-from llverify.ttgir.rules_memory import (TMA_COPIES, memdesc_index, memdesc_subview, shared_access, subslice, tma_buffer,
+from llverify.ttgir.rules_memory import (ASYNC_COPY_OPS, TMA_COPIES, async_copy, memdesc_index, memdesc_subview, shared_access, subslice, tma_buffer,
                                         tmem_access)
 from llverify.ttgir.rules_values import (BOUNDARY_OPS, MEMORY_OPS, boundary, elementwise, has_layout_result,
                                          is_elementwise, is_memory_op, layout_types, memory_operands,
@@ -31,8 +32,6 @@ __all__ = ["Rule", "OpContext", "RULES", "rules_for", "clear_caches", "MODELLED_
 
 #: the op names of the rules below that relate an op's operand and result layouts (one place: the rules' predicates
 #: and :data:`MODELLED_OPS` read these)
-TMEM_OPS = ("ttng.tmem_load", "ttng.tmem_store", "ttng.tmem_alloc")
-SHARED_ACCESS_OPS = ("ttg.local_alloc", "ttg.local_store", "ttg.local_load")
 DOT_OPS = ("tt.dot", "tt.dot_scaled", "ttng.warp_group_dot", "ttng.tc_gen5_mma", "ttng.tc_gen5_mma_scaled")
 SUBSLICE_OPS = ("ttg.memdesc_subslice", "ttng.tmem_subslice")
 
@@ -70,12 +69,15 @@ RULES: tuple[Rule, ...] = (
          lambda op: op.name in TMA_COPIES, tma_buffer),
     Rule("tmem_access", "tmem_load / tmem_store / tmem_alloc: every warp's elements lie in its TMEM lane quarter",
          "PTX ISA tcgen05.ld/st (a warp reaches lanes 32 (w mod 4) .. + 31)",
-         lambda op: op.name in TMEM_OPS, tmem_access),
+         lambda op: op.name in TMEM_ACCESS_OPS, tmem_access),
     Rule("broadcast_store", "stores and atomics of broadcast elements write each element exactly once",
          "seed 000, section 5.3 (free variables)", lambda op: op.name in STORE_OPS, stores),
     Rule("shared_access", "local_alloc / local_store / local_load: exact bank wavefronts for the target's bank model "
          "(padding applied)",
          "seed 000, lemma 9.4", lambda op: op.name in SHARED_ACCESS_OPS, shared_access),
+    Rule("async_copy", "ttg.async_copy_global_to_local writes the pointer tensor's elements into a buffer of the "
+         "same shape and element type; the pointer, mask and other share one layout",
+         "TritonGPU AsyncCopyGlobalToLocalOp semantics", lambda op: op.name in ASYNC_COPY_OPS, async_copy),
     Rule("dot_operands", "dot operands have the layouts the MMA instruction needs",
          "seed 000, proposition 4.7", lambda op: op.name in DOT_OPS, dot_operands),
     Rule("view_in_bounds", "memdesc and tensor-memory subslices stay inside their allocation",
@@ -93,8 +95,8 @@ RULES: tuple[Rule, ...] = (
 
 #: every op name a rule above relates layouts for (a result layout unlike an operand's is what those rules check)
 MODELLED_OPS: frozenset[str] = frozenset({
-    "ttg.convert_layout", *SHAPE_OPS, *IN_THREAD_OPS, *UPCAST_OPS, "tt.reduce", "tt.scan", "tt.gather", *TMA_COPIES, *TMEM_OPS,
-    *STORE_OPS, *SHARED_ACCESS_OPS, *DOT_OPS, *SUBSLICE_OPS, "ttg.memdesc_index", "ttg.memdesc_subview",
+    "ttg.convert_layout", *SHAPE_OPS, *IN_THREAD_OPS, *UPCAST_OPS, "tt.reduce", "tt.scan", "tt.gather", *TMA_COPIES, *TMEM_ACCESS_OPS,
+    *STORE_OPS, *SHARED_ACCESS_OPS, *ASYNC_COPY_OPS, *DOT_OPS, *SUBSLICE_OPS, "ttg.memdesc_index", "ttg.memdesc_subview",
     *MEMORY_OPS, *BOUNDARY_OPS})
 
 #: ops that relate no layouts of their own: calls and control flow (what crosses their boundaries is the callee's or
@@ -115,7 +117,7 @@ def _unmodelled(op: Op) -> bool:
 NAME_ONLY: frozenset[str] = frozenset({
     "same_layout", "memory_operands", "region_boundary", "conversion", "shape_op", "reduce_scan", "gather",
     "tma_buffer", "tmem_access", "broadcast_store", "shared_access", "dot_operands", "view_in_bounds",
-    "buffer_index", "subview_in_bounds", "in_thread", "fp4_upcast", "unmodelled_op"})
+    "buffer_index", "subview_in_bounds", "in_thread", "fp4_upcast", "async_copy", "unmodelled_op"})
 
 #: op name -> the rules that may apply to an op of that name (the name-only rules that do, and every other rule)
 _candidates: dict[str, tuple[tuple[Rule, bool], ...]] = {}

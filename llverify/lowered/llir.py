@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from llverify.errors import LlverifyError
 
 __all__ = ["Instr", "Access", "LDMATRIX", "LlirFunction", "LlirModule", "LlirError", "parse_llir", "split_args",
-           "type_bytes", "asm_call", "MAX_LLIR_BYTES"]
+           "type_bytes", "asm_call", "as_signed", "MAX_LLIR_BYTES"]
 
 MAX_LLIR_BYTES = 64 << 20
 
@@ -91,6 +91,19 @@ class LlirModule:
     locations: dict[str, tuple[int, int]]
     files: tuple[str, ...]
     attributes: dict[str, str] = field(default_factory=dict, compare=False)  # ``attributes #N = {...}``: N -> text
+
+
+def as_signed(x: int, w: int) -> int:
+    """``x`` read as a ``w``-bit two's complement integer: ``r = x mod 2^w``, minus ``2^w`` when bit ``w - 1`` of
+    ``r`` is set.
+
+    Requires: ``w >= 1``.  Postcondition: ``-2^(w-1) <= result < 2^(w-1)`` and ``result == x (mod 2^w)``.
+
+    >>> as_signed(255, 8), as_signed(127, 8), as_signed(-1, 8), as_signed(1 << 32, 32)
+    (-1, 127, -1, 0)
+    """
+    x &= (1 << w) - 1
+    return x - (1 << w) if x >> (w - 1) else x
 
 
 def type_bytes(t: str) -> int:

@@ -35,7 +35,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from llverify.lowered.llir import Instr, LlirFunction
+from llverify.lowered.llir import Instr, LlirFunction, as_signed
 
 __all__ = ["CountedPhi", "counted_phi"]
 
@@ -64,11 +64,6 @@ class CountedPhi:
         return range(self.lo, self.hi)
 
 
-def _signed(x: int, w: int) -> int:
-    x %= 1 << w
-    return x - (1 << w) if x >> (w - 1) else x
-
-
 def counted_phi(fn: LlirFunction, phi: Instr) -> CountedPhi | None:
     """The range of ``phi`` when it is a counted loop's induction variable (module docstring), else None."""
     m = _PHI.match(phi.body)
@@ -91,7 +86,7 @@ def counted_phi(fn: LlirFunction, phi: Instr) -> CountedPhi | None:
     step_text = ops[1] if ops[0] == phi.result else ops[0]
     if not _INT.match(step_text):
         return None
-    step = _signed(int(step_text), w)
+    step = as_signed(int(step_text), w)
     if step <= 0:
         return None
     term = next((i for i in reversed(fn.instrs) if i.block == latch), None)
@@ -118,8 +113,8 @@ def counted_phi(fn: LlirFunction, phi: Instr) -> CountedPhi | None:
             return None  # a step past the bound could wrap
         return CountedPhi(lo, max(hi, lo + 1), False, w)
     if pred in ("slt", "sle"):
-        hi = _signed(bound, w) + (pred == "sle")
-        lo = _signed(c0, w)
+        hi = as_signed(bound, w) + (pred == "sle")
+        lo = as_signed(c0, w)
         if hi - 1 + step > (1 << (w - 1)) - 1:
             return None
         return CountedPhi(lo, max(hi, lo + 1), True, w)

@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import re
 
-from llverify.lowered.llir import Instr, LlirFunction
+from llverify.lowered.llir import Instr, LlirFunction, as_signed
 from llverify.lowered.loops import CountedPhi, counted_phi
 from llverify.lowered.semantics import Concrete, Unmodelled, const_value, decoded
 
@@ -89,10 +89,6 @@ def _depends_only_on(fn: LlirFunction, root: str, phi_name: str) -> bool:
     return True
 
 
-def _signed(x: int, w: int) -> int:
-    return x - (1 << w) if x >> (w - 1) & 1 else x
-
-
 def orbit_phi(fn: LlirFunction, phi: Instr) -> CountedPhi | None:
     """The interval hull of ``phi``'s orbit (module docstring), or None when the rule does not apply."""
     m = _PHI2.match(phi.body)
@@ -116,7 +112,7 @@ def orbit_phi(fn: LlirFunction, phi: Instr) -> CountedPhi | None:
             orbit.add(nxt)
             frontier.append(nxt)
     unsigned = (min(orbit), max(orbit) + 1)
-    signed_vals = [_signed(v, w) for v in orbit]
+    signed_vals = [as_signed(v, w) for v in orbit]
     signed = (min(signed_vals), max(signed_vals) + 1)
     if signed[1] - signed[0] < unsigned[1] - unsigned[0]:
         return CountedPhi(signed[0], signed[1], True, w)

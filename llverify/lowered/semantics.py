@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable, Mapping
 
-from llverify.lowered.llir import Instr, LlirFunction, split_args
+from llverify.lowered.llir import Instr, LlirFunction, as_signed, split_args
 from llverify.lowered.loops import CountedPhi, counted_phi
 
 
@@ -591,8 +591,8 @@ class Concrete:
             a = self.value(d.args[0], d.extra[0], tid)
             if a is None:
                 return None
-            if d.op == "sext" and a >> (d.extra[0] - 1) & 1:
-                a -= 1 << d.extra[0]
+            if d.op == "sext":
+                a = as_signed(a, d.extra[0])
             return a & mask
         if d.op == "select":
             c = self.value(d.args[0], 1, tid)
@@ -604,7 +604,7 @@ class Concrete:
             a, b = self.value(d.args[0], aw, tid), self.value(d.args[1], aw, tid)
             if a is None or b is None:
                 return None
-            sa, sb = _signed(a, aw), _signed(b, aw)
+            sa, sb = as_signed(a, aw), as_signed(b, aw)
             table: dict[str, Callable[[], bool]] = {
                 "eq": lambda: a == b, "ne": lambda: a != b, "ult": lambda: a < b, "ule": lambda: a <= b,
                 "ugt": lambda: a > b, "uge": lambda: a >= b, "slt": lambda: sa < sb, "sle": lambda: sa <= sb,
@@ -615,7 +615,7 @@ class Concrete:
             base, idx = self.value(d.args[0], 32, tid), self.value(d.args[1], iw, tid)
             if base is None or idx is None:
                 return None
-            return (base + _signed(idx, iw) * size) & 0xFFFFFFFF
+            return (base + as_signed(idx, iw) * size) & 0xFFFFFFFF
         if d.op in ("ptrtoint", "inttoptr"):
             return self.value(d.args[0], 32, tid)
         a, b = self.value(d.args[0], w, tid), self.value(d.args[1], w, tid)
@@ -624,13 +624,9 @@ class Concrete:
         return _concrete_binary(d.op, d.flags, a, b, w)
 
 
-def _signed(x: int, w: int) -> int:
-    return x - (1 << w) if x >> (w - 1) & 1 else x
-
-
 def _concrete_binary(op: str, flags: frozenset[str], a: int, b: int, w: int) -> int | None:
     mask = (1 << w) - 1
-    sa, sb = _signed(a, w), _signed(b, w)
+    sa, sb = as_signed(a, w), as_signed(b, w)
     lo, hi = -(1 << (w - 1)), (1 << (w - 1)) - 1
     if op in ("add", "sub", "mul"):
         exact_u = {"add": a + b, "sub": a - b, "mul": a * b}[op]
@@ -647,7 +643,7 @@ def _concrete_binary(op: str, flags: frozenset[str], a: int, b: int, w: int) -> 
             r = (a << b) & mask
             if "nuw" in flags and (r >> b) != a:
                 return None
-            if "nsw" in flags and (_signed(r, w) >> b) != sa:
+            if "nsw" in flags and (as_signed(r, w) >> b) != sa:
                 return None
             return r
         r = (a >> b) if op == "lshr" else (sa >> b) & mask

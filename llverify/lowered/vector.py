@@ -33,7 +33,7 @@ from typing import Mapping
 
 import numpy as np
 
-from llverify.lowered.llir import LlirFunction
+from llverify.lowered.llir import LlirFunction, as_signed
 from llverify.lowered.orbits import phi_range
 from llverify.lowered.remainder import Reduction, reduction
 from llverify.lowered.semantics import Decoded, Unmodelled, const_value, decoded
@@ -227,7 +227,7 @@ def _exact(op: str, flags: frozenset[str], a: np.ndarray, b: np.ndarray, w: int)
     lo, hi, mask = -(1 << (w - 1)), (1 << (w - 1)) - 1, (1 << w) - 1
     res, bad = [], []
     for x, y in zip(_py(a), _py(b)):
-        sx, sy = x - (x >> (w - 1) << w), y - (y >> (w - 1) << w)
+        sx, sy = as_signed(x, w), as_signed(y, w)
         u = x + y if op == "add" else x - y if op == "sub" else x * y
         s = sx + sy if op == "add" else sx - sy if op == "sub" else sx * sy
         bad.append(("nuw" in flags and not 0 <= u <= mask) or ("nsw" in flags and not lo <= s <= hi))
@@ -240,7 +240,7 @@ def _divide(op: str, flags: frozenset[str], a: np.ndarray, b: np.ndarray, w: int
     lo, mask = -(1 << (w - 1)), (1 << w) - 1
     res, bad = [], []
     for x, y in zip(_py(a), _py(b)):
-        sx, sy = x - (x >> (w - 1) << w), y - (y >> (w - 1) << w)
+        sx, sy = as_signed(x, w), as_signed(y, w)
         if y == 0 or (op[0] == "s" and sx == lo and sy == -1) or (op == "udiv" and "exact" in flags and x % y):
             res.append(0)
             bad.append(True)

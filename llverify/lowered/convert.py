@@ -53,6 +53,7 @@ import numpy as np
 
 from llverify.errors import LlverifyError
 from llverify.lowered.elements import _element_slots as _element_parts, _NotModelled
+from llverify.lowered.guards import ControlFlow
 from llverify.lowered.llir import Access, LlirFunction
 from llverify.lowered.provenance import Unknown as _Unknown
 from llverify.lowered.provenance import check_loaded, check_stored, function_users, live, slot_kinds, stored_value
@@ -106,9 +107,10 @@ def _classes(E: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def convert_elements(op: Op, fn: LlirFunction, sym: Symbolic, accesses: Sequence[Access], threads: int,
-                     lanes: int, subject: str, vec: Threads | None = None,
+                     lanes: int, subject: str, flow: ControlFlow, vec: Threads | None = None,
                      dbgs: Sequence[str] = (), users: dict[str, list] | None = None) -> Verdict | None:
-    """Decide the claim of the module docstring for a ``ttg.convert_layout`` and its attributed accesses."""
+    """Decide the claim of the module docstring for a ``ttg.convert_layout`` and its attributed accesses;
+    ``flow``: ``control_flow(fn)`` (which free variables may differ between threads)."""
     t0 = time.perf_counter()
     if op.name != "ttg.convert_layout" or not accesses or not op.operand_types or not op.results:
         return None
@@ -120,13 +122,13 @@ def convert_elements(op: Op, fn: LlirFunction, sym: Symbolic, accesses: Sequence
     if src_t is None or dst_t is None or src_t.kind != "tensor" or dst_t.kind != "tensor":
         return None
     try:
-        return _decide(op, fn, sym, list(accesses), threads, lanes, subject, vec, src_t, dst_t, t0, dbgs,
+        return _decide(op, fn, sym, list(accesses), threads, lanes, subject, flow, vec, src_t, dst_t, t0, dbgs,
                        users if users is not None else function_users(fn))
     except _Unknown as exc:
         return unknown(str(exc))
 
 
-def _decide(op, fn, sym, accesses, threads, lanes, subject, vec, src_t, dst_t, t0, dbgs, users) -> Verdict:
+def _decide(op, fn, sym, accesses, threads, lanes, subject, flow, vec, src_t, dst_t, t0, dbgs, users) -> Verdict:
     Ls, Ld = layout_of(src_t), layout_of(dst_t)
     for B in (Ls, Ld):
         if not isinstance(B, BuiltLayout):
@@ -192,7 +194,7 @@ def _decide(op, fn, sym, accesses, threads, lanes, subject, vec, src_t, dst_t, t
     frees = sorted(set().union(*(vec.value(a.pointer, 32).free for a in accesses)))
     if any(not f.rsplit(":", 1)[0].endswith(".choice") for f in frees) or len(frees) > 6:
         raise _Unknown(f"the conversion's addresses depend on free variables ({', '.join(frees)}): not modelled")
-    varying = nonuniform(fn, frees)
+    varying = nonuniform(fn, frees, flow)
     if varying:  # each combination below is one choice for all threads: exact only for uniform choices
         raise _Unknown(f"the conversion's addresses depend on {', '.join(varying)}, which may differ between threads")
     addr = None

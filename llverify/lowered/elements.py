@@ -38,6 +38,7 @@ import z3
 
 from llverify.codegen.banks import access_to_offsets
 from llverify.errors import LlverifyError
+from llverify.lowered.guards import ControlFlow
 from llverify.lowered.llir import LDMATRIX, Access, LlirFunction
 from llverify.lowered.remainder import base_assignment
 from llverify.lowered.semantics import Concrete, Symbolic
@@ -55,10 +56,11 @@ PROP = "right_elements"
 
 
 def right_elements(op: Op, fn: LlirFunction, sym: Symbolic, accesses: Sequence[Access], threads: int,
-                   lanes: int, subject: str, vec: Threads | None = None) -> Verdict | None:
+                   lanes: int, subject: str, flow: ControlFlow, vec: Threads | None = None) -> Verdict | None:
     """Decide the claim of the module docstring for ``op`` and the access instructions attributed to it.
-    ``vec``: the function's values at every thread with no free variables, shared with the caller's other
-    obligations (its memo of already evaluated values is reused)."""
+    ``flow``: ``control_flow(fn)`` (which free variables may differ between threads); ``vec``: the function's
+    values at every thread with no free variables, shared with the caller's other obligations (its memo of
+    already evaluated values is reused)."""
     t0 = time.perf_counter()
     sides = register_and_memory(op) if op.name in SHARED_ACCESS_OPS else None
     if sides is None or not accesses:
@@ -107,7 +109,7 @@ def right_elements(op: Op, fn: LlirFunction, sym: Symbolic, accesses: Sequence[A
     vec = vec if vec is not None else Threads(fn, threads)
     vals = [vec.value(a.pointer, 32) for a in accesses]
     frees = sorted(set().union(*(v.free for v in vals)))
-    varying = nonuniform(fn, frees)
+    varying = nonuniform(fn, frees, flow)
     if varying:
         return unknown(f"the addresses depend on {', '.join(varying)}, left free by the semantics and possibly "
                        "different in different threads: a claim across threads is not decided with one value for all")

@@ -157,7 +157,7 @@ def validate(module: Module, llir: LlirModule, shared_bytes: int) -> list[Lowere
     for fn in llir.functions:
         sym = Symbolic(fn, threads, phi_range)
         vec = Threads(fn, threads)  # every value at every thread, computed once, shared by every access
-        flow = control_flow(fn)  # each block's path condition (llverify.lowered.guards)
+        flow = control_flow(fn)  # each block's path condition and the divergent values (llverify.lowered.guards)
         launch = launch_threads(fn, llir.attributes, threads)  # warp-specialized kernels launch more
         lvec = vec if launch == threads else Threads(fn, launch)
         predicted = _Predictions(module.target)
@@ -182,10 +182,10 @@ def validate(module: Module, llir: LlirModule, shared_bytes: int) -> list[Lowere
             elif op.name == "ttg.convert_layout":
                 fn_users = fn_users if fn_users is not None else function_users(fn)  # once per function
                 dbgs = [k for k, (line, _) in llir.locations.items() if line == op.location.line]
-                v = convert_elements(op, fn, sym, accs, threads, module.threads_per_warp, subject, vec, dbgs,
-                                     fn_users)
+                v = convert_elements(op, fn, sym, accs, threads, module.threads_per_warp, subject, flow, vec,
+                                     dbgs, fn_users)
             else:
-                v = right_elements(op, fn, sym, accs, threads, module.threads_per_warp, subject, vec)
+                v = right_elements(op, fn, sym, accs, threads, module.threads_per_warp, subject, flow, vec)
             partial = next((a for a in accs if not runs_on_first(flow.of(a.instr), lvec, threads)), None)
             if v is not None and partial is not None:  # the claim takes threads 0..threads-1 as the executing set
                 pc = flow.of(partial.instr)

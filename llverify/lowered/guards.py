@@ -64,7 +64,7 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 
 from llverify.lowered.llir import Instr, LlirFunction
-from llverify.lowered.semantics import Concrete
+from llverify.lowered.semantics import INTEGER_OPCODES, LANE_MOVES, Concrete
 
 __all__ = ["Lit", "PathCondition", "ControlFlow", "control_flow", "launch_threads", "runs_on_first", "launch_parameter",
            "elected", "whichever_lane", "MAX_TERMS"]
@@ -420,10 +420,11 @@ def _source(ins: Instr) -> bool:
     return ins.opcode not in _PURE_OPS  # load, atomicrmw, cmpxchg, an unread line ('?'), ...
 
 
-_PURE_OPS = frozenset("add sub mul shl lshr ashr and or xor udiv sdiv urem srem zext sext trunc select icmp fcmp "
-                      "getelementptr ptrtoint inttoptr bitcast addrspacecast extractelement insertelement "
-                      "shufflevector extractvalue insertvalue phi fadd fsub fmul fdiv frem fneg fpext fptrunc "
-                      "fptoui fptosi uitofp sitofp".split())
+#: Opcodes whose value is a function of their operands alone: the integer ones the semantics evaluates, the lane
+#: moves, and pointer, aggregate, ``phi`` and floating-point instructions the semantics does not evaluate.
+_PURE_OPS = INTEGER_OPCODES | LANE_MOVES | frozenset(
+    "fcmp getelementptr ptrtoint inttoptr bitcast addrspacecast extractvalue insertvalue phi fadd fsub fmul fdiv "
+    "frem fneg fpext fptrunc fptoui fptosi uitofp sitofp".split())
 
 
 def _reach(start: Iterable[str] | str, succs: Mapping[str, list[str]], stop: str | None = None) -> set[str]:

@@ -50,7 +50,7 @@ import re
 
 from llverify.lowered.llir import Instr, LlirFunction, as_signed
 from llverify.lowered.loops import CountedPhi, counted_phi
-from llverify.lowered.semantics import Concrete, Unmodelled, const_value, decoded
+from llverify.lowered.semantics import PURE_INTEGER, Concrete, Unmodelled, const_value, decoded
 
 __all__ = ["MAX_ORBIT", "orbit_phi", "phi_range"]
 
@@ -59,9 +59,6 @@ MAX_ORBIT = 256
 
 _INCOMING = r"\[\s*([^,\]]+?)\s*,\s*(%[\w$.\-]+)\s*\]"
 _PHI2 = re.compile(rf"^phi\s+i(\d+)\s+{_INCOMING},\s*{_INCOMING}$")
-#: Decoded operations a step function may use: pure integer computations of its operands.
-_PURE = frozenset({"add", "sub", "mul", "shl", "lshr", "ashr", "and", "or", "xor", "udiv", "sdiv", "urem", "srem",
-                   "zext", "sext", "trunc", "select", "icmp", "copy", "smin", "smax", "umin", "umax"})
 
 
 def _depends_only_on(fn: LlirFunction, root: str, phi_name: str) -> bool:
@@ -83,7 +80,7 @@ def _depends_only_on(fn: LlirFunction, root: str, phi_name: str) -> bool:
             d = decoded(instr, lane)
         except Unmodelled:
             return False
-        if d.op not in _PURE:
+        if d.op not in PURE_INTEGER:  # a step function computes integers from its operands alone
             return False
         todo.extend(d.args)
     return True

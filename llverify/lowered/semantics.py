@@ -47,10 +47,22 @@ class _Z3:
 
 z3 = _Z3()
 
-__all__ = ["Symbolic", "Concrete", "SymValue", "Unmodelled", "Decoded", "decode", "decoded", "const_value", "element_bytes"]
+__all__ = ["Symbolic", "Concrete", "SymValue", "Unmodelled", "Decoded", "decode", "decoded", "const_value", "element_bytes",
+           "INTEGER_OPCODES", "LANE_MOVES", "PURE_INTEGER"]
 
 _INT = re.compile(r"^-?\d+$")
 _BIN = ("add", "sub", "mul", "shl", "lshr", "ashr", "and", "or", "xor", "udiv", "sdiv", "urem", "srem")
+_CASTS = ("zext", "sext", "trunc")
+_MIN_MAX = ("smin", "smax", "umin", "umax")
+#: Opcodes of the integer instructions both interpreters evaluate as a function of their operands alone, each
+#: decoded as an operation of the same name: the binary operations, the casts, ``select`` and ``icmp``.
+INTEGER_OPCODES = frozenset(_BIN + _CASTS + ("select", "icmp"))
+#: Opcodes that move vector lanes: a lane of their value decodes to ``copy`` of one operand lane.
+LANE_MOVES = frozenset({"extractelement", "insertelement", "shufflevector"})
+#: Decoded operations that compute an integer from their operands alone: those of :data:`INTEGER_OPCODES`, a
+#: lane move's ``copy`` and the ``llvm.smin/smax/umin/umax`` intrinsics (not the thread id, a warp broadcast,
+#: a ``phi``, a pointer computation or a reduction).
+PURE_INTEGER = INTEGER_OPCODES | {"copy"} | frozenset(_MIN_MAX)
 _FLAGS = {"nuw", "nsw", "exact", "disjoint", "nneg"}
 _ELEM = {"i8": 1, "i16": 2, "i32": 4, "i64": 8, "half": 2, "bfloat": 2, "float": 4, "double": 8, "i1": 1}
 
@@ -125,7 +137,7 @@ def decode(instr: Instr) -> Decoded:
         ty = rest[0]
         a, b = split_args(" ".join(rest[1:]))
         return Decoded(op, _width(ty), frozenset(flags), (a, b))
-    if op in ("zext", "sext", "trunc"):
+    if op in _CASTS:
         m = re.match(rf"^{op}\s+(?:nneg\s+|nuw\s+|nsw\s+)*(i\d+)\s+(\S+)\s+to\s+(i\d+)$", body)
         if not m:
             raise Unmodelled(body)
@@ -267,7 +279,7 @@ def decode_lane(instr: Instr, k: int) -> Decoded:
             raise Unmodelled(body)
         return Decoded(op, _width(m.group(3)), frozenset(m.group(1).split()) & _FLAGS,
                        (lane_ref(args[0], k), lane_ref(args[1], k)))
-    if op in ("zext", "sext", "trunc"):
+    if op in _CASTS:
         m = re.match(rf"^{op}\s+(?:nneg\s+|nuw\s+|nsw\s+)*<(\d+)\s*x\s*(i\d+)>\s+(\S+)\s+to\s+<\d+\s*x\s*(i\d+)>$",
                      body)
         if not m:
@@ -415,7 +427,7 @@ class Symbolic:
         if d.op == "lane_of_warp":
             lane, warp = d.extra
             return self.value(d.args[0], 32, tid_sub=_encode_sub((warp, lane)))
-        if d.op in ("zext", "sext", "trunc"):
+        if d.op in _CASTS:
             a = self.value(d.args[0], d.extra[0], tid_sub)
             if d.op == "trunc":
                 return SymValue(z3.Extract(w - 1, 0, a.term), a.poison, a.free)
@@ -508,7 +520,7 @@ def _binary(op: str, flags: frozenset[str], a: z3.BitVecRef, b: z3.BitVecRef, w:
     elif op in ("sdiv", "srem"):
         r = a / b if op == "sdiv" else z3.SRem(a, b)
         poison.append(z3.Or(b == 0, z3.And(a == z3.BitVecVal(1 << (w - 1), w), b == z3.BitVecVal(-1, w))))
-    elif op in ("smin", "smax", "umin", "umax"):
+    elif op in _MIN_MAX:
         lt = a < b if op[0] == "s" else z3.ULT(a, b)
         r = z3.If(lt, a, b) if op.endswith("min") else z3.If(lt, b, a)
     else:
@@ -587,7 +599,7 @@ class Concrete:
         if d.op == "lane_of_warp":
             lane, warp = d.extra
             return self.value(d.args[0], 32, tid=(tid - tid % warp) + lane)
-        if d.op in ("zext", "sext", "trunc"):
+        if d.op in _CASTS:
             a = self.value(d.args[0], d.extra[0], tid)
             if a is None:
                 return None
@@ -667,7 +679,7 @@ def _concrete_binary(op: str, flags: frozenset[str], a: int, b: int, w: int) -> 
             return None
         q = abs(sa) // abs(sb) * (1 if (sa >= 0) == (sb >= 0) else -1)
         return (q if op == "sdiv" else sa - q * sb) & mask
-    if op in ("smin", "smax", "umin", "umax"):
+    if op in _MIN_MAX:
         x, y = (sa, sb) if op[0] == "s" else (a, b)
         return (a if (x < y) == op.endswith("min") else b)
     raise Unmodelled(op)

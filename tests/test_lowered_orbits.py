@@ -14,7 +14,8 @@ from llverify.lowered.llir import parse_llir
 from llverify.lowered.loops import CountedPhi
 from llverify.lowered.orbits import orbit_phi, phi_range
 from llverify.lowered.llir import Instr
-from llverify.lowered.semantics import INTEGER_OPCODES, LANE_MOVES, PURE_INTEGER, Concrete, decoded
+from llverify.lowered.concrete import Concrete
+from llverify.lowered.decode import INTEGER_OPCODES, LANE_MOVES, PURE_INTEGER, decoded
 from llverify.lowered.validate import validate
 from llverify.ttgir.reader import parse_module
 

@@ -20,7 +20,7 @@ import llverify.lowered.tma as tma
 import llverify.lowered.validate as validate_mod
 from llverify.lowered.llir import parse_llir
 from llverify.lowered.remainder import Reduction, base_assignment, reduction
-from llverify.lowered.semantics import Concrete
+from llverify.lowered.concrete import Concrete
 from llverify.lowered.validate import validate_texts
 from llverify.lowered.vector import Threads
 

@@ -10,7 +10,7 @@ claim is end to end and needs none of it:
     ``L_src``, the same tensor element that the destination register holds under ``L_dst`` at ``t``.
 
 **Data flow, exhaustively.**  Every thread's address of every access instruction is evaluated by the concrete
-LLVM interpreter (:class:`~llverify.lowered.semantics.Concrete`; the thread id is the only input, a free
+LLVM interpreter (:class:`~llverify.lowered.concrete.Concrete`; the thread id is the only input, a free
 variable makes the obligation ``unknown``).  The accesses are replayed in program order over all threads as
 a byte-addressed memory, the function's straight-line code cut into *intervals* by full barriers
 (``llvm.nvvm.barrier.cta.sync.aligned.all``, ``llvm.nvvm.barrier0``, ``llvm.amdgcn.s.barrier``): a load sees
@@ -58,7 +58,8 @@ from llverify.lowered.llir import Access, LlirFunction
 from llverify.lowered.provenance import Unknown as _Unknown
 from llverify.lowered.provenance import check_loaded, check_stored, function_users, live, slot_kinds, stored_value
 from llverify.lowered.replay import Event, replay
-from llverify.lowered.semantics import Concrete, Symbolic
+from llverify.lowered.concrete import Concrete
+from llverify.lowered.symbolic import Symbolic
 from llverify.lowered.uniform import nonuniform
 from llverify.lowered.vector import Threads
 from llverify.prove.verdict import Counterexample, Verdict

@@ -17,7 +17,7 @@ an instruction handles is found by evaluation (``r_ik`` is any register whose of
 equal the instruction's), so the claim needs no value tracking through the optimised IR.
 
 Decision.  Addresses that depend on the thread id only are evaluated at every thread id by the concrete
-LLVM interpreter (:class:`~llverify.lowered.semantics.Concrete`): exhaustive, complete.  When an address
+LLVM interpreter (:class:`~llverify.lowered.concrete.Concrete`): exhaustive, complete.  When an address
 also depends on free variables ``f`` (a loop's ``phi`` choosing the buffer, a kernel argument), the
 exhaustive check runs at ``f = 0`` and Z3 proves that nothing else depends on ``f``: for all ``t`` and
 ``f``, ``a_i(t, f) - a_1(0, f) = a_i(t, 0) - a_1(0, 0)`` (the buffer moves as a whole).  A sat model
@@ -41,7 +41,8 @@ from llverify.errors import LlverifyError
 from llverify.lowered.guards import ControlFlow
 from llverify.lowered.llir import LDMATRIX, Access, LlirFunction
 from llverify.lowered.remainder import base_assignment
-from llverify.lowered.semantics import Concrete, Symbolic
+from llverify.lowered.concrete import Concrete
+from llverify.lowered.symbolic import Symbolic
 from llverify.lowered.uniform import nonuniform
 from llverify.lowered.vector import Threads
 from llverify.prove.bv import check as smt_check

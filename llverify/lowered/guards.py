@@ -64,7 +64,8 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 
 from llverify.lowered.llir import Instr, LlirFunction
-from llverify.lowered.semantics import INTEGER_OPCODES, LANE_MOVES, Concrete
+from llverify.lowered.concrete import Concrete
+from llverify.lowered.decode import INTEGER_OPCODES, LANE_MOVES
 
 __all__ = ["Lit", "PathCondition", "ControlFlow", "control_flow", "launch_threads", "runs_on_first", "launch_parameter",
            "elected", "whichever_lane", "MAX_TERMS"]
@@ -236,7 +237,7 @@ class PathCondition:
         return maybe, sure
 
     def term(self, sym: Any) -> Any:
-        """The condition as a Z3 Boolean over :class:`~llverify.lowered.semantics.Symbolic`'s terms (a poison
+        """The condition as a Z3 Boolean over :class:`~llverify.lowered.symbolic.Symbolic`'s terms (a poison
         branch condition counts as taken)."""
         import z3
 
@@ -255,7 +256,7 @@ class PathCondition:
         return frozenset().union(*(sym.value(x.value, x.width).free for x in self.literals()))
 
     def holds(self, replay: Any) -> bool | None:
-        """At the thread and free values of a :class:`~llverify.lowered.semantics.Concrete` replay: True when
+        """At the thread and free values of a :class:`~llverify.lowered.concrete.Concrete` replay: True when
         the block runs, False when not, None when a literal is poison or needs a value not given."""
         unknown = False
         for t in self.terms:

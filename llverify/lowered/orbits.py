@@ -17,7 +17,7 @@ computed from the ``phi`` itself and constants only (integer arithmetic, compari
 thread id, no other ``phi``, no argument, load or call), holds on entry ``c0`` and after each back edge
 ``f`` of the value it held before.  So every value it ever holds lies in the *orbit*
 ``O = {c0, f(c0), f(f(c0)), ...}``, whatever the trip count (a loop that stops early holds a subset).  The
-orbit is computed by evaluating ``f`` exactly (:class:`~llverify.lowered.semantics.Concrete`, LLVM's integer
+orbit is computed by evaluating ``f`` exactly (:class:`~llverify.lowered.concrete.Concrete`, LLVM's integer
 semantics, poison included) from ``c0`` until no new value appears; it is accepted only when it closes
 within :data:`MAX_ORBIT` values and no step is poison.  The ``phi``'s range is the smallest interval (signed or
 unsigned) containing ``O``: a superset of the values it holds, which is sound for the "for every value of the
@@ -50,7 +50,8 @@ import re
 
 from llverify.lowered.llir import Instr, LlirFunction, as_signed
 from llverify.lowered.loops import CountedPhi, counted_phi
-from llverify.lowered.semantics import PURE_INTEGER, Concrete, Unmodelled, const_value, decoded
+from llverify.lowered.concrete import Concrete
+from llverify.lowered.decode import PURE_INTEGER, Unmodelled, const_value, decoded
 
 __all__ = ["MAX_ORBIT", "orbit_phi", "phi_range"]
 

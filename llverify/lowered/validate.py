@@ -1,7 +1,7 @@
 """Obligations on the lowered code: every shared-memory access of a kernel's LLVM IR, against its TTGIR.
 
 For each access (:mod:`llverify.lowered.llir`), with its address as a Z3 term of the thread id
-(:mod:`llverify.lowered.semantics`):
+(:mod:`llverify.lowered.symbolic`):
 
 * ``in_bounds``: for every thread id of the module's warp count and every value of the free variables,
   the address is not poison and ``0 <= address`` and ``address + bytes <= shared``, ``shared`` being the
@@ -46,7 +46,8 @@ from llverify.lowered.guards import (PathCondition, control_flow, elected, launc
 from llverify.lowered.llir import Access, LlirFunction, LlirModule
 from llverify.lowered.orbits import phi_range
 from llverify.lowered.remainder import parse_key
-from llverify.lowered.semantics import Concrete, Symbolic
+from llverify.lowered.concrete import Concrete
+from llverify.lowered.symbolic import Symbolic
 from llverify.lowered.tma import PROPERTY as TMA_PROPERTY
 from llverify.lowered.tma import TmaBox, is_tma_copy, operand_error, tma_box
 from llverify.lowered.tma import tiling as tma_tiling

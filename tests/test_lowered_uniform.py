@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from llverify.lowered import guards
+from llverify.lowered import divergence, guards
 from llverify.lowered.guards import control_flow
 from llverify.lowered.llir import parse_llir
 from llverify.lowered.uniform import nonuniform
@@ -91,7 +91,7 @@ def test_a_value_carried_out_of_a_loop_that_threads_leave_at_different_iteration
 
 
 def test_a_mutant_that_trusts_loads_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(guards, "_source", lambda ins: ins.opcode == "call" and "tid" in ins.body)
+    monkeypatch.setattr(divergence, "_source", lambda ins: ins.opcode == "call" and "tid" in ins.body)
     f = parse_llir(CFG).functions[0]
     assert nonuniform(f, ["%ld:32"], control_flow(f)) == []  # the mutant calls a loaded value uniform: the test above fails
 
@@ -114,8 +114,8 @@ def test_validate_reads_each_functions_control_flow_once(monkeypatch: pytest.Mon
     in uniform.py): every run of the analysis on a function with a branch computes its dominators once."""
     stem = DATA / "splitk_matmul-k-hip_gfx950-w4"  # a loop, and right_elements claims that ask for uniformity
     runs: list[int] = []
-    real = guards._dominators
-    monkeypatch.setattr(guards, "_dominators", lambda *args: runs.append(1) or real(*args))
+    real = guards.dominators
+    monkeypatch.setattr(guards, "dominators", lambda *args: runs.append(1) or real(*args))
     llir = stem.with_suffix(".llir").read_text()
     results = validate_texts(stem.with_suffix(".ttgir").read_text(), "m.ttgir", llir, "m.llir", 1 << 16)
     assert any(r.finding.verdict.property == "right_elements" for r in results)

@@ -53,7 +53,7 @@ import numpy as np
 
 from llverify.errors import LlverifyError
 from llverify.lowered.elements import _element_slots as _element_parts, _NotModelled
-from llverify.lowered.guards import ControlFlow
+from llverify.lowered.conditions import ControlFlow
 from llverify.lowered.llir import Access, LlirFunction
 from llverify.lowered.provenance import Unknown as _Unknown
 from llverify.lowered.provenance import check_loaded, check_stored, function_users, live, slot_kinds, stored_value

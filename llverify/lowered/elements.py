@@ -38,7 +38,7 @@ import z3
 
 from llverify.codegen.banks import access_to_offsets
 from llverify.errors import LlverifyError
-from llverify.lowered.guards import ControlFlow
+from llverify.lowered.conditions import ControlFlow
 from llverify.lowered.llir import LDMATRIX, Access, LlirFunction
 from llverify.lowered.remainder import base_assignment
 from llverify.lowered.concrete import Concrete

@@ -12,7 +12,7 @@ not, and setting it to one value for all threads can fake both a proof and a ref
 The divergence analysis is :func:`llverify.lowered.guards.control_flow`'s (a value is divergent when the
 thread id, a warp broadcast, a load, an atomic, inline asm or an unknown call flows into it, or a ``phi``
 whose predecessor a divergent branch decides); this module reads it for free-variable names from the
-:class:`~llverify.lowered.guards.ControlFlow` the caller computed for the function (once per function, in
+:class:`~llverify.lowered.conditions.ControlFlow` the caller computed for the function (once per function, in
 :func:`llverify.lowered.validate.validate`).  It is
 conservative: it may call a uniform value divergent (a cross-thread claim is then ``unknown``), never the
 converse; when the control flow is not read, every free variable but a kernel argument is divergent.
@@ -36,7 +36,7 @@ Postcondition: every free variable not returned by :func:`nonuniform` has one va
 
 from __future__ import annotations
 
-from llverify.lowered.guards import ControlFlow
+from llverify.lowered.conditions import ControlFlow
 from llverify.lowered.llir import LlirFunction
 
 __all__ = ["nonuniform"]

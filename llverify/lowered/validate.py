@@ -41,8 +41,9 @@ from llverify.codegen.target_banks import target_wavefronts
 from llverify.errors import LlverifyError
 from llverify.lowered.convert import convert_elements, function_users
 from llverify.lowered.elements import right_elements
-from llverify.lowered.guards import (PathCondition, control_flow, elected, launch_parameter, launch_threads,
-                                     runs_on_first, whichever_lane)
+from llverify.lowered.conditions import PathCondition
+from llverify.lowered.guards import control_flow
+from llverify.lowered.launch import elected, launch_parameter, launch_threads, runs_on_first, whichever_lane
 from llverify.lowered.llir import Access, LlirFunction, LlirModule
 from llverify.lowered.orbits import phi_range
 from llverify.lowered.remainder import parse_key

@@ -225,7 +225,8 @@ class PathCondition:
 class ControlFlow:
     """Every block's :class:`PathCondition`; ``reason`` says why control flow was not read (then every
     block's condition is ``true``, neither exact nor uniform).  ``divergent``: the SSA values that may differ
-    between threads of the CTA, and ``divergent_phis`` the ``phi`` s whose predecessor may (:class:`~llverify.lowered.divergence.Uniformity`);
+    between threads of the CTA, and ``divergent_phis`` the ``phi`` s whose predecessor may
+    (:class:`~llverify.lowered.divergence.Uniformity`);
     both None when control flow was not read (then nothing is known uniform)."""
 
     conditions: Mapping[str, PathCondition]

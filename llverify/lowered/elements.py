@@ -25,7 +25,7 @@ there is ``unknown`` (the free values may never occur); a failure of 1 or 2 is `
 instruction, the thread and both addresses, recomputed by a fresh interpreter and ``LinearLayout.apply``.
 
 ``ldmatrix`` / ``stmatrix`` are modelled with PTX's semantics: a lane's element sits at another lane's row
-address (:func:`_element_slots`).  Not modelled (``unknown``): other asm accesses, multi-CTA layouts,
+address (:func:`element_slots`).  Not modelled (``unknown``): other asm accesses, multi-CTA layouts,
 subviews, sub-byte elements.
 """
 
@@ -43,6 +43,7 @@ from llverify.lowered.llir import LDMATRIX, Access, LlirFunction
 from llverify.lowered.remainder import base_assignment
 from llverify.lowered.concrete import Concrete
 from llverify.lowered.symbolic import Symbolic
+from llverify.lowered.thread_layouts import at_thread
 from llverify.lowered.uniform import nonuniform
 from llverify.lowered.vector import Threads
 from llverify.prove.bv import check as smt_check
@@ -51,7 +52,7 @@ from llverify.ttgir.layouts import BuiltLayout, element_bits, layout_of
 from llverify.ttgir.memory_ops import SHARED_ACCESS_OPS, register_and_memory
 from llverify.ttgir.model import Op
 
-__all__ = ["right_elements"]
+__all__ = ["right_elements", "element_slots", "NotModelled"]
 
 PROP = "right_elements"
 
@@ -124,8 +125,8 @@ def right_elements(op: Op, fn: LlirFunction, sym: Symbolic, accesses: Sequence[A
             return unknown(f"the address of {fn.name} line {a.instr.line} is poison or unmodelled at thread {t}")
         addr[i] = v.vals.astype(np.int64)
     try:
-        slots = _element_slots(accesses, addr, b, threads, lanes)
-    except _NotModelled as exc:
+        slots = element_slots(accesses, addr, b, threads, lanes)
+    except NotModelled as exc:
         return unknown(str(exc))
     base = min(int(addr[i][src[0]] + extra[0]) for i, _, src, extra in slots) - b * int(off[:, 0].min())
     covered = np.zeros(off.shape[0], dtype=bool)
@@ -182,11 +183,11 @@ def right_elements(op: Op, fn: LlirFunction, sym: Symbolic, accesses: Sequence[A
                    details={"free_variables": frees})
 
 
-class _NotModelled(Exception):
-    pass
+class NotModelled(Exception):
+    """An access form whose element slots are not modelled (the claim is then ``unknown`` with the reason)."""
 
 
-def _element_slots(accesses: Sequence[Access], addr, b: int, threads: int, lanes: int) -> list:
+def element_slots(accesses: Sequence[Access], addr, b: int, threads: int, lanes: int) -> list:
     """Per access instruction and per element it moves in each thread: ``(instruction index, label, source
     thread, byte offset)``, both arrays over the threads: the element's byte address at thread ``t`` is the
     instruction's address at thread ``source[t]`` plus ``offset[t]``.
@@ -209,10 +210,10 @@ def _element_slots(accesses: Sequence[Access], addr, b: int, threads: int, lanes
             continue
         m = LDMATRIX.search(a.instr.body)
         if m is None or lanes != 32:
-            raise _NotModelled(f"{a.kind} form at line {a.instr.line} not modelled")
+            raise NotModelled(f"{a.kind} form at line {a.instr.line} not modelled")
         count, trans = int(m.group(2)), bool(m.group(3))
         if trans and b != 2:
-            raise _NotModelled(f"{a.kind}.trans of {8 * b}-bit elements not modelled")
+            raise NotModelled(f"{a.kind}.trans of {8 * b}-bit elements not modelled")
         for mat in range(count):
             if trans:
                 for h in range(2):
@@ -257,10 +258,7 @@ def _refute(subject: str, t0: float, fn: LlirFunction, a: Access, t: int, got: i
     if expected is not None:
         sides["expected (S^-1 R)"] = expected
     if O is not None and r0 is not None:
-        n_lane = O.in_dim_size("lane")
-        vals = {"register": r0, "lane": t % n_lane, "warp": t // n_lane}
-        vals = {k: v for k, v in vals.items() if k in O.in_dim_names}
-        off = O.apply(**{**{d: 0 for d in O.in_dim_names}, **vals})["offset"]
+        off = at_thread(O, r0, t)["offset"]
         sides["register"] = r0
         sides["replayed offset"] = padding.apply(off) if padding is not None else off
     note = "address replayed by the concrete interpreter" + (f" with {', '.join(frees)} = 0" if frees else "")

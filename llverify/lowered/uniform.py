@@ -1,6 +1,7 @@
 """Which free variables of the lowered code hold the same value in every thread of the CTA (uniformity).
 
-The semantics (:mod:`llverify.lowered.decode`: :mod:`.symbolic`, :mod:`.concrete`, :mod:`.vector`) leaves some values *free*:
+The semantics (:mod:`llverify.lowered.decode`; :mod:`.symbolic`, :mod:`.concrete`, :mod:`.vector`) leaves some
+values *free*:
 kernel arguments, loop-carried ``phi`` s, which predecessor a ``phi`` came from, values it does not compute
 (loads, unmodelled calls).  A free variable is one value shared by all threads.  That is exact for a
 per-thread claim (``in_bounds``: each thread's own value is one of all values), but a claim that relates

@@ -32,13 +32,12 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from llverify.lowered.llir import Instr, split_args
+from llverify.lowered.llir import CONST_SMEM_GEP, INT_LITERAL, Instr, split_args
 
 __all__ = ["Unmodelled", "Decoded", "decode", "decode_lane", "decoded", "lane_ref", "const_value", "element_bytes",
            "INTEGER_OPCODES", "LANE_MOVES", "PURE_INTEGER", "BINARY", "CASTS", "MIN_MAX"]
 
 
-_INT = re.compile(r"^-?\d+$")
 
 #: The names of the binary integer operations, of the integer casts and of the min/max intrinsics (as decoded)
 BINARY = ("add", "sub", "mul", "shl", "lshr", "ashr", "and", "or", "xor", "udiv", "sdiv", "urem", "srem")
@@ -111,13 +110,11 @@ class Decoded:
     extra: tuple = ()
 
 
-_CONST_GEP = re.compile(r"getelementptr\s*(?:inbounds\s+|nuw\s+|nusw\s+)*\(\s*([\w<> \[\]]+?),\s*ptr addrspace\(3\)\s+"
-                        r"@global_smem,\s*i\d+\s+(-?\d+)\s*\)")
 
 
 def _fold_constant_geps(body: str) -> str:
     """``getelementptr (i8, ptr addrspace(3) @global_smem, i32 4096)`` -> ``4096`` (a constant offset)."""
-    return _CONST_GEP.sub(lambda m: str(int(m.group(2)) * element_bytes(m.group(1))), body)
+    return CONST_SMEM_GEP.sub(lambda m: str(int(m.group(2)) * element_bytes(m.group(1))), body)
 
 
 @lru_cache(maxsize=1 << 16)
@@ -183,7 +180,8 @@ def decode(instr: Instr) -> Decoded:
         vals = [a.split()[-1] for a in args]
         if name in ("llvm.nvvm.read.ptx.sreg.tid.x", "llvm.amdgcn.workitem.id.x"):
             return Decoded("tid", 32, frozenset(), ())
-        if name == "llvm.nvvm.shfl.sync.idx.i32" and len(vals) == 4 and vals[3] == "31" and _INT.match(vals[2]):
+        if (name == "llvm.nvvm.shfl.sync.idx.i32" and len(vals) == 4 and vals[3] == "31"
+                and INT_LITERAL.match(vals[2])):
             return Decoded("lane_of_warp", 32, frozenset(), (vals[1],), (int(vals[2]), 32))
         if name.startswith("llvm.amdgcn.readfirstlane"):
             return Decoded("lane_of_warp", 32, frozenset(), (vals[0],), (0, 64))
@@ -304,7 +302,7 @@ def const_value(text: str, width: int) -> int | None:
     >>> const_value("-1", 8), const_value("true", 1), const_value("@global_smem", 32), const_value("%3", 32)
     (255, 1, 0, None)
     """
-    if _INT.match(text):
+    if INT_LITERAL.match(text):
         return int(text) % (1 << width)
     if text == "true":
         return 1

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from llverify.lowered.decode import INTEGER_OPCODES, LANE_MOVES
-from llverify.lowered.llir import Instr, LlirFunction
+from llverify.lowered.llir import SSA_REF, Instr, LlirFunction
 
 __all__ = ["Uniformity", "UNIFORM_CALL", "straight_line_divergence"]
 
@@ -47,7 +47,7 @@ class Uniformity:
             self._users = {}
             for ins in self.fn.instrs:
                 if ins.result:
-                    for op in set(_OPERAND.findall(ins.body)):
+                    for op in set(SSA_REF.findall(ins.body)):
                         self._users.setdefault(op, []).append(ins.result)
         div = {i.result for i in self.fn.instrs if i.result and (_source(i) or i.result in self.divergent_phis)}
         todo = list(div)
@@ -62,7 +62,6 @@ class Uniformity:
         return name.partition("#")[0] not in self.divergent
 
 
-_OPERAND = re.compile(r"%[\w$.\-]+")
 
 
 _PURE_CALL = re.compile(r"@llvm\.(?:smin|smax|umin|umax|abs|ctpop|ctlz|cttz|fshl|fshr|bitreverse|bswap|"

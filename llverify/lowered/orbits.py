@@ -46,10 +46,8 @@ CountedPhi(lo=-1, hi=2, signed=True, width=32)
 
 from __future__ import annotations
 
-import re
-
 from llverify.lowered.llir import Instr, LlirFunction, as_signed
-from llverify.lowered.loops import CountedPhi, counted_phi
+from llverify.lowered.loops import PHI2, CountedPhi, counted_phi
 from llverify.lowered.concrete import Concrete
 from llverify.lowered.decode import PURE_INTEGER, Unmodelled, const_value, decoded
 
@@ -58,8 +56,6 @@ __all__ = ["MAX_ORBIT", "orbit_phi", "phi_range"]
 #: The most distinct values an orbit may have before the ``phi`` is left free (pipelines have a handful).
 MAX_ORBIT = 256
 
-_INCOMING = r"\[\s*([^,\]]+?)\s*,\s*(%[\w$.\-]+)\s*\]"
-_PHI2 = re.compile(rf"^phi\s+i(\d+)\s+{_INCOMING},\s*{_INCOMING}$")
 
 
 def _depends_only_on(fn: LlirFunction, root: str, phi_name: str) -> bool:
@@ -89,7 +85,7 @@ def _depends_only_on(fn: LlirFunction, root: str, phi_name: str) -> bool:
 
 def orbit_phi(fn: LlirFunction, phi: Instr) -> CountedPhi | None:
     """The interval hull of ``phi``'s orbit (module docstring), or None when the rule does not apply."""
-    m = _PHI2.match(phi.body)
+    m = PHI2.match(phi.body)
     if m is None or phi.result is None:
         return None
     w = int(m.group(1))

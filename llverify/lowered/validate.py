@@ -159,6 +159,9 @@ def _access_findings(module: Module, llir: LlirModule, fn: LlirFunction, sym: Sy
                      threads: int, shared_bytes: int, by_line: dict[int, Op],
                      vec: Threads, predicted: "Predictions", choices: dict, flow: Any = None,
                      lvec: Threads | None = None, tma: TmaBox | str | None = None) -> list[LoweredFinding]:
+    """The findings of one access, ``k``-th of ``fn``: its attribution (when it names no op), ``in_bounds``
+    under its block's path condition (``flow``), and ``lowered_wavefronts`` when its address depends on the
+    thread id only and exactly the TTGIR's threads run it."""
     loc = llir.locations.get(acc.instr.dbg or "", None)
     op = by_line.get(loc[0]) if loc else None
     where = op.location if op is not None else Location(module.path, loc[0] if loc else 1, loc[1] + 1 if loc else 1)

@@ -62,7 +62,7 @@ from llverify.lowered.replay import Event, replay
 from llverify.lowered.convert_witnesses import (PROP, element_address, falsifying_observations, label, racing_writer,
                                                  refute_race, refute_slot, refuted)
 from llverify.lowered.symbolic import Symbolic
-from llverify.lowered.thread_layouts import element_at, element_table, register_classes
+from llverify.lowered.thread_layouts import element_at, element_table, register_classes, unsupported
 from llverify.lowered.uniform import nonuniform
 from llverify.lowered.vector import Threads
 from llverify.prove.verdict import Verdict
@@ -109,10 +109,9 @@ def _decide(op, fn, sym, accesses, threads, lanes, subject, flow, vec, src_t, ds
         raise _Unknown(f"{bits}-bit elements: not modelled")
     b = bits // 8
     for L in (Ls.layout, Ld.layout):
-        if "block" in L.in_dim_names and L.in_dim_size("block") > 1:
-            raise _Unknown("a layout over several CTAs: not modelled")
-        if L.in_dim_size("lane") * (L.in_dim_size("warp") if "warp" in L.in_dim_names else 1) != threads:
-            raise _Unknown("the layout's threads are not the module's (a warp_specialize partition?)")
+        why = unsupported(L, threads)
+        if why is not None:
+            raise _Unknown(why)
     kinds = {a.kind for a in accesses}
     if not kinds <= {"load", "store", "ldmatrix", "stmatrix"}:
         raise _Unknown(f"accesses of kind {', '.join(sorted(kinds))}: only ld/st.shared and ldmatrix/stmatrix "

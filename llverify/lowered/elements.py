@@ -43,7 +43,7 @@ from llverify.lowered.llir import LDMATRIX, Access, LlirFunction
 from llverify.lowered.remainder import base_assignment
 from llverify.lowered.concrete import Concrete
 from llverify.lowered.symbolic import Symbolic
-from llverify.lowered.thread_layouts import at_thread
+from llverify.lowered.thread_layouts import at_thread, unsupported
 from llverify.lowered.uniform import nonuniform
 from llverify.lowered.vector import Threads
 from llverify.prove.bv import check as smt_check
@@ -91,10 +91,9 @@ def right_elements(op: Op, fn: LlirFunction, sym: Symbolic, accesses: Sequence[A
         return unknown(f"{bits}-bit elements: not modelled")
     b = bits // 8
     L = R.layout
-    if "block" in L.in_dim_names and L.in_dim_size("block") > 1:
-        return unknown("a layout over several CTAs: not modelled")
-    if L.in_dim_size("lane") * (L.in_dim_size("warp") if "warp" in L.in_dim_names else 1) != threads:
-        return unknown("the layout's threads are not the module's (a warp_specialize partition?)")
+    why = unsupported(L, threads)
+    if why is not None:
+        return unknown(why)
     try:
         import numpy as np
 

@@ -11,7 +11,17 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["element_table", "register_classes", "at_thread", "element_at"]
+__all__ = ["unsupported", "element_table", "register_classes", "at_thread", "element_at"]
+
+
+def unsupported(L: Any, threads: int) -> str | None:
+    """Why ``L`` is not read per (register, thread) of a CTA of ``threads`` threads: a layout over several CTAs,
+    or one whose lanes times warps are not ``threads`` (a warp_specialize partition's); None when it is."""
+    if "block" in L.in_dim_names and L.in_dim_size("block") > 1:
+        return "a layout over several CTAs: not modelled"
+    if L.in_dim_size("lane") * (L.in_dim_size("warp") if "warp" in L.in_dim_names else 1) != threads:
+        return "the layout's threads are not the module's (a warp_specialize partition?)"
+    return None
 
 
 def element_table(L, threads: int) -> np.ndarray:

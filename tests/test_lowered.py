@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from llverify.lowered.llir import parse_llir, type_bytes
-from llverify.lowered.semantics import Concrete
+from llverify.lowered.concrete import Concrete
 from llverify.lowered.validate import validate, validate_texts
 from llverify.ttgir.reader import parse_module
 
@@ -255,7 +255,7 @@ VECTOR_ADDR = """define void @k() {
 def test_vector_lanes_agree_between_z3_and_the_interpreter() -> None:
     import z3
 
-    from llverify.lowered.semantics import Symbolic
+    from llverify.lowered.symbolic import Symbolic
 
     fn = parse_llir(VECTOR_ADDR).functions[0]
     sym = Symbolic(fn, 128)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from llverify.lowered.llir import parse_llir
-from llverify.lowered.semantics import Concrete
+from llverify.lowered.concrete import Concrete
 from llverify.lowered.validate import validate
 from llverify.ttgir.layouts import layout_of
 from llverify.ttgir.reader import parse_module

@@ -18,9 +18,11 @@ import numpy as np
 import pytest
 
 import llverify.lowered.validate as validate_module
-from llverify.lowered.guards import ControlFlow, control_flow, launch_threads, runs_on_first
+from llverify.lowered.conditions import ControlFlow
+from llverify.lowered.guards import control_flow
+from llverify.lowered.launch import launch_threads, runs_on_first
 from llverify.lowered.llir import parse_llir
-from llverify.lowered.semantics import Concrete
+from llverify.lowered.concrete import Concrete
 from llverify.lowered.validate import validate, validate_texts
 from llverify.lowered.vector import Threads
 from llverify.ttgir.reader import parse_module

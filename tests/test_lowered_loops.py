@@ -8,7 +8,7 @@ import pytest
 
 from llverify.lowered.llir import parse_llir
 from llverify.lowered.loops import CountedPhi, counted_phi
-from llverify.lowered.semantics import Concrete
+from llverify.lowered.concrete import Concrete
 from llverify.lowered.validate import validate
 from llverify.ttgir.reader import parse_module
 

@@ -13,7 +13,9 @@ from llverify.lowered import orbits
 from llverify.lowered.llir import parse_llir
 from llverify.lowered.loops import CountedPhi
 from llverify.lowered.orbits import orbit_phi, phi_range
-from llverify.lowered.semantics import Concrete
+from llverify.lowered.llir import Instr
+from llverify.lowered.concrete import Concrete
+from llverify.lowered.decode import INTEGER_OPCODES, LANE_MOVES, PURE_INTEGER, decoded
 from llverify.lowered.validate import validate
 from llverify.ttgir.reader import parse_module
 
@@ -119,3 +121,24 @@ def test_a_mutant_rule_that_stops_before_the_orbit_closes_is_caught(monkeypatch:
     monkeypatch.setattr(orbits, "orbit_phi", forgetful)
     status, _ = _verdict(_pipeline(last=3), 1536)
     assert status == "proved"  # the mutant proves a false claim; the real rule does not (test above)
+
+
+def test_the_pure_integer_operations_are_what_the_declared_opcodes_decode_to() -> None:
+    """The operations a step function may use (PURE_INTEGER) and guards' uniform-preserving opcodes derive from
+    one declaration: each opcode of INTEGER_OPCODES decodes to an operation of its own name, a lane of a lane
+    move to ``copy``; the thread id, a warp broadcast, a phi and a pointer computation are not among them."""
+    forms = {"select": "select i1 %c, i32 %a, i32 %b", "icmp": "icmp eq i32 %a, %b", "zext": "zext i8 %a to i32",
+             "sext": "sext i8 %a to i32", "trunc": "trunc i32 %a to i8"}
+    for op in sorted(INTEGER_OPCODES):
+        d = decoded(Instr("%r", op, forms.get(op, f"{op} i32 %a, %b"), None, 1), "")
+        assert d.op == op and d.op in PURE_INTEGER
+    moves = {"extractelement": ("extractelement <2 x i32> %v, i32 1", ""),
+             "insertelement": ("insertelement <2 x i32> %v, i32 %a, i32 0", "1"),
+             "shufflevector": ("shufflevector <2 x i32> %v, <2 x i32> %w, <2 x i32> <i32 3, i32 0>", "0")}
+    assert set(moves) == LANE_MOVES
+    for op, (body, lane) in moves.items():
+        assert decoded(Instr("%r", op, body, None, 1), lane).op == "copy"
+    tid = decoded(Instr("%t", "call", "call i32 @llvm.nvvm.read.ptx.sreg.tid.x()", None, 1), "")
+    phi = decoded(Instr("%p", "phi", "phi i32 [ 0, %a ], [ %q, %b ]", None, 1), "")
+    gep = decoded(Instr("%g", "getelementptr", "getelementptr i8, ptr addrspace(3) @global_smem, i32 %a", None, 1), "")
+    assert not {tid.op, phi.op, gep.op} & PURE_INTEGER

@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 import llverify.lowered.tma as tma
-import llverify.lowered.validate as validate_mod
+import llverify.lowered.assignments as assignments
 from llverify.lowered.llir import parse_llir
 from llverify.lowered.remainder import Reduction, base_assignment, reduction
-from llverify.lowered.semantics import Concrete
+from llverify.lowered.concrete import Concrete
 from llverify.lowered.validate import validate_texts
 from llverify.lowered.vector import Threads
 
@@ -222,8 +222,8 @@ def test_every_remainder_value_is_evaluated(shared: int, status: str) -> None:
 
 
 def test_an_enumeration_that_misses_a_remainder_value_is_caught(monkeypatch) -> None:
-    real = validate_mod.parse_key
-    monkeypatch.setattr(validate_mod, "parse_key", lambda key: (lambda p: p and (p[0], p[1] - 1))(real(key)))
+    real = assignments.parse_key
+    monkeypatch.setattr(assignments, "parse_key", lambda key: (lambda p: p and (p[0], p[1] - 1))(real(key)))
     llir = _REM.format(c=3, k=4294967293)
     findings = validate_texts('module attributes {"ttg.num-warps" = 1 : i32} {\n}\n', "m.ttgir", llir, "m.llir",
                               2 * 8192 + 2)

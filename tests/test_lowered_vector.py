@@ -14,7 +14,8 @@ import pytest
 from llverify.lowered import vector
 from llverify.lowered.orbits import phi_range
 from llverify.lowered.llir import parse_llir
-from llverify.lowered.semantics import Concrete, Symbolic
+from llverify.lowered.concrete import Concrete
+from llverify.lowered.symbolic import Symbolic
 from llverify.lowered.vector import Threads
 
 DATA = Path(__file__).parent / "data"

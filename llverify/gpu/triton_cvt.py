@@ -12,7 +12,7 @@ there*, the time) and Nsight Compute's CSV of the same kernels.  Per case:
   it (shared-memory accesses in the LLVM IR -> ``shared_memory``; ``shfl`` -> ``warp_shuffle``; else
   in-register);
 * ``wavefronts_predicted``: the shared-memory wavefronts of every warp-level instruction, computed from the
-  real addresses in that LLVM IR (every thread evaluated, :mod:`llverify.lowered.semantics`, the bank rule
+  real addresses in that LLVM IR (every thread evaluated, :mod:`llverify.lowered.concrete`, the bank rule
   of lemma 9.4), summed over warps and instructions, stores and loads apart; ``wavefronts_measured``: the
   ``l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{st,ld}`` counters.
 
@@ -47,7 +47,7 @@ def _predicted_wavefronts(ttgir: str, llir: str) -> dict[str, int] | str:
 
     from llverify.codegen.bank_sim import simulate_addresses
     from llverify.lowered.llir import parse_llir
-    from llverify.lowered.semantics import Concrete
+    from llverify.lowered.concrete import Concrete
     from llverify.ttgir.reader import parse_module
 
     mod = parse_module(ttgir, "k.ttgir")

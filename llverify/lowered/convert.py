@@ -10,7 +10,7 @@ claim is end to end and needs none of it:
     ``L_src``, the same tensor element that the destination register holds under ``L_dst`` at ``t``.
 
 **Data flow, exhaustively.**  Every thread's address of every access instruction is evaluated by the concrete
-LLVM interpreter (:class:`~llverify.lowered.semantics.Concrete`; the thread id is the only input, a free
+LLVM interpreter (:class:`~llverify.lowered.concrete.Concrete`; the thread id is the only input, a free
 variable makes the obligation ``unknown``).  The accesses are replayed in program order over all threads as
 a byte-addressed memory, the function's straight-line code cut into *intervals* by full barriers
 (``llvm.nvvm.barrier.cta.sync.aligned.all``, ``llvm.nvvm.barrier0``, ``llvm.amdgcn.s.barrier``): a load sees
@@ -52,63 +52,34 @@ from typing import Sequence
 import numpy as np
 
 from llverify.errors import LlverifyError
-from llverify.lowered.elements import _element_slots as _element_parts, _NotModelled
+from llverify.lowered.elements import NotModelled, element_slots
+from llverify.lowered.barriers import barrier_intervals
+from llverify.lowered.conditions import ControlFlow
 from llverify.lowered.llir import Access, LlirFunction
 from llverify.lowered.provenance import Unknown as _Unknown
 from llverify.lowered.provenance import check_loaded, check_stored, function_users, live, slot_kinds, stored_value
 from llverify.lowered.replay import Event, replay
-from llverify.lowered.semantics import Concrete, Symbolic
+from llverify.lowered.convert_witnesses import (PROP, element_address, falsifying_observations, label, racing_writer,
+                                                 refute_race, refute_slot, refuted)
+from llverify.lowered.symbolic import Symbolic
+from llverify.lowered.thread_layouts import element_at, element_table, register_classes, unsupported
 from llverify.lowered.uniform import nonuniform
 from llverify.lowered.vector import Threads
-from llverify.prove.verdict import Counterexample, Verdict
+from llverify.prove.verdict import Verdict
 from llverify.ttgir.layouts import BuiltLayout, element_bits, layout_of
 from llverify.ttgir.model import Op
 
-__all__ = ["convert_elements", "function_users", "FULL_BARRIERS", "WARP_BARRIERS"]
-
-PROP = "right_elements"
-FULL_BARRIERS = ("@llvm.nvvm.barrier.cta.sync.aligned.all(", "@llvm.nvvm.barrier0(", "@llvm.amdgcn.s.barrier(")
-#: barriers of one warp (all its lanes): order the accesses of that warp's threads only
-WARP_BARRIERS = ("@llvm.nvvm.bar.warp.sync(i32 -1)", "@llvm.amdgcn.wave.barrier(")
-_CONTROL = ("br", "switch", "ret", "indirectbr", "unreachable", "phi", "callbr")
+__all__ = ["convert_elements", "function_users"]
 
 
 # ---------------------------------------------------------------------------------------------- the check
 
-def _elements(L, threads: int) -> np.ndarray:
-    """``E[r, t]``: the linear element index register ``r`` of thread ``t`` holds (row-major)."""
-    from llverify.evaluate import evaluate
-
-    ev = evaluate(L)
-    outs = list(L.out_dim_names)
-    idx = np.zeros_like(ev[outs[0]], dtype=np.int64)
-    for d in outs:
-        idx = idx * L.out_dim_size(d) + ev[d].astype(np.int64)
-    n_reg = L.in_dim_size("register")
-    return idx.reshape(-1, n_reg)[:threads].T.copy()  # [reg, thread]
-
-
-def _classes(E: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Register classes (registers with the same element in every thread): ``rep`` (a representative per
-    class: its first register) and ``cls[r]`` (register -> class), classes in lexicographic order of their rows.
-
-    >>> rep, cls = _classes(np.array([[3, 1], [0, 2], [3, 1]]))
-    >>> rep.tolist(), cls.tolist()
-    ([1, 0], [1, 0, 1])
-    """
-    order = np.lexsort(E.T[::-1])  # rows sorted lexicographically, stable
-    Es = E[order]
-    new = np.ones(len(order), dtype=bool)
-    new[1:] = (Es[1:] != Es[:-1]).any(axis=1)
-    cls = np.empty(len(order), dtype=np.int64)
-    cls[order] = np.cumsum(new) - 1
-    return order[new], cls
-
 
 def convert_elements(op: Op, fn: LlirFunction, sym: Symbolic, accesses: Sequence[Access], threads: int,
-                     lanes: int, subject: str, vec: Threads | None = None,
+                     lanes: int, subject: str, flow: ControlFlow, vec: Threads | None = None,
                      dbgs: Sequence[str] = (), users: dict[str, list] | None = None) -> Verdict | None:
-    """Decide the claim of the module docstring for a ``ttg.convert_layout`` and its attributed accesses."""
+    """Decide the claim of the module docstring for a ``ttg.convert_layout`` and its attributed accesses;
+    ``flow``: ``control_flow(fn)`` (which free variables may differ between threads)."""
     t0 = time.perf_counter()
     if op.name != "ttg.convert_layout" or not accesses or not op.operand_types or not op.results:
         return None
@@ -120,13 +91,13 @@ def convert_elements(op: Op, fn: LlirFunction, sym: Symbolic, accesses: Sequence
     if src_t is None or dst_t is None or src_t.kind != "tensor" or dst_t.kind != "tensor":
         return None
     try:
-        return _decide(op, fn, sym, list(accesses), threads, lanes, subject, vec, src_t, dst_t, t0, dbgs,
+        return _decide(op, fn, sym, list(accesses), threads, lanes, subject, flow, vec, src_t, dst_t, t0, dbgs,
                        users if users is not None else function_users(fn))
     except _Unknown as exc:
         return unknown(str(exc))
 
 
-def _decide(op, fn, sym, accesses, threads, lanes, subject, vec, src_t, dst_t, t0, dbgs, users) -> Verdict:
+def _decide(op, fn, sym, accesses, threads, lanes, subject, flow, vec, src_t, dst_t, t0, dbgs, users) -> Verdict:
     Ls, Ld = layout_of(src_t), layout_of(dst_t)
     for B in (Ls, Ld):
         if not isinstance(B, BuiltLayout):
@@ -138,41 +109,15 @@ def _decide(op, fn, sym, accesses, threads, lanes, subject, vec, src_t, dst_t, t
         raise _Unknown(f"{bits}-bit elements: not modelled")
     b = bits // 8
     for L in (Ls.layout, Ld.layout):
-        if "block" in L.in_dim_names and L.in_dim_size("block") > 1:
-            raise _Unknown("a layout over several CTAs: not modelled")
-        if L.in_dim_size("lane") * (L.in_dim_size("warp") if "warp" in L.in_dim_names else 1) != threads:
-            raise _Unknown("the layout's threads are not the module's (a warp_specialize partition?)")
+        why = unsupported(L, threads)
+        if why is not None:
+            raise _Unknown(why)
     kinds = {a.kind for a in accesses}
     if not kinds <= {"load", "store", "ldmatrix", "stmatrix"}:
         raise _Unknown(f"accesses of kind {', '.join(sorted(kinds))}: only ld/st.shared and ldmatrix/stmatrix "
                        "are modelled")
     accesses = sorted(accesses, key=lambda a: a.instr.line)
-    # program order: the straight-line code between the first and the last access, cut by barriers
-    lo, hi = accesses[0].instr.line, accesses[-1].instr.line
-    mine = {id(a.instr) for a in accesses}
-    others = {id(a.instr): a for a in fn.accesses}
-    interval_of_line: dict[int, tuple[int, int]] = {}  # line -> (CTA interval, warp interval)
-    interval = warp_interval = 0
-    for ins in fn.instrs:
-        if ins.line < lo or ins.line > hi:
-            continue
-        if ins.opcode in _CONTROL:
-            raise _Unknown(f"control flow ('{ins.opcode}' at line {ins.line}) inside the conversion: not modelled")
-        if ins.opcode == "call" and ("barrier" in ins.body or "bar.sync" in ins.body or "bar.warp" in ins.body):
-            if any(name in ins.body for name in FULL_BARRIERS):
-                interval += 1
-                warp_interval += 1
-                continue
-            if any(name in ins.body for name in WARP_BARRIERS):
-                warp_interval += 1
-                continue
-            raise _Unknown(f"a barrier of a form not modelled at line {ins.line}")
-        if ins.opcode == "fence" or (ins.opcode == "call" and "fence" in ins.body):
-            continue
-        if id(ins) in others and id(ins) not in mine and others[id(ins)].kind != "load":
-            raise _Unknown(f"another op's shared-memory {others[id(ins)].kind} at line {ins.line} lies inside "
-                           "the conversion")
-        interval_of_line[ins.line] = (interval, warp_interval)
+    interval_of_line = barrier_intervals(fn, accesses)  # program order, cut by barriers
     # provenance guards: every stored / loaded element is a fixed register's value in every thread
     seen: set[str] = set()
     # the conversion's own code: its accesses' debug locations and every location naming the same TTGIR line
@@ -192,7 +137,7 @@ def _decide(op, fn, sym, accesses, threads, lanes, subject, vec, src_t, dst_t, t
     frees = sorted(set().union(*(vec.value(a.pointer, 32).free for a in accesses)))
     if any(not f.rsplit(":", 1)[0].endswith(".choice") for f in frees) or len(frees) > 6:
         raise _Unknown(f"the conversion's addresses depend on free variables ({', '.join(frees)}): not modelled")
-    varying = nonuniform(fn, frees)
+    varying = nonuniform(fn, frees, flow)
     if varying:  # each combination below is one choice for all threads: exact only for uniform choices
         raise _Unknown(f"the conversion's addresses depend on {', '.join(varying)}, which may differ between threads")
     addr = None
@@ -211,8 +156,8 @@ def _decide(op, fn, sym, accesses, threads, lanes, subject, vec, src_t, dst_t, t
                            f"({', '.join(frees)}): not modelled")
         addr = at
     try:
-        parts = _element_parts(accesses, addr, b, threads, lanes)
-    except _NotModelled as exc:
+        parts = element_slots(accesses, addr, b, threads, lanes)
+    except NotModelled as exc:
         raise _Unknown(str(exc)) from None
     # slots: (access index, label) -> id; per slot, arrays over threads of the element's byte address
     store_slots: list[tuple] = []  # (access index, label, source lane over threads, byte offset over threads)
@@ -251,19 +196,19 @@ def _decide(op, fn, sym, accesses, threads, lanes, subject, vec, src_t, dst_t, t
         iv = (int(rep.reads_iv[r][0]), int(rep.reads_iv[r][1]))
         for k, j in enumerate(js):
             if rep.race[r, k]:
-                t2 = _racing_writer(events, interval_of_line, base + j, t, iv, lanes, js)
-                return _refute_race(subject, t0, fn, accesses, load_slots[slot], t, base + j, t2, iv,
+                t2 = racing_writer(events, interval_of_line, base + j, t, iv, lanes, js)
+                return refute_race(subject, t0, fn, accesses, load_slots[slot], t, base + j, t2, iv,
                                     store_slots, events, interval_of_line, b, lanes)
             if rep.unwritten[r, k]:
-                return _refuted(subject, t0, "unwritten",
-                                f"{_label(accesses, load_slots[slot])} at thread {t} reads byte {base + j}, "
+                return refuted(subject, t0, "unwritten",
+                                f"{label(accesses, load_slots[slot])} at thread {t} reads byte {base + j}, "
                                 "which no store of the conversion wrote",
-                                {"tid": t}, {"load": _label(accesses, load_slots[slot]), "byte": base + j,
+                                {"tid": t}, {"load": label(accesses, load_slots[slot]), "byte": base + j,
                                              "load element address (replayed)":
-                                                 _element_address(fn, accesses, load_slots[slot], t)},
+                                                 element_address(fn, accesses, load_slots[slot], t)},
                                 "the load's address replayed by a fresh interpreter; the stores' addresses of "
                                 "every thread evaluated: none covers the byte")
-        raise _Unknown(f"{_label(accesses, load_slots[slot])} at thread {t} assembles an element from "
+        raise _Unknown(f"{label(accesses, load_slots[slot])} at thread {t} assembles an element from "
                        "bytes of different stored elements (not modelled)")
     read_of, jpos, writer, wslot, _ = rep.seen
     first_cell = jpos == 0
@@ -277,23 +222,23 @@ def _decide(op, fn, sym, accesses, threads, lanes, subject, vec, src_t, dst_t, t
             continue  # never read: harmless
         k = hit[0]
         if "poison" in kinds_:
-            return _refuted(subject, t0, "poison",
-                            f"{_label(accesses, load_slots[obs_d[k]])} at thread {obs_t[k]} reads "
-                            f"{_label(accesses, store_slots[s_odd])} of thread {obs_tp[k]}, whose value is poison "
+            return refuted(subject, t0, "poison",
+                            f"{label(accesses, load_slots[obs_d[k]])} at thread {obs_t[k]} reads "
+                            f"{label(accesses, store_slots[s_odd])} of thread {obs_tp[k]}, whose value is poison "
                             "(a lane no insertelement wrote): no source register is stored there",
                             {"dest tid": obs_t[k], "source tid": obs_tp[k]},
-                            {"load": _label(accesses, load_slots[obs_d[k]]), "store": _label(accesses, store_slots[s_odd]),
-                             "element address (replayed)": _element_address(fn, accesses, store_slots[s_odd], obs_tp[k])},
+                            {"load": label(accesses, load_slots[obs_d[k]]), "store": label(accesses, store_slots[s_odd]),
+                             "element address (replayed)": element_address(fn, accesses, store_slots[s_odd], obs_tp[k])},
                             "the stored value's provenance traced through its insertelement chain")
-        raise _Unknown(f"{_label(accesses, store_slots[s_odd])} stores a constant that a load reads: which register "
+        raise _Unknown(f"{label(accesses, store_slots[s_odd])} stores a constant that a load reads: which register "
                        "it stands for is not identifiable (not modelled)")
     od, ot, os_, otp = (np.array(x, dtype=np.int64) for x in (obs_d, obs_t, obs_s, obs_tp))
     try:
-        Es, Ed = _elements(Ls.layout, threads), _elements(Ld.layout, threads)
+        Es, Ed = element_table(Ls.layout, threads), element_table(Ld.layout, threads)
     except LlverifyError as exc:
         raise _Unknown(f"layout not evaluated: {exc}") from None
-    rep_s, cls_s = _classes(Es)
-    rep_d, cls_d = _classes(Ed)
+    rep_s, cls_s = register_classes(Es)
+    rep_d, cls_d = register_classes(Ed)
     Cs, Cd = Es[rep_s], Ed[rep_d]  # [class, thread]
     n_el = int(max(Cs.max(), Cd.max())) + 1
     inv = np.full((threads, n_el), -1, dtype=np.int64)  # (source thread, element) -> source class
@@ -320,7 +265,7 @@ def _decide(op, fn, sym, accesses, threads, lanes, subject, vec, src_t, dst_t, t
         ok = agree_d[:, d]
         if not ok.any():
             sel = by_d[bounds[d]:bounds[d + 1]]
-            return _refute_slot(subject, t0, fn, accesses, d, load_slots, store_slots, sel, od, ot, os_, otp,
+            return refute_slot(subject, t0, fn, accesses, d, load_slots, store_slots, sel, od, ot, os_, otp,
                                 need_all[:, sel], Cd, Cs, rep_d, rep_s, Ld.layout, Ls.layout, events)
         R = np.flatnonzero(ok)
         u = slice(ubounds[d], ubounds[d + 1])
@@ -346,7 +291,7 @@ def _decide(op, fn, sym, accesses, threads, lanes, subject, vec, src_t, dst_t, t
             keep = ((cur < 0)[None, :] | (N == cur[None, :])).all(axis=1)
             if not keep.any():
                 if not tau_guess:
-                    raise _Unknown(f"{_label(accesses, load_slots[d])}: every register it could carry needs a store "
+                    raise _Unknown(f"{label(accesses, load_slots[d])}: every register it could carry needs a store "
                                    "slot to carry a register other load slots force: propagation finds no assignment, "
                                    "but this is not a single replayable witness (reported unknown, not refuted)")
                 raise _Unknown("no register assignment found (a guess for ambiguous slots failed); not decided")
@@ -378,24 +323,24 @@ def _decide(op, fn, sym, accesses, threads, lanes, subject, vec, src_t, dst_t, t
         if nD < Cd.shape[0] or not tau_guess:
             seen_r: dict[int, int] = {}
             dup = next(((seen_r[r], d) for d, r in sorted(tau.items()) if seen_r.setdefault(r, d) != d), None)
-            sides = {"element at thread 0 (L_dst, replayed by LinearLayout.apply)": _apply(Ld.layout, int(rep_d[c]), 0)}
+            sides = {"element at thread 0 (L_dst, replayed by LinearLayout.apply)": element_at(Ld.layout, int(rep_d[c]), 0)}
             details = {}
             if dup is not None and not tau_guess:
-                sides["two load slots carrying one register"] = [_label(accesses, load_slots[dup[0]]),
-                                                                 _label(accesses, load_slots[dup[1]])]
+                sides["two load slots carrying one register"] = [label(accesses, load_slots[dup[0]]),
+                                                                 label(accesses, load_slots[dup[1]])]
                 sides["their register"] = int(rep_d[tau[dup[0]]])
                 if all(initial[x] == 1 for x in dup):  # each slot's register is forced by its own reads
                     fal = {}
                     for x in dup:
                         selx = np.flatnonzero(od == x)
                         needx = inv[otp[selx][None, :], Cd[:, ot[selx]]]
-                        f = _falsifiers(fn, accesses, x, load_slots, store_slots, selx, ot, os_, otp, needx, rep_d,
+                        f = falsifying_observations(fn, accesses, x, load_slots, store_slots, selx, ot, os_, otp, needx, rep_d,
                                         {tau[x]})
                         if isinstance(f, str):
                             return Verdict("error", PROP, subject, None, time.perf_counter() - t0, f)
-                        fal[_label(accesses, load_slots[x])] = f
+                        fal[label(accesses, load_slots[x])] = f
                     details["falsifiers"] = fal
-            return _refuted(subject, t0, "coverage",
+            return refuted(subject, t0, "coverage",
                             f"destination register {int(rep_d[c])} is filled by no load of the conversion "
                             f"({nD} load slot(s) carry {covered_any} of {Cd.shape[0]} distinct registers)",
                             {"register": int(rep_d[c])}, sides,
@@ -410,7 +355,7 @@ def _decide(op, fn, sym, accesses, threads, lanes, subject, vec, src_t, dst_t, t
                    "no race, nothing unwritten)",
                    certificate={"threads": threads, "intervals": n_int, "observations": int(len(od)),
                                 "store_slots": nS, "load_slots": nD},
-                   details={"tau": {_label(accesses, load_slots[d]): int(rep_d[tau[d]]) for d in range(min(nD, 8))}})
+                   details={"tau": {label(accesses, load_slots[d]): int(rep_d[tau[d]]) for d in range(min(nD, 8))}})
 
 
 def _combos(widths: list[int]) -> list[tuple[int, ...]]:
@@ -419,156 +364,3 @@ def _combos(widths: list[int]) -> list[tuple[int, ...]]:
     return list(itertools.product(*(range(1 << w) for w in widths)))
 
 
-def _label(accesses, slot) -> str:
-    return slot[1]
-
-
-def _refuted(subject, t0, kind, message, inputs, sides, note, details=None) -> Verdict:
-    return Verdict("refuted", PROP, subject, "exhaustive", time.perf_counter() - t0, message,
-                   Counterexample(inputs, sides, note if isinstance(note, str) else str(note)),
-                   details={"kind": kind, **(details or {})})
-
-
-def _address(fn, a: Access, t: int) -> int | None:
-    """A fresh interpreter's address of ``a`` at thread ``t`` (the replay)."""
-    return Concrete(fn, t, {}).value(a.pointer, 32)
-
-
-def _element_address(fn, accesses, slot, t: int) -> int | None:
-    """The byte address of a slot's element at thread ``t``, replayed: a fresh interpreter's pointer at the
-    lane that supplies it (itself, or an ``ldmatrix`` / ``stmatrix`` row's lane) plus the element's offset."""
-    i, _, src, extra = slot
-    p = Concrete(fn, int(src[t]), {}).value(accesses[i].pointer, 32)
-    return None if p is None else p + int(extra[t])
-
-
-def _racing_writer(events, interval_of_line, byte: int, t: int, iv: tuple[int, int], lanes: int, js) -> int:
-    """The least thread that writes ``byte`` unordered with thread ``t``'s read in intervals ``iv``: another
-    warp in the same CTA interval, or another thread of the warp in the same warp interval."""
-    out = []
-    for line, is_store, _, at, _ in events:
-        if not is_store:
-            continue
-        civ, wiv = interval_of_line[line]
-        hit = np.flatnonzero(np.isin(byte - at.astype(np.int64), np.array(js)))
-        same_warp = hit // lanes == t // lanes
-        if civ == iv[0]:
-            out += hit[~same_warp].tolist()
-        if wiv == iv[1]:
-            out += hit[same_warp & (hit != t)].tolist()
-    return min(out)
-
-
-def _refute_race(subject, t0, fn, accesses, load_slot, t, byte, t2, iv, store_slots, events, interval_of_line,
-                 b, lanes):
-    # the store writing the byte at thread t2 unordered with the read (same CTA interval across warps, same
-    # warp interval within a warp), replayed
-    k = 1 if t // lanes == t2 // lanes else 0
-    for line, is_store, slot, at, src in events:
-        if is_store and interval_of_line[line][k] == iv[k] and at[t2] <= byte < at[t2] + b:
-            return _refuted(subject, t0, "race",
-                            f"{load_slot[1]} at thread {t} reads byte {byte}, which thread {t2} writes "
-                            f"({store_slots[slot][1]}) with no barrier between them (intervals {iv})",
-                            {"tid": t, "writer tid": t2},
-                            {"load": load_slot[1], "store": store_slots[slot][1], "byte": byte,
-                             "store element address (replayed)": _element_address(fn, accesses, store_slots[slot], t2),
-                             "load element address (replayed)": _element_address(fn, accesses, load_slot, t)},
-                            "both addresses replayed by fresh concrete interpreters")
-    return _refuted(subject, t0, "race", f"{load_slot[1]} at thread {t} reads byte {byte} that thread {t2} writes "
-                    f"in the same barrier interval", {"tid": t, "writer tid": t2}, {"byte": byte}, "memory replay")
-
-
-def _refute_slot(subject, t0, fn, accesses, d, load_slots, store_slots, sel, od, ot, os_, otp, need, Cd, Cs,
-                 rep_d, rep_s, Ld, Ls, events):
-    """No destination register fits load slot ``d``: pick the register that fits most observations and
-    report the first one it fails, replayed (addresses by fresh interpreters, elements by
-    ``LinearLayout.apply``)."""
-    fits = []
-    for r in range(need.shape[0]):
-        row = need[r]
-        ok = row >= 0
-        fits.append(int(ok.sum()))
-    r = int(np.argmax(fits))
-    bad = np.flatnonzero(need[r] < 0)
-    if len(bad):
-        k = int(bad[0])
-        reason = "the source thread holds that element in no register"
-    else:
-        # consistent per observation but the same store slot would need two registers: show both
-        row = need[r]
-        first: dict[int, int] = {}
-        k = 0
-        for k, (s_, v) in enumerate(zip(os_[sel].tolist(), row.tolist())):
-            if first.setdefault(s_, k) != k and row[first[s_]] != v:
-                break
-        reason = (f"the store slot would carry source register {int(rep_s[row[k]])} here but register "
-                  f"{int(rep_s[row[first[int(os_[sel][k])]]])} at thread {int(ot[sel][first[int(os_[sel][k])]])}")
-    o = int(sel[k])
-    t, s_, tp = int(ot[o]), int(os_[o]), int(otp[o])
-    reg_d = int(rep_d[r])
-    want = _apply(Ld, reg_d, t)
-    # what the source thread's store slot holds, for the register the source thread keeps at that slot
-    got_l = _element_address(fn, accesses, load_slots[d], t)
-    got_s = _element_address(fn, accesses, store_slots[s_], tp)
-    if got_l is None or got_l != got_s:
-        return Verdict("error", PROP, subject, None, time.perf_counter() - t0,
-                       f"internal: the replayed addresses disagree ({got_l} vs {got_s})")
-    src_regs = [int(rep_s[c]) for c in range(Cs.shape[0])]
-    falsifiers = _falsifiers(fn, accesses, d, load_slots, store_slots, sel, ot, os_, otp, need, rep_d, set())
-    if isinstance(falsifiers, str):
-        return Verdict("error", PROP, subject, None, time.perf_counter() - t0, falsifiers)
-    return _refuted(subject, t0, "wrong_element",
-                    f"{load_slots[d][1]}: no destination register receives its element in every thread "
-                    f"(closest: register {reg_d}); at thread {t} it reads {store_slots[s_][1]} of thread {tp}, "
-                    f"but {reason}",
-                    {"dest tid": t, "dest register": reg_d, "source tid": tp},
-                    {"element wanted (L_dst)": want, "load": load_slots[d][1], "store": store_slots[s_][1],
-                     "element address (replayed at both)": got_l,
-                     "source thread's elements (L_src)": sorted({tuple(_apply(Ls, r2, tp)) for r2 in src_regs})[:4]},
-                    "addresses replayed by fresh concrete interpreters; elements by LinearLayout.apply",
-                    {"falsifiers": falsifiers})
-
-
-def _falsifiers(fn, accesses, d, load_slots, store_slots, sel, ot, os_, otp, need, rep_d, skip) -> list | str:
-    """For every destination register class not in ``skip``, one falsifying observation of load slot ``d``
-    (the claim "slot d carries register r" fails for it), each data-flow edge replayed by fresh interpreters;
-    a string on an internal inconsistency."""
-    out = []
-    ss_sel, t_sel, tp_sel = os_[sel], ot[sel], otp[sel]
-    for rr in range(need.shape[0]):
-        if rr in skip:
-            continue
-        row = need[rr]
-        badr = np.flatnonzero(row < 0)
-        if len(badr):
-            ks = [int(badr[0])]
-            kind = "absent"
-        else:
-            firsts: dict[int, int] = {}
-            ks = []
-            for k2, (s2, v2) in enumerate(zip(ss_sel.tolist(), row.tolist())):
-                k1 = firsts.setdefault(s2, k2)
-                if row[k1] != v2:
-                    ks = [k1, k2]
-                    break
-            kind = "two registers"
-            if not ks:
-                return f"internal: register {int(rep_d[rr])} is not falsified"
-        obs = []
-        for k2 in ks:
-            tt, tpp, sl = int(t_sel[k2]), int(tp_sel[k2]), int(ss_sel[k2])
-            a_l = _element_address(fn, accesses, load_slots[d], tt)
-            a_s = _element_address(fn, accesses, store_slots[sl], tpp)
-            if a_l is None or a_l != a_s:
-                return f"internal: the replayed addresses disagree ({a_l} vs {a_s})"
-            obs.append({"dest tid": tt, "source tid": tpp, "store": store_slots[sl][1], "address": a_l})
-        out.append({"register": int(rep_d[rr]), "kind": kind, "observations": obs})
-    return out
-
-
-def _apply(L, reg: int, t: int) -> list[int]:
-    n_lane = L.in_dim_size("lane")
-    vals = {"register": reg, "lane": t % n_lane, "warp": t // n_lane}
-    vals = {k: v for k, v in vals.items() if k in L.in_dim_names}
-    out = L.apply(**{**{d: 0 for d in L.in_dim_names}, **vals})
-    return [int(out[d]) for d in L.out_dim_names]

@@ -17,7 +17,7 @@ an instruction handles is found by evaluation (``r_ik`` is any register whose of
 equal the instruction's), so the claim needs no value tracking through the optimised IR.
 
 Decision.  Addresses that depend on the thread id only are evaluated at every thread id by the concrete
-LLVM interpreter (:class:`~llverify.lowered.semantics.Concrete`): exhaustive, complete.  When an address
+LLVM interpreter (:class:`~llverify.lowered.concrete.Concrete`): exhaustive, complete.  When an address
 also depends on free variables ``f`` (a loop's ``phi`` choosing the buffer, a kernel argument), the
 exhaustive check runs at ``f = 0`` and Z3 proves that nothing else depends on ``f``: for all ``t`` and
 ``f``, ``a_i(t, f) - a_1(0, f) = a_i(t, 0) - a_1(0, 0)`` (the buffer moves as a whole).  A sat model
@@ -25,7 +25,7 @@ there is ``unknown`` (the free values may never occur); a failure of 1 or 2 is `
 instruction, the thread and both addresses, recomputed by a fresh interpreter and ``LinearLayout.apply``.
 
 ``ldmatrix`` / ``stmatrix`` are modelled with PTX's semantics: a lane's element sits at another lane's row
-address (:func:`_element_slots`).  Not modelled (``unknown``): other asm accesses, multi-CTA layouts,
+address (:func:`element_slots`).  Not modelled (``unknown``): other asm accesses, multi-CTA layouts,
 subviews, sub-byte elements.
 """
 
@@ -38,9 +38,12 @@ import z3
 
 from llverify.codegen.banks import access_to_offsets
 from llverify.errors import LlverifyError
+from llverify.lowered.conditions import ControlFlow
 from llverify.lowered.llir import LDMATRIX, Access, LlirFunction
 from llverify.lowered.remainder import base_assignment
-from llverify.lowered.semantics import Concrete, Symbolic
+from llverify.lowered.concrete import Concrete
+from llverify.lowered.symbolic import Symbolic
+from llverify.lowered.thread_layouts import at_thread, unsupported
 from llverify.lowered.uniform import nonuniform
 from llverify.lowered.vector import Threads
 from llverify.prove.bv import check as smt_check
@@ -49,16 +52,17 @@ from llverify.ttgir.layouts import BuiltLayout, element_bits, layout_of
 from llverify.ttgir.memory_ops import SHARED_ACCESS_OPS, register_and_memory
 from llverify.ttgir.model import Op
 
-__all__ = ["right_elements"]
+__all__ = ["right_elements", "element_slots", "NotModelled"]
 
 PROP = "right_elements"
 
 
 def right_elements(op: Op, fn: LlirFunction, sym: Symbolic, accesses: Sequence[Access], threads: int,
-                   lanes: int, subject: str, vec: Threads | None = None) -> Verdict | None:
+                   lanes: int, subject: str, flow: ControlFlow, vec: Threads | None = None) -> Verdict | None:
     """Decide the claim of the module docstring for ``op`` and the access instructions attributed to it.
-    ``vec``: the function's values at every thread with no free variables, shared with the caller's other
-    obligations (its memo of already evaluated values is reused)."""
+    ``flow``: ``control_flow(fn)`` (which free variables may differ between threads); ``vec``: the function's
+    values at every thread with no free variables, shared with the caller's other obligations (its memo of
+    already evaluated values is reused)."""
     t0 = time.perf_counter()
     sides = register_and_memory(op) if op.name in SHARED_ACCESS_OPS else None
     if sides is None or not accesses:
@@ -87,10 +91,9 @@ def right_elements(op: Op, fn: LlirFunction, sym: Symbolic, accesses: Sequence[A
         return unknown(f"{bits}-bit elements: not modelled")
     b = bits // 8
     L = R.layout
-    if "block" in L.in_dim_names and L.in_dim_size("block") > 1:
-        return unknown("a layout over several CTAs: not modelled")
-    if L.in_dim_size("lane") * (L.in_dim_size("warp") if "warp" in L.in_dim_names else 1) != threads:
-        return unknown("the layout's threads are not the module's (a warp_specialize partition?)")
+    why = unsupported(L, threads)
+    if why is not None:
+        return unknown(why)
     try:
         import numpy as np
 
@@ -107,7 +110,7 @@ def right_elements(op: Op, fn: LlirFunction, sym: Symbolic, accesses: Sequence[A
     vec = vec if vec is not None else Threads(fn, threads)
     vals = [vec.value(a.pointer, 32) for a in accesses]
     frees = sorted(set().union(*(v.free for v in vals)))
-    varying = nonuniform(fn, frees)
+    varying = nonuniform(fn, frees, flow)
     if varying:
         return unknown(f"the addresses depend on {', '.join(varying)}, left free by the semantics and possibly "
                        "different in different threads: a claim across threads is not decided with one value for all")
@@ -121,8 +124,8 @@ def right_elements(op: Op, fn: LlirFunction, sym: Symbolic, accesses: Sequence[A
             return unknown(f"the address of {fn.name} line {a.instr.line} is poison or unmodelled at thread {t}")
         addr[i] = v.vals.astype(np.int64)
     try:
-        slots = _element_slots(accesses, addr, b, threads, lanes)
-    except _NotModelled as exc:
+        slots = element_slots(accesses, addr, b, threads, lanes)
+    except NotModelled as exc:
         return unknown(str(exc))
     base = min(int(addr[i][src[0]] + extra[0]) for i, _, src, extra in slots) - b * int(off[:, 0].min())
     covered = np.zeros(off.shape[0], dtype=bool)
@@ -179,11 +182,11 @@ def right_elements(op: Op, fn: LlirFunction, sym: Symbolic, accesses: Sequence[A
                    details={"free_variables": frees})
 
 
-class _NotModelled(Exception):
-    pass
+class NotModelled(Exception):
+    """An access form whose element slots are not modelled (the claim is then ``unknown`` with the reason)."""
 
 
-def _element_slots(accesses: Sequence[Access], addr, b: int, threads: int, lanes: int) -> list:
+def element_slots(accesses: Sequence[Access], addr, b: int, threads: int, lanes: int) -> list:
     """Per access instruction and per element it moves in each thread: ``(instruction index, label, source
     thread, byte offset)``, both arrays over the threads: the element's byte address at thread ``t`` is the
     instruction's address at thread ``source[t]`` plus ``offset[t]``.
@@ -206,10 +209,10 @@ def _element_slots(accesses: Sequence[Access], addr, b: int, threads: int, lanes
             continue
         m = LDMATRIX.search(a.instr.body)
         if m is None or lanes != 32:
-            raise _NotModelled(f"{a.kind} form at line {a.instr.line} not modelled")
+            raise NotModelled(f"{a.kind} form at line {a.instr.line} not modelled")
         count, trans = int(m.group(2)), bool(m.group(3))
         if trans and b != 2:
-            raise _NotModelled(f"{a.kind}.trans of {8 * b}-bit elements not modelled")
+            raise NotModelled(f"{a.kind}.trans of {8 * b}-bit elements not modelled")
         for mat in range(count):
             if trans:
                 for h in range(2):
@@ -254,10 +257,7 @@ def _refute(subject: str, t0: float, fn: LlirFunction, a: Access, t: int, got: i
     if expected is not None:
         sides["expected (S^-1 R)"] = expected
     if O is not None and r0 is not None:
-        n_lane = O.in_dim_size("lane")
-        vals = {"register": r0, "lane": t % n_lane, "warp": t // n_lane}
-        vals = {k: v for k, v in vals.items() if k in O.in_dim_names}
-        off = O.apply(**{**{d: 0 for d in O.in_dim_names}, **vals})["offset"]
+        off = at_thread(O, r0, t)["offset"]
         sides["register"] = r0
         sides["replayed offset"] = padding.apply(off) if padding is not None else off
     note = "address replayed by the concrete interpreter" + (f" with {', '.join(frees)} = 0" if frees else "")

@@ -31,7 +31,8 @@ from dataclasses import dataclass, field
 from llverify.errors import LlverifyError
 
 __all__ = ["Instr", "Access", "LDMATRIX", "LlirFunction", "LlirModule", "LlirError", "parse_llir", "split_args",
-           "type_bytes", "asm_call", "MAX_LLIR_BYTES"]
+           "type_bytes", "asm_call", "as_signed", "MAX_LLIR_BYTES",
+           "INT_LITERAL", "SSA_REF", "CONST_SMEM_GEP"]
 
 MAX_LLIR_BYTES = 64 << 20
 
@@ -43,6 +44,10 @@ _DBG = re.compile(r",?\s*!dbg\s+!(\d+)")
 _DILOC = re.compile(r"^!(\d+)\s*=\s*(?:distinct\s+)?!DILocation\(line:\s*(\d+),\s*column:\s*(\d+)")
 _DIFILE = re.compile(r'^!(\d+)\s*=\s*(?:distinct\s+)?!DIFile\(filename:\s*"([^"]*)"')
 _INT_TYPE = re.compile(r"^i(\d+)$")
+#: an integer literal operand
+INT_LITERAL = re.compile(r"^-?\d+$")
+#: an SSA value name anywhere in an instruction's text
+SSA_REF = re.compile(r"%[\w$.\-]+")
 _VEC = re.compile(r"^<(\d+)\s*x\s*([\w]+)>$")
 _SCALAR_BYTES = {"half": 2, "bfloat": 2, "float": 4, "double": 8, "ptr": 8}
 
@@ -93,6 +98,19 @@ class LlirModule:
     attributes: dict[str, str] = field(default_factory=dict, compare=False)  # ``attributes #N = {...}``: N -> text
 
 
+def as_signed(x: int, w: int) -> int:
+    """``x`` read as a ``w``-bit two's complement integer: ``r = x mod 2^w``, minus ``2^w`` when bit ``w - 1`` of
+    ``r`` is set.
+
+    Requires: ``w >= 1``.  Postcondition: ``-2^(w-1) <= result < 2^(w-1)`` and ``result == x (mod 2^w)``.
+
+    >>> as_signed(255, 8), as_signed(127, 8), as_signed(-1, 8), as_signed(1 << 32, 32)
+    (-1, 127, -1, 0)
+    """
+    x &= (1 << w) - 1
+    return x - (1 << w) if x >> (w - 1) else x
+
+
 def type_bytes(t: str) -> int:
     """Bytes of an LLVM value type (``<4 x i32>`` -> 16, ``half`` -> 2); 0 when unknown."""
     t = t.strip()
@@ -118,7 +136,8 @@ def _opcode(rhs: str) -> str:
 LDMATRIX = re.compile(r"@llvm\.nvvm\.(ldmatrix|stmatrix)\.sync\.aligned\.m8n8\.x(\d)(\.trans)?\.b16")
 
 
-_CONST_SMEM_GEP = re.compile(r"getelementptr\s*(?:inbounds\s+|nuw\s+|nusw\s+)*\(\s*([\w<> \[\]]+?),\s*"
+#: a constant ``getelementptr`` of ``@global_smem`` (element type, index)
+CONST_SMEM_GEP = re.compile(r"getelementptr\s*(?:inbounds\s+|nuw\s+|nusw\s+)*\(\s*([\w<> \[\]]+?),\s*"
                              r"ptr addrspace\(3\)\s+@global_smem,\s*i\d+\s+(-?\d+)\s*\)")
 
 
@@ -199,7 +218,7 @@ def asm_call(body: str) -> tuple[str, str, list[str]] | None:
     ('@$0 op [$1];', 'b,r', ['i1 %g', 'ptr addrspace(3) %p'])
     """
     if "getelementptr" in body and "@global_smem" in body:
-        body = _CONST_SMEM_GEP.sub(_fold_gep, body)
+        body = CONST_SMEM_GEP.sub(_fold_gep, body)
     m = _ASM_CALL.search(body)
     return None if m is None else (m.group(1), m.group(2), split_args(m.group(3)))
 
@@ -239,7 +258,7 @@ def _access(instr: Instr) -> Access | None:
     if "getelementptr" in body and "@global_smem" in body:
         # a constant pointer operand, ``ptr addrspace(3) getelementptr inbounds nuw (i8, ptr addrspace(3)
         # @global_smem, i32 16)``: its byte offset (Triton 3.9 stores a reduction's scratch this way)
-        body = _CONST_SMEM_GEP.sub(_fold_gep, body)
+        body = CONST_SMEM_GEP.sub(_fold_gep, body)
     if instr.opcode == "store":
         m = re.match(r"^store\s+(?:volatile\s+)?(<[^>]+>|\S+)\s+[^,]+,\s*ptr addrspace\(3\)\s+(%[\w$.\-]+|@[\w$.\-]+|\d+)",
                      body)

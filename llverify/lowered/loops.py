@@ -35,16 +35,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from llverify.lowered.llir import Instr, LlirFunction
+from llverify.lowered.llir import INT_LITERAL, Instr, LlirFunction, as_signed
 
-__all__ = ["CountedPhi", "counted_phi"]
+__all__ = ["CountedPhi", "counted_phi", "PHI2"]
 
 _INCOMING = r"\[\s*([^,\]]+?)\s*,\s*(%[\w$.\-]+)\s*\]"
-_PHI = re.compile(rf"^phi\s+i(\d+)\s+{_INCOMING},\s*{_INCOMING}$")
+#: a two-way integer ``phi``: width, then (value, predecessor label) twice
+PHI2 = re.compile(rf"^phi\s+i(\d+)\s+{_INCOMING},\s*{_INCOMING}$")
 _ADD = re.compile(r"^add\s+(?:nuw\s+|nsw\s+)*i(\d+)\s+(\S+),\s*(\S+)$")
 _ICMP = re.compile(r"^icmp\s+(?:samesign\s+)?(\w+)\s+i(\d+)\s+(\S+),\s*(\S+)$")
 _BR = re.compile(r"^br\s+i1\s+(%[\w$.\-]+),\s*label\s+(%[\w$.\-]+),\s*label\s+(%[\w$.\-]+)$")
-_INT = re.compile(r"^-?\d+$")
 _SWAP = {"ult": "ugt", "ule": "uge", "ugt": "ult", "uge": "ule", "slt": "sgt", "sle": "sge", "sgt": "slt",
          "sge": "sle", "eq": "eq", "ne": "ne"}
 _NOT = {"ult": "uge", "ule": "ugt", "ugt": "ule", "uge": "ult", "slt": "sge", "sle": "sgt", "sgt": "sle",
@@ -64,21 +64,16 @@ class CountedPhi:
         return range(self.lo, self.hi)
 
 
-def _signed(x: int, w: int) -> int:
-    x %= 1 << w
-    return x - (1 << w) if x >> (w - 1) else x
-
-
 def counted_phi(fn: LlirFunction, phi: Instr) -> CountedPhi | None:
     """The range of ``phi`` when it is a counted loop's induction variable (module docstring), else None."""
-    m = _PHI.match(phi.body)
+    m = PHI2.match(phi.body)
     if m is None or phi.result is None or not phi.block:
         return None
     w = int(m.group(1))
     (v0, l0), (v1, l1) = (m.group(2), m.group(3)), (m.group(4), m.group(5))
-    if _INT.match(v1) and not _INT.match(v0):
+    if INT_LITERAL.match(v1) and not INT_LITERAL.match(v0):
         (v0, l0), (v1, l1) = (v1, l1), (v0, l0)
-    if not _INT.match(v0) or not v1.startswith("%"):
+    if not INT_LITERAL.match(v0) or not v1.startswith("%"):
         return None
     c0, nxt, latch = int(v0), v1, l1
     add = fn.defs.get(nxt)
@@ -89,9 +84,9 @@ def counted_phi(fn: LlirFunction, phi: Instr) -> CountedPhi | None:
     if phi.result not in ops:
         return None
     step_text = ops[1] if ops[0] == phi.result else ops[0]
-    if not _INT.match(step_text):
+    if not INT_LITERAL.match(step_text):
         return None
-    step = _signed(int(step_text), w)
+    step = as_signed(int(step_text), w)
     if step <= 0:
         return None
     term = next((i for i in reversed(fn.instrs) if i.block == latch), None)
@@ -105,7 +100,7 @@ def counted_phi(fn: LlirFunction, phi: Instr) -> CountedPhi | None:
     pred, x, y = c.group(1), c.group(3), c.group(4)
     if x != nxt:
         x, y, pred = y, x, _SWAP.get(pred, "?")
-    if x != nxt or not _INT.match(y) or pred == "?":
+    if x != nxt or not INT_LITERAL.match(y) or pred == "?":
         return None
     if b.group(3) == phi.block:  # the back edge is taken when the compare is false
         pred = _NOT[pred]
@@ -118,8 +113,8 @@ def counted_phi(fn: LlirFunction, phi: Instr) -> CountedPhi | None:
             return None  # a step past the bound could wrap
         return CountedPhi(lo, max(hi, lo + 1), False, w)
     if pred in ("slt", "sle"):
-        hi = _signed(bound, w) + (pred == "sle")
-        lo = _signed(c0, w)
+        hi = as_signed(bound, w) + (pred == "sle")
+        lo = as_signed(c0, w)
         if hi - 1 + step > (1 << (w - 1)) - 1:
             return None
         return CountedPhi(lo, max(hi, lo + 1), True, w)

@@ -17,7 +17,7 @@ computed from the ``phi`` itself and constants only (integer arithmetic, compari
 thread id, no other ``phi``, no argument, load or call), holds on entry ``c0`` and after each back edge
 ``f`` of the value it held before.  So every value it ever holds lies in the *orbit*
 ``O = {c0, f(c0), f(f(c0)), ...}``, whatever the trip count (a loop that stops early holds a subset).  The
-orbit is computed by evaluating ``f`` exactly (:class:`~llverify.lowered.semantics.Concrete`, LLVM's integer
+orbit is computed by evaluating ``f`` exactly (:class:`~llverify.lowered.concrete.Concrete`, LLVM's integer
 semantics, poison included) from ``c0`` until no new value appears; it is accepted only when it closes
 within :data:`MAX_ORBIT` values and no step is poison.  The ``phi``'s range is the smallest interval (signed or
 unsigned) containing ``O``: a superset of the values it holds, which is sound for the "for every value of the
@@ -46,22 +46,16 @@ CountedPhi(lo=-1, hi=2, signed=True, width=32)
 
 from __future__ import annotations
 
-import re
-
-from llverify.lowered.llir import Instr, LlirFunction
-from llverify.lowered.loops import CountedPhi, counted_phi
-from llverify.lowered.semantics import Concrete, Unmodelled, const_value, decoded
+from llverify.lowered.llir import Instr, LlirFunction, as_signed
+from llverify.lowered.loops import PHI2, CountedPhi, counted_phi
+from llverify.lowered.concrete import Concrete
+from llverify.lowered.decode import PURE_INTEGER, Unmodelled, const_value, decoded
 
 __all__ = ["MAX_ORBIT", "orbit_phi", "phi_range"]
 
 #: The most distinct values an orbit may have before the ``phi`` is left free (pipelines have a handful).
 MAX_ORBIT = 256
 
-_INCOMING = r"\[\s*([^,\]]+?)\s*,\s*(%[\w$.\-]+)\s*\]"
-_PHI2 = re.compile(rf"^phi\s+i(\d+)\s+{_INCOMING},\s*{_INCOMING}$")
-#: Decoded operations a step function may use: pure integer computations of its operands.
-_PURE = frozenset({"add", "sub", "mul", "shl", "lshr", "ashr", "and", "or", "xor", "udiv", "sdiv", "urem", "srem",
-                   "zext", "sext", "trunc", "select", "icmp", "copy", "smin", "smax", "umin", "umax"})
 
 
 def _depends_only_on(fn: LlirFunction, root: str, phi_name: str) -> bool:
@@ -83,19 +77,15 @@ def _depends_only_on(fn: LlirFunction, root: str, phi_name: str) -> bool:
             d = decoded(instr, lane)
         except Unmodelled:
             return False
-        if d.op not in _PURE:
+        if d.op not in PURE_INTEGER:  # a step function computes integers from its operands alone
             return False
         todo.extend(d.args)
     return True
 
 
-def _signed(x: int, w: int) -> int:
-    return x - (1 << w) if x >> (w - 1) & 1 else x
-
-
 def orbit_phi(fn: LlirFunction, phi: Instr) -> CountedPhi | None:
     """The interval hull of ``phi``'s orbit (module docstring), or None when the rule does not apply."""
-    m = _PHI2.match(phi.body)
+    m = PHI2.match(phi.body)
     if m is None or phi.result is None:
         return None
     w = int(m.group(1))
@@ -116,7 +106,7 @@ def orbit_phi(fn: LlirFunction, phi: Instr) -> CountedPhi | None:
             orbit.add(nxt)
             frontier.append(nxt)
     unsigned = (min(orbit), max(orbit) + 1)
-    signed_vals = [_signed(v, w) for v in orbit]
+    signed_vals = [as_signed(v, w) for v in orbit]
     signed = (min(signed_vals), max(signed_vals) + 1)
     if signed[1] - signed[0] < unsigned[1] - unsigned[0]:
         return CountedPhi(signed[0], signed[1], True, w)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from llverify.lowered.llir import Access, LlirFunction, split_args, type_bytes
+from llverify.lowered.llir import SSA_REF, Access, LlirFunction, split_args, type_bytes
 
 __all__ = ["Unknown", "function_users", "check_stored", "check_loaded", "uses", "live", "byte_source", "slot_kinds",
            "stored_value"]
@@ -26,7 +26,6 @@ class Unknown(Exception):
 
 
 # instruction forms read by the provenance guards (compiled once)
-_SSA = re.compile(r"%[\w$.\-]+")
 _EXTRACTVALUE = re.compile(r"^extractvalue\s+\{[^}]*\}\s+(%[\w$.\-]+),\s*(\d+)$")
 _MATRIX = re.compile(r"matrix (\d+)")
 _EXTRACTELEMENT = re.compile(r"^extractelement\s+<(\d+)\s*x\s*(\w+)>\s+(%[\w$.\-]+),\s*i\d+\s+(\d+)$")
@@ -45,7 +44,7 @@ def function_users(fn: LlirFunction) -> dict[str, list]:
     caller and shared by its conversions)."""
     users: dict[str, list] = {}
     for ins in fn.instrs:
-        for name in set(_SSA.findall(ins.body)):
+        for name in set(SSA_REF.findall(ins.body)):
             users.setdefault(name, []).append(ins)
     return users
 
@@ -74,7 +73,7 @@ def check_stored(fn: LlirFunction, value: str, seen: set[str], mine: frozenset) 
         if op == "call" and "shfl" in ins.body:
             raise Unknown(f"a stored element comes from a warp shuffle at line {ins.line} (not modelled)")
         if op in _PACKING:
-            stack.extend(_SSA.findall(ins.body))
+            stack.extend(SSA_REF.findall(ins.body))
 
 
 def check_loaded(fn: LlirFunction, users: dict[str, list], value: str, mine: frozenset) -> None:

@@ -45,7 +45,7 @@ import re
 from dataclasses import dataclass
 
 from llverify.lowered.llir import LlirFunction
-from llverify.lowered.semantics import Decoded, Unmodelled, const_value, decoded
+from llverify.lowered.decode import Decoded, Unmodelled, const_value, decoded
 
 __all__ = ["Reduction", "reduction", "parse_key", "base_assignment", "MAX_MODULUS"]
 

@@ -37,7 +37,8 @@ from llverify.errors import LlverifyError
 from llverify.hw.shared import tma_block_shape
 from llverify.lowered.llir import Access, LlirFunction, asm_call
 from llverify.lowered.remainder import base_assignment
-from llverify.lowered.semantics import Concrete, Unmodelled, const_value, decoded
+from llverify.lowered.concrete import Concrete
+from llverify.lowered.decode import Unmodelled, const_value, decoded
 from llverify.lowered.vector import Threads, VecValue
 from llverify.prove.verdict import Counterexample, Verdict
 from llverify.ttgir.layouts import element_bits

@@ -1,6 +1,7 @@
 """Which free variables of the lowered code hold the same value in every thread of the CTA (uniformity).
 
-The semantics (:mod:`llverify.lowered.semantics`, :mod:`llverify.lowered.vector`) leaves some values *free*:
+The semantics (:mod:`llverify.lowered.decode`; :mod:`.symbolic`, :mod:`.concrete`, :mod:`.vector`) leaves some
+values *free*:
 kernel arguments, loop-carried ``phi`` s, which predecessor a ``phi`` came from, values it does not compute
 (loads, unmodelled calls).  A free variable is one value shared by all threads.  That is exact for a
 per-thread claim (``in_bounds``: each thread's own value is one of all values), but a claim that relates
@@ -11,13 +12,17 @@ not, and setting it to one value for all threads can fake both a proof and a ref
 
 The divergence analysis is :func:`llverify.lowered.guards.control_flow`'s (a value is divergent when the
 thread id, a warp broadcast, a load, an atomic, inline asm or an unknown call flows into it, or a ``phi``
-whose predecessor a divergent branch decides); this module reads it for free-variable names.  It is
+whose predecessor a divergent branch decides); this module reads it for free-variable names from the
+:class:`~llverify.lowered.conditions.ControlFlow` the caller computed for the function (once per function, in
+:func:`llverify.lowered.validate.validate`).  It is
 conservative: it may call a uniform value divergent (a cross-thread claim is then ``unknown``), never the
 converse; when the control flow is not read, every free variable but a kernel argument is divergent.
 
-Requires: names as the semantics writes free variables (``%x:W``, ``%x.choice:W``, ``%v#k:W``).
+Requires: names as the semantics writes free variables (``%x:W``, ``%x.choice:W``, ``%v#k:W``); ``flow`` is
+``control_flow(fn)``.
 Postcondition: every free variable not returned by :func:`nonuniform` has one value in all threads.
 
+>>> from llverify.lowered.guards import control_flow
 >>> from llverify.lowered.llir import parse_llir
 >>> fn = parse_llir('''define void @k(i32 %n) {
 ... entry:
@@ -26,28 +31,21 @@ Postcondition: every free variable not returned by :func:`nonuniform` has one va
 ...   %b = add i32 %t, %a
 ...   ret void
 ... }''').functions[0]
->>> nonuniform(fn, ["%a:32", "%b:32", "%n:32"])
+>>> nonuniform(fn, ["%a:32", "%b:32", "%n:32"], control_flow(fn))
 ['%b:32']
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
-
-from llverify.lowered.guards import ControlFlow, control_flow
+from llverify.lowered.conditions import ControlFlow
 from llverify.lowered.llir import LlirFunction
 
 __all__ = ["nonuniform"]
 
 
-@lru_cache(maxsize=64)
-def _control_flow(fn: LlirFunction) -> ControlFlow:
-    return control_flow(fn)
-
-
-def nonuniform(fn: LlirFunction, frees: list[str] | tuple[str, ...]) -> list[str]:
-    """The free variables among ``frees`` that may differ between threads (module docstring)."""
-    cf = _control_flow(fn)
+def nonuniform(fn: LlirFunction, frees: list[str] | tuple[str, ...], cf: ControlFlow) -> list[str]:
+    """The free variables among ``frees`` that may differ between threads, by ``cf = control_flow(fn)``'s
+    divergence analysis (module docstring)."""
     out = []
     for f in frees:
         name = f.rsplit(":", 1)[0]

@@ -3,11 +3,11 @@
 :class:`Threads` evaluates an SSA value of a function at all ``threads`` thread ids in one pass: each value
 is a vector ``vals[t]`` (``uint64``, reduced modulo ``2^width``) with a mask ``none[t]`` of the threads where it
 is poison or depends on a free variable given no value (the scalar interpreter's ``None``), and the set of
-free variables it depends on (the names :class:`~llverify.lowered.semantics.Symbolic` gives them:
+free variables it depends on (the names :class:`~llverify.lowered.symbolic.Symbolic` gives them:
 ``%5:32`` for an unmodelled value, ``%4.choice:1`` for a join ``phi``'s choice).  Each value is computed
 once per function and thread context (memoised by SSA name), however many accesses use it.
 
-The semantics are those of :class:`~llverify.lowered.semantics.Concrete` (the LLVM language reference:
+The semantics are those of :class:`~llverify.lowered.concrete.Concrete` (the LLVM language reference:
 ``nuw``/``nsw`` overflow, ``exact``, ``disjoint``, shifts past the width and division by zero are poison; a
 ``phi`` is the incoming value its choice variable names; the warp-id broadcast ``shfl.sync.idx(v, k)`` is
 ``v`` at lane ``k`` of the same warp), written again over arrays: an address whose free-variable set is
@@ -33,10 +33,10 @@ from typing import Mapping
 
 import numpy as np
 
-from llverify.lowered.llir import LlirFunction
+from llverify.lowered.llir import LlirFunction, as_signed
 from llverify.lowered.orbits import phi_range
 from llverify.lowered.remainder import Reduction, reduction
-from llverify.lowered.semantics import Decoded, Unmodelled, const_value, decoded
+from llverify.lowered.decode import Decoded, Unmodelled, const_value, decoded
 
 __all__ = ["Threads", "VecValue"]
 
@@ -227,7 +227,7 @@ def _exact(op: str, flags: frozenset[str], a: np.ndarray, b: np.ndarray, w: int)
     lo, hi, mask = -(1 << (w - 1)), (1 << (w - 1)) - 1, (1 << w) - 1
     res, bad = [], []
     for x, y in zip(_py(a), _py(b)):
-        sx, sy = x - (x >> (w - 1) << w), y - (y >> (w - 1) << w)
+        sx, sy = as_signed(x, w), as_signed(y, w)
         u = x + y if op == "add" else x - y if op == "sub" else x * y
         s = sx + sy if op == "add" else sx - sy if op == "sub" else sx * sy
         bad.append(("nuw" in flags and not 0 <= u <= mask) or ("nsw" in flags and not lo <= s <= hi))
@@ -240,7 +240,7 @@ def _divide(op: str, flags: frozenset[str], a: np.ndarray, b: np.ndarray, w: int
     lo, mask = -(1 << (w - 1)), (1 << w) - 1
     res, bad = [], []
     for x, y in zip(_py(a), _py(b)):
-        sx, sy = x - (x >> (w - 1) << w), y - (y >> (w - 1) << w)
+        sx, sy = as_signed(x, w), as_signed(y, w)
         if y == 0 or (op[0] == "s" and sx == lo and sy == -1) or (op == "udiv" and "exact" in flags and x % y):
             res.append(0)
             bad.append(True)

@@ -137,7 +137,15 @@ def test_every_sample_address_agrees_with_the_interpreter_and_z3_free_sets() -> 
             sym, vec = Symbolic(fn, threads, phi_range), Threads(fn, threads)
             for a in fn.accesses[::4]:
                 free = sym.value(a.pointer, 32).free
-                assert vec.value(a.pointer, 32).free == free
+                vfree = vec.value(a.pointer, 32).free
+                if any(".urem" in f for f in vfree):
+                    # `urem v, C` of a free `v`: the vector evaluator makes the remainder its own free variable of
+                    # domain [0, C) (llverify.lowered.remainder), Z3 keeps `v` (and a phi's choice): two encodings
+                    # of one value, with different names; the remainder's base must be one of Z3's variables
+                    # (their agreement is tests/test_lowered_tma.py's, against the recurrence)
+                    assert {f.split(".urem")[0] for f in vfree} <= free, (vfree, free)
+                    continue
+                assert vfree == free
                 for given in ({}, {f: 0 for f in free}):
                     v = Threads(fn, threads, given).value(a.pointer, 32)
                     for t in range(0, threads, 7):

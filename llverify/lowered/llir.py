@@ -43,6 +43,8 @@ _LABEL = re.compile(r"^([\w$.\-]+):\s*(?:;.*)?$")
 _DBG = re.compile(r",?\s*!dbg\s+!(\d+)")
 _DILOC = re.compile(r"^!(\d+)\s*=\s*(?:distinct\s+)?!DILocation\(line:\s*(\d+),\s*column:\s*(\d+)")
 _DIFILE = re.compile(r'^!(\d+)\s*=\s*(?:distinct\s+)?!DIFile\(filename:\s*"([^"]*)"')
+_DISCOPE_FILE = re.compile(r"^!(\d+)\s*=\s*(?:distinct\s+)?!DI(?:Subprogram|LexicalBlock|LexicalBlockFile)\(.*\bfile:\s*!(\d+)")
+_LOC_SCOPE = re.compile(r"\bscope:\s*!(\d+)")
 _INT_TYPE = re.compile(r"^i(\d+)$")
 #: an integer literal operand
 INT_LITERAL = re.compile(r"^-?\d+$")
@@ -96,6 +98,9 @@ class LlirModule:
     locations: dict[str, tuple[int, int]]
     files: tuple[str, ...]
     attributes: dict[str, str] = field(default_factory=dict, compare=False)  # ``attributes #N = {...}``: N -> text
+    #: debug location id -> the file name of its scope (DILocation scope -> DISubprogram / DILexicalBlock -> DIFile),
+    #: where the chain resolves; locations inlined from another function (``inlinedAt``) are left out
+    location_files: dict[str, str] = field(default_factory=dict, compare=False)
 
 
 def as_signed(x: int, w: int) -> int:
@@ -295,6 +300,9 @@ def parse_llir(text: str, path: str = "<string>") -> LlirModule:
     functions: list[LlirFunction] = []
     locations: dict[str, tuple[int, int]] = {}
     files: list[str] = []
+    file_names: dict[str, str] = {}     # DIFile id -> file name
+    scope_files: dict[str, str] = {}    # scope id -> its DIFile id
+    loc_scopes: dict[str, str] = {}     # location id -> scope id (not inlined)
     attributes: dict[str, str] = {}
     current: list[Instr] | None = None
     name = block = header = ""
@@ -314,10 +322,18 @@ def parse_llir(text: str, path: str = "<string>") -> LlirModule:
             m = _DILOC.match(s)
             if m:
                 locations[m.group(1)] = (int(m.group(2)), int(m.group(3)))
+                sc = _LOC_SCOPE.search(s)
+                if sc and "inlinedAt" not in s:
+                    loc_scopes[m.group(1)] = sc.group(1)
                 continue
             m = _DIFILE.match(s)
             if m:
                 files.append(m.group(2))
+                file_names[m.group(1)] = m.group(2)
+                continue
+            m = _DISCOPE_FILE.match(s)
+            if m:
+                scope_files[m.group(1)] = m.group(2)
             continue
         if s == "}":
             defs = {i.result: i for i in current if i.result}
@@ -362,4 +378,6 @@ def parse_llir(text: str, path: str = "<string>") -> LlirModule:
             current.append(Instr(None, _opcode(s), s, dbg, lineno, block))
     if current is not None:
         raise LlirError(f"{path}:{len(text.splitlines())}:1: unexpected end of file inside function @{name}")
-    return LlirModule(path, tuple(functions), locations, tuple(files), attributes)
+    location_files = {loc: file_names[scope_files[sc]] for loc, sc in loc_scopes.items()
+                      if sc in scope_files and scope_files[sc] in file_names}
+    return LlirModule(path, tuple(functions), locations, tuple(files), attributes, location_files)

@@ -14,8 +14,10 @@ For each access (:mod:`llverify.lowered.llir`), with its address as a Z3 term of
 * ``tma_tiling`` (per TMA op, :mod:`llverify.lowered.tma`) and ``right_elements`` of a conversion
   (:mod:`llverify.lowered.convert`).
 
-Attribution: Triton's ``USE_IR_LOC=ttgir`` points the debug locations at ``.ttgir`` lines; the access is
-attributed to the TTGIR op on that line.  An access that cannot be attributed is reported as such.
+Attribution (:mod:`llverify.lowered.attribution`): Triton's ``USE_IR_LOC=ttgir`` points the debug locations at
+``.ttgir`` lines, and the access is attributed to the TTGIR op on that line; without it the locations name the
+Python source, and the access is attributed to the one op at that source position that may access shared memory.
+An access that cannot be attributed is reported as such.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from llverify.lowered.assignments import enumerable
+from llverify.lowered.attribution import Attribution, attribute
 from llverify.lowered.conditions import PathCondition
 from llverify.lowered.convert import convert_elements, function_users
 from llverify.lowered.elements import right_elements
@@ -59,15 +62,10 @@ class LoweredFinding:
         return out
 
 
-def _ops_by_line(module: Module) -> dict[int, Op]:
-    return {op.location.line: op for _, op, _ in module.walk()}
-
-
 def validate(module: Module, llir: LlirModule, shared_bytes: int) -> list[LoweredFinding]:
     """Every obligation of every shared-memory access (see the module docstring)."""
     threads = module.num_warps * module.threads_per_warp
-    by_line = _ops_by_line(module)
-    ttgir_file = any(f.endswith(".ttgir") for f in llir.files)
+    attr = attribute(module, llir)
     out: list[LoweredFinding] = []
     for fn in llir.functions:
         sym = Symbolic(fn, threads, phi_range)
@@ -79,16 +77,14 @@ def validate(module: Module, llir: LlirModule, shared_bytes: int) -> list[Lowere
         choices: dict = {}  # free-variable assignment -> its evaluator (shared by the accesses)
         groups: dict[int, tuple[Op, list[Access]]] = {}
         for acc in fn.accesses:
-            loc = llir.locations.get(acc.instr.dbg or "", None) if ttgir_file else None
-            op = by_line.get(loc[0]) if loc else None
+            op = attr.op_of(acc.instr.dbg, acc.kind)
             if op is not None:
                 groups.setdefault(id(op), (op, []))[1].append(acc)
         # its own evaluators: the TMA tiling evaluates threads 0..threads-1, in_bounds the launch's threads
         boxes, tilings = _tma_boxes(module, fn, groups, threads, vec, {}, llir.path)
         for k, acc in enumerate(fn.accesses):
-            out.extend(_access_findings(module, llir, fn, sym, acc, k, threads, shared_bytes,
-                                        by_line if ttgir_file else {}, vec, predicted, choices, flow, lvec,
-                                        boxes.get(acc.instr.line)))
+            out.extend(_access_findings(module, llir, fn, sym, acc, k, threads, shared_bytes, attr, vec, predicted,
+                                        choices, flow, lvec, boxes.get(acc.instr.line)))
         fn_users = None
         for op, accs in groups.values():
             subject = f"{op.name} at {module.path}:{op.location.line}: {len(accs)} access(es) in {llir.path}"
@@ -96,7 +92,7 @@ def validate(module: Module, llir: LlirModule, shared_bytes: int) -> list[Lowere
                 v = tilings[id(op)]
             elif op.name == "ttg.convert_layout":
                 fn_users = fn_users if fn_users is not None else function_users(fn)  # once per function
-                dbgs = [k for k, (line, _) in llir.locations.items() if line == op.location.line]
+                dbgs = attr.dbgs_of(op)
                 v = convert_elements(op, fn, sym, accs, threads, module.threads_per_warp, subject, flow, vec,
                                      dbgs, fn_users)
             else:
@@ -112,15 +108,14 @@ def validate(module: Module, llir: LlirModule, shared_bytes: int) -> list[Lowere
                 out.append(LoweredFinding(Finding(v, v.property, op.name, op.location, op.source, fn.name,
                                                   module.target, index=len(out)),
                                           Location(llir.path, accs[0].instr.line, 1)))
-        if ttgir_file:  # a conversion lowered through warp shuffles: visible, not claimed
-            shuffled: dict[int, int] = {}
+        if attr.ops:  # a conversion lowered through warp shuffles: visible, not claimed
+            shuffled: dict[int, tuple[int, Op]] = {}
             for ins in fn.instrs:
-                loc = llir.locations.get(ins.dbg or "")
-                if loc and "shfl.sync" in ins.body:
-                    shuffled.setdefault(loc[0], ins.line)
-            for line, lowered_line in sorted(shuffled.items()):
-                op = by_line.get(line)
-                if op is None or op.name != "ttg.convert_layout" or any(o is op for o, _ in groups.values()):
+                shuffle_op = attr.op_of(ins.dbg) if "shfl.sync" in ins.body else None
+                if shuffle_op is not None:
+                    shuffled.setdefault(shuffle_op.location.line, (ins.line, shuffle_op))
+            for line, (lowered_line, op) in sorted(shuffled.items()):
+                if op.name != "ttg.convert_layout" or any(o is op for o, _ in groups.values()):
                     continue
                 v = Verdict("unknown", "right_elements", f"{op.name} at {module.path}:{line} in {llir.path}", None,
                             0.0, "the conversion is lowered through warp shuffles (shfl.sync): their value "
@@ -156,15 +151,17 @@ def _tma_boxes(module: Module, fn: LlirFunction, groups: dict[int, tuple[Op, lis
 
 
 def _access_findings(module: Module, llir: LlirModule, fn: LlirFunction, sym: Symbolic, acc: Access, k: int,
-                     threads: int, shared_bytes: int, by_line: dict[int, Op],
+                     threads: int, shared_bytes: int, attr: Attribution,
                      vec: Threads, predicted: "Predictions", choices: dict, flow: Any = None,
                      lvec: Threads | None = None, tma: TmaBox | str | None = None) -> list[LoweredFinding]:
     """The findings of one access, ``k``-th of ``fn``: its attribution (when it names no op), ``in_bounds``
     under its block's path condition (``flow``), and ``lowered_wavefronts`` when its address depends on the
     thread id only and exactly the TTGIR's threads run it."""
     loc = llir.locations.get(acc.instr.dbg or "", None)
-    op = by_line.get(loc[0]) if loc else None
-    where = op.location if op is not None else Location(module.path, loc[0] if loc else 1, loc[1] + 1 if loc else 1)
+    op = attr.op_of(acc.instr.dbg, acc.kind)
+    ttgir_loc = loc if attr.mode == "ttgir" else None  # a source-mode location is a Python line, not a .ttgir one
+    where = (op.location if op is not None
+             else Location(module.path, ttgir_loc[0] if ttgir_loc else 1, ttgir_loc[1] + 1 if ttgir_loc else 1))
     lowered = Location(llir.path, acc.instr.line, 1)
     kernel = fn.name
     opname = op.name if op is not None else "unattributed"
@@ -177,7 +174,7 @@ def _access_findings(module: Module, llir: LlirModule, fn: LlirFunction, sym: Sy
                                       index=k), lowered)
 
     results: list[LoweredFinding] = []
-    func = next((f for f in module.functions if loc and f.location.line == loc[0]), None) if by_line else None
+    func = next((f for f in module.functions if ttgir_loc and f.location.line == ttgir_loc[0]), None)
     if op is None and func is not None:
         # the location names the tt.func line itself: code Triton adds to the function, not to one op (Triton
         # 3.9's warp_specialize dispatch reads each partition's state byte so); not attributable to an op
@@ -188,8 +185,7 @@ def _access_findings(module: Module, llir: LlirModule, fn: LlirFunction, sym: Sy
                                        "dispatch), which no TTGIR op's semantics covers")))
     elif op is None:
         results.append(finding(Verdict("unknown", "attribution", subject, None, 0.0,
-                                       "the access could not be attributed to a TTGIR op (compile with "
-                                       "USE_IR_LOC=ttgir so debug locations name .ttgir lines)")))
+                                       attr.reason(acc.instr.dbg, llir))))
     lvec = vec if lvec is None else lvec  # the launch's threads (more than the TTGIR's in a warp-specialized kernel)
     pc = flow.of(acc.instr) if flow is not None else PathCondition(acc.instr.block, frozenset([frozenset()]), True, True)
     results.append(finding(in_bounds(fn, sym, acc, subject, shared_bytes, vec, lvec, pc, choices, tma,

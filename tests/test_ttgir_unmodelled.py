@@ -190,3 +190,10 @@ def test_async_copy_into_a_buffer_of_another_element_type_is_refuted() -> None:
              if f.op == "ttg.async_copy_global_to_local" and f.verdict.property == "async_copy"]
     assert found and all(f.verdict.status == "refuted" for f in found)
     assert found[0].verdict.counterexample is not None
+
+
+def test_a_wgmma_wait_passing_operands_of_two_layouts_through_is_not_unmodelled() -> None:
+    body = ("    %c2 = ttg.convert_layout %cst : tensor<32x32xf32, #blocked> -> tensor<32x32xf32, #blocked2>\n"
+            "    %w:2 = ttng.warp_group_dot_wait %cst, %c2 {pendings = 0 : i32} : tensor<32x32xf32, #blocked>, "
+            "tensor<32x32xf32, #blocked2>\n")
+    assert _findings(body, "unmodelled_op") == []

@@ -100,11 +100,12 @@ MODELLED_OPS: frozenset[str] = frozenset({
     *MEMORY_OPS, *BOUNDARY_OPS})
 
 #: ops that relate no layouts of their own: calls and control flow (what crosses their boundaries is the callee's or
-#: the region_boundary rule's), terminators, and the ops that only make or read descriptors and scalars
+#: the region_boundary rule's), terminators, ops whose results are their operands passed through (a wgmma wait
+#: returns each operand as the result of the same position), and the ops that only make or read descriptors
 STRUCTURAL_OPS: frozenset[str] = frozenset({
     "tt.call", "tt.func", "scf.if", "scf.while", "scf.condition", "scf.execute_region", "scf.index_switch",
     "ttg.warp_specialize", "ttg.warp_specialize.partitions", "ttg.warp_yield", "ttg.warp_return",
-    "tt.reduce.return", "tt.scan.return", "ub.poison"})
+    "tt.reduce.return", "tt.scan.return", "ub.poison", "ttng.warp_group_dot_wait"})
 
 
 def _unmodelled(op: Op) -> bool:

@@ -68,22 +68,27 @@ def test_cdna3_groups() -> None:
     assert [groups(r) for r in AMD_CDNA3.phase_rules(16, "store")] == [consecutive_groups(8), CK_READ]
     for d in ("load", "store"):
         assert [groups(r) for r in AMD_CDNA3.phase_rules(8, d)] == [consecutive_groups(16)]
-        for v in (1, 2, 4):
-            assert [groups(r) for r in AMD_CDNA3.phase_rules(v, d)] == [consecutive_groups(32)]
+        assert [groups(r) for r in AMD_CDNA3.phase_rules(4, d)] == [consecutive_groups(32)]
+        for v in (1, 2):   # dh_comms (distinct words) and the CK deck's R2 (distinct sub-word addresses)
+            assert [(groups(r), r.split_words) for r in AMD_CDNA3.phase_rules(v, d)] == [
+                (consecutive_groups(32), False), (consecutive_groups(32), True)]
 
 
 def test_cdna4_groups_and_banks() -> None:
     """MI355X / MI350X: HipKittens and shark-ai (measured), rocRoller (stated)."""
-    def rules(v: int, d: str) -> list[tuple[set[frozenset[int]], int]]:
-        return [(groups(r), AMD_CDNA4.banks_of(r)) for r in AMD_CDNA4.phase_rules(v, d)]
+    def rules(v: int, d: str) -> list[tuple[set[frozenset[int]], int, bool]]:
+        return [(groups(r), AMD_CDNA4.banks_of(r), r.split_words) for r in AMD_CDNA4.phase_rules(v, d)]
 
-    assert rules(16, "load") == [(CDNA4_READ, 64)]
-    assert rules(8, "load") == [(consecutive_groups(32), 64)]
-    for v in (1, 2, 4):
-        assert rules(v, "load") == [(consecutive_groups(64), 64), (consecutive_groups(64), 32)]
-        assert rules(v, "store") == [(consecutive_groups(32), 32)]
-    assert rules(8, "store") == [(consecutive_groups(16), 32)]
-    assert rules(16, "store") == [(consecutive_groups(8), 32), (CK_READ, 32)]
+    whole = consecutive_groups(64)
+    assert rules(16, "load") == [(CDNA4_READ, 64, False)]
+    assert rules(8, "load") == [(consecutive_groups(32), 64, False)]
+    assert rules(4, "load") == [(whole, 64, False), (whole, 32, False)]
+    assert rules(4, "store") == [(consecutive_groups(32), 32, False)]
+    for v in (1, 2):
+        assert rules(v, "load") == [(whole, 64, False), (whole, 32, False), (whole, 64, True), (whole, 32, True)]
+        assert rules(v, "store") == [(consecutive_groups(32), 32, False), (consecutive_groups(32), 32, True)]
+    assert rules(8, "store") == [(consecutive_groups(16), 32, False)]
+    assert rules(16, "store") == [(consecutive_groups(8), 32, False), (CK_READ, 32, False)]
 
 
 def test_rdna_groups() -> None:
@@ -191,10 +196,12 @@ def measured(cdna3: BankModel, cdna4: BankModel, rdna3: BankModel, rdna4: BankMo
     assert _phase_pairs(cdna3, 4, "load", [(0, 31), (0, 32)]) == [1, 0]
     # CK tutorial 01 (MI300, conflicted): 8 ds_read_u16 per lane down a column of an f16 [64, 32] row-major tile;
     # lane l reads row 8 (l // 8) + i, column l % 8 (+ 8 per wave).  4 rows 512 bytes apart on one bank per half
-    # wave, two lanes per word: 4 wavefronts a phase, 3 conflicts a phase.
+    # wave, two lanes per word: 4 distinct words a bank (dh_comms: 3 conflicts a phase) or 8 distinct halves (R2:
+    # 7).  The deck's total, 448 per tile of 4 waves x 8 reads (+ 1 ds_write_b128 the deck calls conflict-free),
+    # is R2's 14 per read; the range holds both.
     lanes = np.arange(64)
     addr = ((8 * (lanes // 8)) * 32 + lanes % 8) * 2
-    assert _conflicts(cdna3, addr, 2, "load") == [6]
+    assert _conflicts(cdna3, addr, 2, "load") == [6, 14]
 
     # HipKittens, MI355X, two lanes (0 and 1, one phase) at words 0 and k, k stepped: ds_write_b64 conflicts at
     # k = 32, 64, 96; ds_read_b64 and ds_read_b128 only at k = 64 (aligned k only).
@@ -234,7 +241,10 @@ def stated(cdna3: BankModel, cdna4: BankModel) -> None:
     # conflict, lanes 0 and 1 at words 0 and 32 do.
     for v in (1, 2, 4):
         assert _phase_pairs(cdna4, v, "store", [(0, 31), (0, 32)]) == [1, 0]
-        assert pair_conflicts(cdna4, v, "store", 0, 1, 128) == [1]
+        assert set(pair_conflicts(cdna4, v, "store", 0, 1, 128)) == {1}
+    # sub-word: two lanes writing the two halves of one word share it (dh_comms) or not (R2).
+    assert pair_conflicts(cdna4, 2, "store", 0, 1, 2) == [0, 1]
+    assert pair_conflicts(cdna3, 2, "store", 0, 1, 2) == [0, 1]
     # ds_write_b128: 8 consecutive lanes (CK, rocRoller) or the read groups (dh_comms), 32 banks either way.
     assert pair_conflicts(cdna4, 16, "store", 0, 1, 128) == [1, 1]
     assert pair_conflicts(cdna3, 16, "store", 0, 20, 128) == [0, 1]
@@ -261,7 +271,11 @@ def _mutants() -> dict[str, tuple[str, BankModel]]:
         "cdna3 ds_read_b128 on 8 consecutive lanes": ("cdna3", _with_rule(c3, "load", 16, consecutive(8, "m"))),
         "cdna3 ds_read_b64 on 32 lanes": ("cdna3", _with_rule(c3, "load", 8, consecutive(32, "m"))),
         "cdna3 ds_read_b32 on 64 lanes": ("cdna3", _with_rule(c3, "load", 4, consecutive(64, "m"))),
-        "cdna3 ds_read_b16 on 16 lanes": ("cdna3", _with_rule(c3, "load", 2, consecutive(16, "m"))),
+        "cdna3 ds_read_b16 on 16 lanes": ("cdna3", _with_rule(c3, "load", 2, consecutive(16, "m"),
+                                                              consecutive(16, "m", split_words=True))),
+        "cdna3 ds_read_b16 without R2": ("cdna3", _with_rule(c3, "load", 2, consecutive(32, "m"))),
+        "cdna4 ds_write_b16 without dh_comms": ("cdna4", _with_rule(c4, "store", 2,
+                                                                    consecutive(32, "m", 32, split_words=True))),
         "cdna4 ds_write_b64 on 64 banks (the previous model)":
             ("cdna4", _with_rule(c4, "store", 8, consecutive(16, "m", banks=64))),
         "cdna4 ds_write_b64 on 32 lanes": ("cdna4", _with_rule(c4, "store", 8, consecutive(32, "m", banks=32))),
@@ -274,7 +288,8 @@ def _mutants() -> dict[str, tuple[str, BankModel]]:
         "cdna4 ds_read_b128 on 32 banks": ("cdna4", _with_rule(c4, "load", 16, PhaseRule((1, 2, 12, 20), "m", 32))),
         "cdna4 ds_read_b32 in half waves (rocRoller's phases)":
             ("cdna4", _with_rule(c4, "load", 4, consecutive(32, "m", banks=32))),
-        "cdna4 ds_write_b16 on the whole wave": ("cdna4", _with_rule(c4, "store", 2, consecutive(64, "m", banks=32))),
+        "cdna4 ds_write_b16 on the whole wave": ("cdna4", _with_rule(c4, "store", 2, consecutive(64, "m", banks=32),
+                                                                     consecutive(64, "m", 32, True))),
         "cdna4 ds_write_b128 on 64 banks": ("cdna4", _with_rule(c4, "store", 16, consecutive(8, "m", banks=64),
                                                                 PhaseRule((1, 2, 20), "m", banks=64))),
         "rdna3 with 64 banks": ("rdna3", dataclasses.replace(AMD_RDNA3, banks=64)),
@@ -388,7 +403,8 @@ def random_models(draw):
     rules = []
     for d, v in itertools.product(("load", "store"), (1, 2, 4, 8, 16)):
         gens = tuple(draw(st.lists(st.integers(1, lanes - 1), min_size=0, max_size=5)))
-        rules.append((d, v, (PhaseRule(gens, "random", draw(st.sampled_from([None, 16, 32, 64, 128]))),)))
+        rules.append((d, v, (PhaseRule(gens, "random", draw(st.sampled_from([None, 16, 32, 64, 128])),
+                                       draw(st.booleans())),)))
     model = BankModel("random", draw(st.sampled_from([16, 32, 64])), draw(st.sampled_from([4, 8])), lanes, "random",
                       rules=tuple(rules), generic=False)
     return model, draw(access_cases(lanes)), draw(st.sampled_from(["load", "store"]))
@@ -397,8 +413,8 @@ def random_models(draw):
 @settings(max_examples=80, deadline=None)
 @given(random_models())
 def test_closed_form_equals_simulator_any_phase_rule(m) -> None:
-    """The generalised lemma for any bank count (the model's or a rule's own), bank width, wave size and phase
-    subspace."""
+    """The generalised lemma for any bank count (the model's or a rule's own), bank width, wave size, phase
+    subspace and sub-word rule."""
     model, case, direction = m
     assert _agree(*case, model, direction)
 
@@ -412,9 +428,12 @@ def test_simulator_equals_a_per_lane_walk() -> None:
     col = build("blocked", [64, 64], size_per_thread=[1, 2], threads_per_warp=[8, 8], warps_per_cta=[1, 1],
                 order=[0, 1])
     plain = build("swizzled_shared", [64, 64], vec=1, per_phase=1, max_phase=1, order=[1, 0])
+    down = build("blocked", [64, 64], size_per_thread=[2, 1], threads_per_warp=[8, 8], warps_per_cta=[1, 1],
+                 order=[1, 0])   # one element a vector: 1- and 2-byte accesses
     for model, acc, sh, bits, direction in [(AMD_CDNA3, row, swz, 16, "load"), (AMD_CDNA4, row, swz, 16, "load"),
                                             (AMD_CDNA4, row, swz, 16, "store"), (AMD_CDNA4, col, plain, 32, "load"),
-                                            (AMD_CDNA4, col, plain, 32, "store")]:
+                                            (AMD_CDNA4, col, plain, 32, "store"), (AMD_CDNA4, down, plain, 16, "load"),
+                                            (AMD_CDNA4, down, plain, 8, "store"), (AMD_CDNA3, col, plain, 8, "store")]:
         sim = simulate_wavefronts(acc, sh, bits, model=model, direction=direction)
         vec = sim.vector.elems
         where = {}
@@ -439,8 +458,10 @@ def test_simulator_equals_a_per_lane_walk() -> None:
                     for l in phase:
                         e = acc.apply(register=g * vec, lane=l, warp=0, block=0)
                         start = where[(e["dim0"], e["dim1"])] * bits // 8
-                        for word in range(start // 4, (start + vec * bits // 8 - 1) // 4 + 1):
-                            banks.setdefault(word % nbanks, set()).add(word)
+                        nbytes = vec * bits // 8
+                        unit = nbytes if rule.split_words and nbytes < 4 else 4
+                        for u in range(start // unit, (start + nbytes - 1) // unit + 1):
+                            banks.setdefault(u * unit // 4 % nbanks, set()).add(u)
                     total += max(len(s) for s in banks.values())
                 counts.append(total)
             assert (max(counts), min(counts)) == (most, least)

@@ -55,7 +55,7 @@ import numpy as np
 from llverify.errors import LayoutError
 
 __all__ = ["PhaseRule", "BankModel", "NVIDIA", "AMD_CDNA3", "AMD_CDNA4", "AMD_RDNA3", "AMD_RDNA4", "consecutive",
-           "bank_model_for_target", "DIRECTIONS"]
+           "with_split_words", "bank_model_for_target", "DIRECTIONS"]
 
 DIRECTIONS = ("load", "store")
 
@@ -77,6 +77,9 @@ def _echelon(generators: tuple[int, ...]) -> tuple[int, ...]:
 class PhaseRule:
     """Lanes ``l, l'`` share a phase iff ``l ^ l'`` is in ``span(generators)``; ``source`` says who states it.
 
+    ``split_words``: for accesses narrower than a bank word, two lanes reading different bytes of one word are
+    served as different words (the CK slide deck's rule "R2"; AMD's dh_comms counts distinct words instead).
+
     ``banks``, when set, is the number of banks this access sees (gfx950's 64-bank LDS serves ``ds_read_b64`` and
     ``ds_read_b128`` over 64 banks but its writes over 32: measured, see the module docstring); None means the
     model's own count (:meth:`BankModel.banks_of`).
@@ -87,6 +90,7 @@ class PhaseRule:
     generators: tuple[int, ...]
     source: str
     banks: int | None = None
+    split_words: bool = False   # sub-word accesses share a bank word only at the same address (CK's "R2")
 
     @property
     def lanes_per_phase(self) -> int:
@@ -110,10 +114,17 @@ class PhaseRule:
         return ids.astype(np.int64)
 
 
-def consecutive(k: int, source: str, banks: int | None = None) -> PhaseRule:
+def consecutive(k: int, source: str, banks: int | None = None, split_words: bool = False) -> PhaseRule:
     """``k`` consecutive lanes per phase (``k`` a power of two): ``span(1, 2, .., k/2)``, over ``banks`` banks
     (None: the model's)."""
-    return PhaseRule(tuple(1 << i for i in range(max(k, 1).bit_length() - 1)), source, banks)
+    return PhaseRule(tuple(1 << i for i in range(max(k, 1).bit_length() - 1)), source, banks, split_words)
+
+
+def with_split_words(rules: tuple[PhaseRule, ...], source: str) -> tuple[PhaseRule, ...]:
+    """``rules`` and, for each, its twin under which sub-word accesses to different bytes of one word conflict
+    (both kept as candidates: the sources disagree, see the module docstring)."""
+    return rules + tuple(PhaseRule(r.generators, r.source + "; sub-word bytes of one word served apart: " + source,
+                                   r.banks, True) for r in rules)
 
 
 @dataclass(frozen=True)
@@ -172,6 +183,10 @@ _HK = "HipKittens analysis/paper_experiments/phases on MI355X (SQ_LDS_BANK_CONFL
 
 _CK_READ_B128 = (1, 2, 20)        # 0:3+20:23, 4:7+16:19, 8:11+28:31, 12:15+24:27 (and +32)
 
+_CK_SLIDES = ("CK slide deck 'LDS Bank Conflicts on CDNA' (A. H. Ghamarian, 2026-04-21, composable_kernel branch "
+              "aghamari/ua-on-develop-v2, bank_conflict_slides.html), rule R2: stated, MI300 totals ambiguous")
+_CDNA3_HALF_WAVE = consecutive(32, "b8/b16 in half waves, distinct words count: " + _DH + "; AMD OpenCL guide")
+
 AMD_CDNA3 = BankModel(
     "amd-cdna3-lds", 32, 4, 64,
     "32 banks (shark-ai MI300X sweep; pyhip MI300); b32 and narrower: half waves (AMD OpenCL optimisation "
@@ -180,7 +195,8 @@ AMD_CDNA3 = BankModel(
     rules=(("load", 16, (PhaseRule(_CK_READ_B128, "ds_read_b128 groups 0:3+20:23, ..: " + "; ".join(
                 (_SHARK + " on MI300X", _PYHIP, _CK, _DH, _TRITON_11365))),)),
            ("store", 16, (consecutive(8, "ds_write_b128: 8 consecutive lanes: " + _CK + "; " + _ROCROLLER),
-                          PhaseRule(_CK_READ_B128, "16-byte accesses in the read groups 0:3+20:23, ..: " + _DH)))))
+                          PhaseRule(_CK_READ_B128, "16-byte accesses in the read groups 0:3+20:23, ..: " + _DH))),
+           *((d, v, with_split_words((_CDNA3_HALF_WAVE,), _CK_SLIDES)) for d in DIRECTIONS for v in (1, 2))))
 
 # gfx950 (CDNA4): 64 banks serve ds_read_b64 / ds_read_b128 (HipKittens: first wrap at bank 64; shark-ai: b64
 # latency saturates at a 256-byte stride; rocRoller: 64 banks only for those); writes stay on 32-bank CDNA3
@@ -203,16 +219,18 @@ AMD_CDNA4 = BankModel(
            ("load", 8, (consecutive(32, "ds_read_b64: 32 consecutive lanes, 64 banks: " + "; ".join(
                 (_HK, _SHARK + " on MI350X", _ROCROLLER)), banks=64),)),
            ("load", 4, _CDNA4_NARROW_READ),
-           ("load", 2, _CDNA4_NARROW_READ),
-           ("load", 1, _CDNA4_NARROW_READ),
+           ("load", 2, with_split_words(_CDNA4_NARROW_READ, _CK_SLIDES)),
+           ("load", 1, with_split_words(_CDNA4_NARROW_READ, _CK_SLIDES)),
            ("store", 16, _CDNA4_WRITE_B128),
            ("store", 8, (consecutive(16, "ds_write_b64: 16 consecutive lanes, 32 banks: " + _HK + " (phases; "
                                      "bank wrap at 32); " + _ROCROLLER, banks=32),)),
            ("store", 4, (consecutive(32, "ds_write_b32: half waves on 32 banks: " + _ROCROLLER, banks=32),)),
-           ("store", 2, (consecutive(32, "ds_write_b16: as b32 (" + _ROCROLLER + " rounds sub-dword accesses "
-                                     "to a dword; " + _DH + ")", banks=32),)),
-           ("store", 1, (consecutive(32, "ds_write_b8: as b32 (" + _ROCROLLER + " rounds sub-dword accesses "
-                                     "to a dword; " + _DH + ")", banks=32),))),
+           ("store", 2, with_split_words((consecutive(32, "ds_write_b16: as b32 (" + _ROCROLLER + " rounds "
+                                                      "sub-dword accesses to a dword; " + _DH + ")", banks=32),),
+                                         _CK_SLIDES)),
+           ("store", 1, with_split_words((consecutive(32, "ds_write_b8: as b32 (" + _ROCROLLER + " rounds "
+                                                      "sub-dword accesses to a dword; " + _DH + ")", banks=32),),
+                                         _CK_SLIDES))),
     generic=False,
     unestablished="no AMD document or public measurement gives gfx950's phases for this width")
 

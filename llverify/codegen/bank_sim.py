@@ -62,20 +62,22 @@ def simulate_addresses(byte_addr: np.ndarray, vec_bytes: int, model: BankModel =
     ``byte_addr[i, lane]`` is the first byte of lane ``lane``'s vector in instruction ``i``; each vector
     spans ``vec_bytes`` bytes.  ``model`` gives the bank width, ``rule`` which lanes share a phase and over how
     many banks (``model.banks_of(rule)``; default rule: ``model``'s generic one, consecutive lanes filling
-    ``banks * bank_bytes`` bytes).  Returns one
-    count per instruction: the sum over phases of the most distinct words one bank serves."""
+    ``banks * bank_bytes`` bytes).  Returns one count per instruction: the sum over phases of the most distinct
+    words one bank serves (distinct sub-word addresses under a ``split_words`` rule)."""
     n_instr, n_lanes = byte_addr.shape
     if rule is None:
         rule = consecutive(model.lanes_per_phase(vec_bytes), model.source)
     words_per_lane = max(1, vec_bytes // model.bank_bytes)
     banks = model.banks_of(rule)
-    first_word = (byte_addr // model.bank_bytes).astype(np.int64)
-    # every (instruction, lane, k) word touched
+    # the unit two lanes must share to be served together: a bank word, or (split_words) the sub-word access
+    unit = vec_bytes if rule.split_words and vec_bytes < model.bank_bytes else model.bank_bytes
+    first_word = (byte_addr // unit).astype(np.int64)
+    # every (instruction, lane, k) unit touched
     words = first_word[:, :, None] + np.arange(words_per_lane, dtype=np.int64)[None, None, :]
     instr = np.broadcast_to(np.arange(n_instr, dtype=np.int64)[:, None, None], words.shape)
     lane_phase = rule.phase_ids(n_lanes)
     phase = np.broadcast_to(lane_phase[None, :, None], words.shape)
-    bank = words % banks
+    bank = (words * unit // model.bank_bytes) % banks
     n_phase = int(lane_phase.max()) + 1 if n_lanes else 1
     group = (instr * n_phase + phase) * banks + bank
     g, wd = group.ravel(), words.ravel()

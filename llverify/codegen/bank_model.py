@@ -31,6 +31,9 @@ guess).
   writes as CDNA3 on 32 banks (HipKittens measured ``ds_write_b64``: 16 lanes, bank wrap at 32; rocRoller states
   gfx950 writes are gfx942's).  The transposed ``ds_read_b64_tr_b*`` reads are not modelled
   (:mod:`llverify.codegen.lds_transpose` says when Triton may emit them).
+* Sub-word accesses (1 and 2 bytes, CDNA3 and CDNA4): AMD's dh_comms counts distinct words (two lanes on the two
+  halves of one word are served together); the CK slide deck's rule "R2" serves them apart.  Both are kept
+  (:func:`with_split_words`; ``PhaseRule.split_words``).
 * ``AMD_RDNA3`` (gfx1100) and ``AMD_RDNA4`` (gfx1201): 32 banks x 4 bytes, wave32, reads only (shark-ai measured
   ``ds_read_b32``: 32 lanes, ``_b64``: 16 consecutive, ``_b128``: RDNA3 the CDNA3 groups, RDNA4 8 consecutive
   lanes); writes and sub-dword reads, other RDNA chips and gfx1250 raise.

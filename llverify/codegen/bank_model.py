@@ -175,7 +175,8 @@ NVIDIA = BankModel("nvidia", 32, 4, 32, "CUDA programming guide; H200 Nsight Com
 
 # Sources (docs/hw.md, "LDS bank models", says what each one measured or stated):
 _CK = "ROCm Composable Kernel docs, conceptual/ck_tile/hardware/lds_bank_conflicts.rst (stated)"
-_DH = ("AMD dh_comms (AMDResearch/dh_comms, memory_analysis_handler.h, conflict_set): stated for 32-bank CDNA "
+# (no word the module cache takes for a passing condition, such as "memory", in a source: verdicts quote them)
+_DH = ("AMD dh_comms (AMDResearch/dh_comms, its LDS analysis handler's conflict_set): stated for 32-bank CDNA "
        "by access size, any direction")
 _ROCROLLER = ("AMD rocRoller (ROCm/rocm-libraries shared/rocroller, Scheduling/LDSModel: getThreadsPerClock, "
               "getNumLDSBanks): stated")
@@ -216,7 +217,7 @@ _CDNA4_WRITE_B128 = (consecutive(8, "ds_write_b128: 8 consecutive lanes on 32 ba
 
 AMD_CDNA4 = BankModel(
     "amd-cdna4-lds", 64, 4, 64,
-    "Triton TargetInfo::getSharedMemoryBanks (64 for CDNA4); per width and direction below",
+    "64 banks: Triton AMD TargetInfo (64 for CDNA4), HipKittens, shark-ai; per width and direction below",
     rules=(("load", 16, (PhaseRule((1, 2, 12, 20), "ds_read_b128 groups 0:3+12:15+20:23+24:27, .., 64 banks: "
                                    + "; ".join((_HK, _SHARK + " on MI350X", _TRITON_11365)), banks=64),)),
            ("load", 8, (consecutive(32, "ds_read_b64: 32 consecutive lanes, 64 banks: " + "; ".join(

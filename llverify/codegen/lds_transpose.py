@@ -48,7 +48,8 @@ def transposed_read_reason(target: str, shared: LinearLayout, bits: int, k_dim: 
     ``k_dim``: the K dimension of the dot operand the load produces (:data:`UNKNOWN_K` when the load produces a
     dot operand whose K dimension is unknown), None when the result is not a dot operand.
     Postcondition: None only if the target has no transpose read, the element is wider than 16 bits, the result
-    is not a dot operand, or the buffer's contiguous dim is provably the operand's K dim."""
+    is not a dot operand, or the buffer's contiguous dim is provably the operand's K dim; the reason is stable
+    (the module cache may store it)."""
     backend, _, arch = target.partition(":")
     arch = arch.split(":")[0]
     if backend != "hip" or arch not in TRANSPOSE_READ_ARCHS or bits > 16 or k_dim is None:
@@ -56,5 +57,6 @@ def transposed_read_reason(target: str, shared: LinearLayout, bits: int, k_dim: 
     if k_dim != UNKNOWN_K and contiguous_dim(shared) == k_dim:
         return None
     instr = "ds_read_b64_tr_b16" if bits == 16 else "ds_read_b64_tr_b8"
-    return (f"on {arch} Triton may lower this load into a dot operand whose K dimension is not contiguous in "
-            f"shared memory to {instr} (a transpose read), whose LDS phases no source gives")
+    # (no word the module cache reads as a passing condition, such as "memory": the verdict is stable)
+    return (f"on {arch} Triton may lower this load into a dot operand whose K dimension is not the buffer's "
+            f"contiguous one to {instr} (a transpose read), whose LDS phases no source gives")

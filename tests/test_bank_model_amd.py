@@ -14,10 +14,10 @@ from llverify.layout import LinearLayout
 from llverify.ttgir.rule_support import bank_count_simulated as _bank_count_simulated
 
 
-def naive_wavefronts(access: LinearLayout, shared: LinearLayout, bits: int, vec: int) -> list[int]:
-    """Per-instruction wavefronts by walking lanes one by one (model: AMD_CDNA3's stores, consecutive lanes),
-    no numpy, no layout algebra beyond evaluation: every element's offset comes from a table of the shared
-    layout."""
+def naive_wavefronts(access: LinearLayout, shared: LinearLayout, bits: int, vec: int, rule) -> list[int]:
+    """Per-instruction wavefronts by walking lanes one by one under one of AMD_CDNA3's store rules (phase
+    membership by ``rule.phase_of``, sub-word units under a ``split_words`` rule), no numpy, no layout algebra
+    beyond evaluation: every element's offset comes from a table of the shared layout."""
     where = {}
     for off in range(shared.in_dim_size("offset")):
         e = shared.apply(offset=off, block=0)
@@ -25,17 +25,20 @@ def naive_wavefronts(access: LinearLayout, shared: LinearLayout, bits: int, vec:
     nreg, nlane = access.in_dim_size("register"), access.in_dim_size("lane")
     nwarp = access.in_dim_size("warp")
     vec_bytes = vec * bits // 8
-    per_phase = AMD_CDNA3.lanes_per_phase(vec_bytes)
+    unit = vec_bytes if rule.split_words and vec_bytes < 4 else 4
+    phases: dict[int, list[int]] = {}
+    for lane in range(nlane):
+        phases.setdefault(rule.phase_of(lane), []).append(lane)
     out = []
     for w, g in itertools.product(range(nwarp), range(nreg // vec)):
         total = 0
-        for p0 in range(0, nlane, per_phase):
+        for members in phases.values():
             banks: dict[int, set[int]] = {}
-            for lane in range(p0, p0 + per_phase):
+            for lane in members:
                 e = access.apply(register=g * vec, lane=lane, warp=w, block=0)
                 start = where[tuple(e[d] for d in sorted(e))] * bits // 8
-                for word in range(start // 4, (start + max(vec_bytes, 1) - 1) // 4 + 1):
-                    banks.setdefault(word % 32, set()).add(word)
+                for u in range(start // unit, (start + max(vec_bytes, 1) - 1) // unit + 1):
+                    banks.setdefault(u * unit // 4 % 32, set()).add(u)
             total += max(len(s) for s in banks.values())
         out.append(total)
     return out
@@ -85,5 +88,7 @@ def test_model_equals_independent_per_lane_simulation(seed) -> None:
     bits = rng.choice([16, 32])
     v = _bank_count_simulated(acc, shared, bits, None, AMD_CDNA3, "store")
     assert v.status == "proved"
-    naive = naive_wavefronts(acc, shared, bits, v.details["vector_bits"] // bits)
-    assert max(naive) == v.details["wavefronts"] and min(naive) == v.details["min_wavefronts"]
+    vec = v.details["vector_bits"] // bits
+    naive = [naive_wavefronts(acc, shared, bits, vec, r)
+             for r in AMD_CDNA3.phase_rules(max(1, vec * bits // 8), "store")]
+    assert max(map(max, naive)) == v.details["wavefronts"] and min(map(min, naive)) == v.details["min_wavefronts"]

@@ -105,10 +105,7 @@ def test_gate_decides_padded_accesses_exactly() -> None:
         if "pad4b" in name and f.op == "ttg.local_store":
             # one 4-byte word of padding per 128-byte row misaligns the 16-byte vectors: not modelled
             assert f.verdict.status == "unknown" and "aligned" in f.verdict.message
-        elif "gfx950" in name:
-            # gfx950's phases are established for ds_read_b64/b128 and ds_write_b64 only (bank_model.py)
-            assert f.verdict.status == "unknown" and "gfx950" in f.verdict.message
-        else:
+        else:  # gfx950 included: its model covers every width up to 16 bytes (bank_model.py)
             assert f.verdict.status == "proved" and "padding [" in f.verdict.message, (name, f.verdict.message)
 
 

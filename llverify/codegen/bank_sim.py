@@ -3,9 +3,10 @@
 No linear algebra: every element's byte address is computed (numpy), vectors
 are checked to be contiguous and aligned, and for every instruction (every
 warp, block and non-vector register index) the lanes are split into phases
-(``32 / n`` consecutive lanes when a vector is ``n >= 1`` words, else all 32),
+(NVIDIA: ``32 / n`` consecutive lanes when a vector is ``n >= 1`` words, else
+all 32; other targets: the phase rule of :mod:`llverify.codegen.bank_model`),
 and each phase costs the largest number of distinct 4-byte words that one of
-the 32 banks must serve.  Lanes touching the same word share it.  The result
+the rule's banks must serve.  Lanes touching the same word share it.  The result
 is wavefronts per instruction; :func:`simulate_wavefronts` checks that every
 instruction costs the same and reports that number (and the maximum).
 
@@ -59,33 +60,37 @@ def simulate_addresses(byte_addr: np.ndarray, vec_bytes: int, model: BankModel =
     """Wavefronts of each instruction from byte addresses.
 
     ``byte_addr[i, lane]`` is the first byte of lane ``lane``'s vector in instruction ``i``; each vector
-    spans ``vec_bytes`` bytes.  ``model`` gives the banks and their width, ``rule`` which lanes share a phase
-    (default: ``model``'s generic rule, consecutive lanes filling ``banks * bank_bytes`` bytes).  Returns one
-    count per instruction: the sum over phases of the most distinct words one bank serves."""
+    spans ``vec_bytes`` bytes.  ``model`` gives the bank width, ``rule`` which lanes share a phase and over how
+    many banks (``model.banks_of(rule)``; default rule: ``model``'s generic one, consecutive lanes filling
+    ``banks * bank_bytes`` bytes).  Returns one count per instruction: the sum over phases of the most distinct
+    words one bank serves (distinct sub-word addresses under a ``split_words`` rule)."""
     n_instr, n_lanes = byte_addr.shape
     if rule is None:
         rule = consecutive(model.lanes_per_phase(vec_bytes), model.source)
     words_per_lane = max(1, vec_bytes // model.bank_bytes)
-    first_word = (byte_addr // model.bank_bytes).astype(np.int64)
-    # every (instruction, lane, k) word touched
+    banks = model.banks_of(rule)
+    # the unit two lanes must share to be served together: a bank word, or (split_words) the sub-word access
+    unit = vec_bytes if rule.split_words and vec_bytes < model.bank_bytes else model.bank_bytes
+    first_word = (byte_addr // unit).astype(np.int64)
+    # every (instruction, lane, k) unit touched
     words = first_word[:, :, None] + np.arange(words_per_lane, dtype=np.int64)[None, None, :]
     instr = np.broadcast_to(np.arange(n_instr, dtype=np.int64)[:, None, None], words.shape)
     lane_phase = rule.phase_ids(n_lanes)
     phase = np.broadcast_to(lane_phase[None, :, None], words.shape)
-    bank = words % model.banks
+    bank = (words * unit // model.bank_bytes) % banks
     n_phase = int(lane_phase.max()) + 1 if n_lanes else 1
-    group = (instr * n_phase + phase) * model.banks + bank
+    group = (instr * n_phase + phase) * banks + bank
     g, wd = group.ravel(), words.ravel()
     lo = int(wd.min()) if wd.size else 0
     span = (int(wd.max()) - lo + 1) if wd.size else 1
-    if span * (n_instr * n_phase * model.banks) < (1 << 62):
+    if span * (n_instr * n_phase * banks) < (1 << 62):
         # one integer key per (bank group, word): a 1-D unique is many times faster than a row-wise one
         flat = np.unique(g * span + (wd - lo))
         groups = flat // span
     else:
         groups = np.unique(np.stack([g, wd], axis=1), axis=0)[:, 0]
-    per_bank = np.bincount(groups, minlength=n_instr * n_phase * model.banks)
-    per_phase = per_bank.reshape(n_instr, n_phase, model.banks).max(axis=2)
+    per_bank = np.bincount(groups, minlength=n_instr * n_phase * banks)
+    per_phase = per_bank.reshape(n_instr, n_phase, banks).max(axis=2)
     return per_phase.sum(axis=1)
 
 

@@ -9,8 +9,13 @@ vec_bytes / bank_bytes)`` the words of one lane's aligned vector, and
 
     W = span({w(cvt(lane = g)) : g in P} ∪ {1, 2, .., n/2})
 
+(under a ``split_words`` rule and an access narrower than a word, ``w`` counts in units of the access and the
+bank of a unit is its word's bank: ``R`` below is then the units whose bank bits are zero)
+
 the words one phase touches (up to a translation: every phase of every instruction is a translate of
-``W``, because ``cvt`` is linear).  Two words share a bank iff their XOR is ``0 mod banks``, so every bank
+``W``, because ``cvt`` is linear).  ``banks`` is the count the rule's access sees
+(:meth:`~llverify.codegen.bank_model.BankModel.banks_of`).  Two words share a bank iff their XOR is
+``0 mod banks``, so every bank
 a phase hits serves ``|W ∩ R|`` distinct words, ``R = {x : x mod banks == 0}``, and
 
     wavefronts = (lanes / |P|) * 2 ** dim(W ∩ R),   dim(W ∩ R) = rank W - rank(W mod banks).
@@ -24,10 +29,13 @@ instruction; ``tests/test_bank_models_amd.py`` checks they agree on random layou
 >>> acc = build("blocked", [64, 64], size_per_thread=[1, 8], threads_per_warp=[8, 8], warps_per_cta=[1, 1],
 ...             order=[1, 0])
 >>> sh = build("swizzled_shared", [64, 64], vec=1, per_phase=1, max_phase=1, order=[1, 0])
->>> [c.wavefronts for c in phase_wavefronts(acc, sh, 16, AMD_CDNA4, "load").counts]   # HipKittens, Triton
-[4, 8]
+>>> [c.wavefronts for c in phase_wavefronts(acc, sh, 16, AMD_CDNA4, "load").counts]   # ds_read_b128
+[4]
+>>> [c.wavefronts for c in phase_wavefronts(acc, sh, 16, AMD_CDNA4, "store").counts]  # ds_write_b128
+[8, 8]
 
-(16-byte reads of rows of 128 bytes: under Triton's tile, lanes 0 and 16 share a phase and a bank.)
+(16-byte accesses of rows of 128 bytes: a read phase's 16 lanes cover 4 rows at distinct banks of 64; each of the
+two write candidates, 8 consecutive lanes or dh_comms' groups ``0:3+20:23, ..``, covers 32 distinct banks of 32.)
 """
 
 from __future__ import annotations
@@ -36,7 +44,8 @@ from dataclasses import dataclass
 
 from llverify.codegen.bank_model import BankModel, PhaseRule
 from llverify.codegen.banks import access_to_offsets
-from llverify.codegen.common import check_bitwidth, log2, span_dim_intersection_with_high_bits
+from llverify import f2
+from llverify.codegen.common import check_bitwidth, log2
 from llverify.codegen.vectorize import VectorPlan, largest_vectorisation
 from llverify.errors import LayoutError
 from llverify.layout import LinearLayout
@@ -72,7 +81,9 @@ def rule_wavefronts(lane_offsets: list[int], bitwidth: int, vec_bytes: int, mode
 
     Requires: every generator of ``rule`` is a lane id below ``2 ** len(lane_offsets)``."""
     lanes = 1 << len(lane_offsets)
-    shift = log2(model.bank_bytes)
+    # the unit two lanes must share to be served together: a bank word, or (split_words) the sub-word access
+    unit = vec_bytes if rule.split_words and vec_bytes < model.bank_bytes else model.bank_bytes
+    shift = log2(unit)
     words_per_lane = max(1, vec_bytes // model.bank_bytes)
     words = []
     for g in rule.generators:
@@ -84,7 +95,9 @@ def rule_wavefronts(lane_offsets: list[int], bitwidth: int, vec_bytes: int, mode
                 off ^= o
         words.append((off * bitwidth // 8) >> shift)
     words += [1 << j for j in range(log2(words_per_lane))]
-    dim = span_dim_intersection_with_high_bits(words, log2(model.banks))
+    # bank of unit u: bits [sub, sub + log2 banks) of u, sub = log2(bank_bytes / unit)
+    bank_mask = (model.banks_of(rule) - 1) << log2(model.bank_bytes // unit)
+    dim = f2.rank(words) - f2.rank([w & bank_mask for w in words])
     phases = lanes // rule.lanes_per_phase
     return RuleCount(rule.source, phases << dim, phases, dim)
 

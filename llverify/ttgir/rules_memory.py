@@ -9,6 +9,7 @@ from dataclasses import replace
 from typing import Iterable
 
 from llverify.codegen.bank_model import NVIDIA, bank_model_for_target
+from llverify.codegen.lds_transpose import UNKNOWN_K, transposed_read_reason
 from llverify.codegen.ldst_select import local_access_instruction
 from llverify.errors import LlverifyError
 from llverify.layout import LinearLayout
@@ -143,6 +144,17 @@ def _over_first_warps(R: LinearLayout, M: LinearLayout, subject: str, starts: li
                    + ", ".join(str(s) for s, v in zip(starts, vs) if v.status == "proved") + " only")
 
 
+def _dot_k_dim(reg) -> int | None:
+    """The K dim of a dot-operand tensor type, None for another layout, ``UNKNOWN_K`` when it cannot be told."""
+    enc = reg.encoding
+    if not isinstance(enc, dict):
+        return UNKNOWN_K
+    if enc.get("kind") != "dot_operand":
+        return None
+    rank, idx = len(reg.shape), enc.get("operand_index")
+    return {0: rank - 1, 1: rank - 2}.get(idx, UNKNOWN_K) if isinstance(idx, int) else UNKNOWN_K
+
+
 def shared_access(ctx: OpContext) -> Iterable[Verdict]:
     op = ctx.op
     moved = register_and_memory(op) if op.name in SHARED_ACCESS_OPS else None
@@ -174,6 +186,10 @@ def shared_access(ctx: OpContext) -> Iterable[Verdict]:
     if R.layout.in_dim_size("lane") != model.lanes:
         yield unknown("bank_conflicts", subject, f"the access has {R.layout.in_dim_size('lane')} lanes, the "
                                                   f"{model.name} bank model {model.lanes}")
+        return
+    tr = transposed_read_reason(ctx.module.target, M.layout, bits, _dot_k_dim(reg)) if direction == "load" else None
+    if tr is not None:  # AMD's LDS transpose reads are not modelled
+        yield unknown("bank_conflicts", subject, tr)
         return
     instruction, why = "vector", ""
     if M.padding is not None or model != NVIDIA:

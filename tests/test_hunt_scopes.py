@@ -64,3 +64,35 @@ def test_a_redefinition_visible_from_the_use_stays_unresolved() -> None:
     found = _index_findings(text)
     # %c1 in the scf.if redefines the function's %c1 (visible there): its use is not decided from either
     assert found[-1][1].status == "unknown"
+
+
+def _with_result_index(text: str) -> str:
+    # the scf.if indexes with the loop's result (the peeled last iteration's stage index, as Triton 3.9 does)
+    return text.replace("      %nx = arith.constant 1 : i32\n      %v = ttg.memdesc_index %buf[%nx]",
+                        "      %v = ttg.memdesc_index %buf[%r]")
+
+
+def test_an_index_from_a_loop_result_takes_the_loop_states() -> None:
+    # a result is the init (no iteration) or a state the body yielded: the orbit 0, 1, 2 here
+    text = _with_result_index((DATA / "sibling_region_names.mlir").read_text())
+    assert "%buf[%r]" in text
+    (_, in_loop), (_, after) = _index_findings(text)
+    assert after.status == "unknown" and "reachable values [0, 1, 2]" in after.message
+
+
+def test_an_index_from_a_loop_result_in_range_is_proved() -> None:
+    text = _with_result_index((DATA / "sibling_region_names.mlir").read_text()).replace(
+        "%w = arith.cmpi sge, %i, %c3 : i32", "%w = arith.cmpi sge, %i, %c2 : i32").replace(
+        "%c3 = arith.constant 3 : i32", "%c2 = arith.constant 2 : i32")
+    (_, in_loop), (_, after) = _index_findings(text)
+    assert in_loop.status == "proved" and after.status == "proved"
+
+
+def test_a_bad_init_reaches_the_result_without_an_iteration() -> None:
+    # init 2 with 2 buffers: a loop that runs no iteration hands 2 to the scf.if
+    text = _with_result_index((DATA / "sibling_region_names.mlir").read_text()).replace(
+        "%w = arith.cmpi sge, %i, %c3 : i32", "%w = arith.cmpi sge, %i, %c2 : i32").replace(
+        "%c3 = arith.constant 3 : i32", "%c2 = arith.constant 2 : i32").replace(
+        "iter_args(%s = %c0)", "iter_args(%s = %c2)")
+    (_, in_loop), (_, after) = _index_findings(text)
+    assert after.status == "unknown" and "2" in after.message and "reachable values [0, 1, 2]" in after.message

@@ -197,6 +197,9 @@ class ValueSets:
 
     def _value_set(self, name: str) -> set[int]:
         deps = set(self._deps(name))
+        results = {d for d in deps if d not in self.loop_args}
+        if results:
+            return self._from_results(name, results, deps - results)
         loops = {id(self.loop_args[d][0]): self.loop_args[d][0] for d in deps}
         if not loops:
             return {self._value(name, {})}
@@ -204,6 +207,24 @@ class ValueSets:
             raise _Unknown("depends on the state of several loops")
         (loop,) = loops.values()
         return {self._value(name, env) for env in self._states(loop, deps)}
+
+    def _from_results(self, name: str, results: set[str], args: set[str]) -> set[int]:
+        """Values of ``name`` computed from results of one ``scf.for``: its results are its iter_args' final
+        state, the init values when the loop runs no iteration, else the state its last yield produced; both
+        are states of the loop's orbit, so ``name`` takes exactly its values over the reachable states (the
+        code after a pipelined loop, e.g. the peeled last iteration's buffer index)."""
+        if args:
+            raise _Unknown("mixes a loop's results with loop state")
+        loops = {id(self.defs[d][0]): self.defs[d][0] for d in results}
+        if len(loops) > 1:
+            raise _Unknown("depends on the results of several loops")
+        (loop,) = loops.values()
+        keys = self._arg_keys.get(id(loop))
+        if keys is None:
+            raise _Unknown("a loop result")
+        arg_of = {d: keys[self.defs[d][1] + 1] for d in results}
+        states = self._states(loop, set(arg_of.values()))
+        return {self._value(name, {d: env[a] for d, a in arg_of.items()}) for env in states}
 
     # -- exact evaluation of one value in one loop state -----------------------------------------------
 
@@ -347,7 +368,10 @@ class ValueSets:
         if name in self.captures:
             return  # one value from outside the partition, or unknown (see _value)
         d = self.defs.get(name)
-        if d is None or d[0].name == "scf.for":
+        if d is None:
+            return
+        if d[0].name == "scf.for":
+            yield name  # a loop result: one of the loop's reachable states (see _from_results)
             return
         for o in self.operands_of(d[0]):
             yield from self._deps(o, depth + 1)

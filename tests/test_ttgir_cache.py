@@ -306,3 +306,17 @@ def test_a_worker_whose_code_differs_from_the_parents_stores_nothing() -> None:
     stale = key_context(False).replace('"code":"', '"code":"other-')
     out = run_unit((path, False, False, stale))
     assert out.record is None and out.counts["proved"] > 0
+
+
+def test_only_time_or_memory_limited_unknowns_are_volatile() -> None:
+    from llverify.ttgir.modcache import volatile
+
+    # what a claim is about is not volatility: these unknowns are the same on every run and are cached
+    for stable in ("a tt.dot_scaled operand in blocked: the layout the scaled MMA needs is not modelled",
+                   "not simulated: the LDS phase rule of ds_write_b8 on the shared memory of gfx950",
+                   "!ttg.memdesc<128x128xf32, #tmem, #ttng.tensor_memory, mutable>"):
+        assert not volatile(stable), stable
+    # what a solver or the machine ran out of is: re-decided on every run
+    for limited in ("z3: timeout", "Z3 returned unknown (canceled)", "memout", "max. memory exceeded",
+                    "MemoryError: out of memory", "interrupted by the user"):
+        assert volatile(limited), limited

@@ -140,8 +140,10 @@ DECLARATIONS: tuple[Kind, ...] = (
          fields={"swizzlingByteWidth": "swizzle_byte_width", "elementBitWidth": "element_bitwidth",
                  "transposed": "transposed", "fp4Padded": "fp4_padded", "rank": "rank"}),
     Kind("amd_rotating_shared", amd_rotating_shared, mnemonic="amd_rotating_shared",
-         unsampled="no oracle for samples: Triton 3.9 has no Gluon builder for it, and no Python entry point "
-                   "converts a parsed rotating layout (get_gluon_layout_from_memdesc: 'Unhandled encoding')",
+         unsampled="not in the Gluon differential: Triton 3.9 has no Gluon builder for it, and no Python entry "
+                   "point converts a parsed rotating layout (get_gluon_layout_from_memdesc: 'Unhandled encoding'); "
+                   "its samples (sampling.amd_rotating_shared_case) are checked against Triton's own gfx942 "
+                   "lowering instead (tests/test_amd_rotating_oracle.py)",
          fields={"vec": "vec", "perPhase": "per_phase", "maxPhase": "max_phase", "order": "order"}),
     Kind("shared_linear", shared_linear, mnemonic="shared_linear", sample=sampling.shared_linear_case,
          gluon=_gluon_shared_linear,

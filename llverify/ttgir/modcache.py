@@ -58,8 +58,12 @@ __all__ = ["Outcome", "ModuleCache", "key_context", "module_key", "RECORD_VERSIO
 RECORD_VERSION = 3
 PLACEHOLDER = "\x00"
 STATUSES = ("proved", "refuted", "unknown", "error")
-#: words in an unknown's message that mean it depended on time or memory, not on the inputs alone
-VOLATILE = ("timeout", "time out", "timed out", "canceled", "cancelled", "memout", "memory", "interrupted")
+#: words in an unknown's message that mean it depended on time or memory, not on the inputs alone (Z3's
+#: reasons: "timeout", "canceled", "memout", "max. memory exceeded"; Python's MemoryError: "out of memory").  Not
+#: the bare word "memory": "shared memory" and "#ttng.tensor_memory" name what a claim is about, and matching
+#: them kept every module with such an unknown out of the cache
+VOLATILE = ("timeout", "time out", "timed out", "canceled", "cancelled", "memout", "out of memory",
+            "memory exceeded", "memory limit", "memoryerror", "interrupted")
 
 
 class Outcome:

@@ -15,17 +15,25 @@ wrong ``opIdx``) carry the concrete values compared as their witness.
 
 from __future__ import annotations
 
+from llverify.ttgir.memory_ops import SHARED_ACCESS_OPS, TMEM_ACCESS_OPS
 from llverify.ttgir.model import Op
 from llverify.ttgir.rule_support import OpContext, Rule
 from llverify.ttgir.rule_support import clear_caches as _clear_proofs
-from llverify.ttgir.rules_data import SHAPE_OPS, convert_layout, gather, reduce_scan, shape_op, stores
+from llverify.ttgir.rules_data import (IN_THREAD_OPS, SHAPE_OPS, STORE_OPS, UPCAST_OPS, convert_layout, fp4_upcast,
+                                       gather, in_thread, reduce_scan, shape_op, stores)
 from llverify.ttgir.rules_dot import dot_operands
-from llverify.ttgir.rules_memory import (TMA_COPIES, memdesc_index, memdesc_subview, shared_access, subslice, tma_buffer,
+from llverify.ttgir.rules_memory import (ASYNC_COPY_OPS, TMA_COPIES, async_copy, memdesc_index, memdesc_subview, shared_access, subslice, tma_buffer,
                                         tmem_access)
-from llverify.ttgir.rules_values import (boundary, elementwise, has_layout_result, is_boundary, is_elementwise,
-                                         is_memory_op, layout_types, memory_operands, use_types)
+from llverify.ttgir.rules_values import (BOUNDARY_OPS, MEMORY_OPS, boundary, elementwise, has_layout_result,
+                                         is_elementwise, is_memory_op, layout_types, memory_operands,
+                                         unmodelled_layout_change, use_types)
 
-__all__ = ["Rule", "OpContext", "RULES", "rules_for", "clear_caches"]
+__all__ = ["Rule", "OpContext", "RULES", "rules_for", "clear_caches", "MODELLED_OPS", "STRUCTURAL_OPS"]
+
+#: the op names of the rules below that relate an op's operand and result layouts (one place: the rules' predicates
+#: and :data:`MODELLED_OPS` read these)
+DOT_OPS = ("tt.dot", "tt.dot_scaled", "ttng.warp_group_dot", "ttng.tc_gen5_mma", "ttng.tc_gen5_mma_scaled")
+SUBSLICE_OPS = ("ttg.memdesc_subslice", "ttng.tmem_subslice")
 
 
 RULES: tuple[Rule, ...] = (
@@ -40,11 +48,17 @@ RULES: tuple[Rule, ...] = (
          "MLIR SSA typing (a mismatch means the printed IR was edited or mis-built)",
          lambda op: bool(op.printed_operand_types), use_types),
     Rule("region_boundary", "values crossing scf.for / scf.if / tt.return boundaries keep their layout",
-         "TritonGPU verifier invariants", is_boundary, boundary),
+         "TritonGPU verifier invariants", lambda op: op.name in BOUNDARY_OPS, boundary),
     Rule("conversion", "ttg.convert_layout moves every element to its place; classified and costed",
          "seed 000, section 5.4 and lemma 9.4", lambda op: op.name == "ttg.convert_layout", convert_layout),
     Rule("shape_op", "shape ops move no data between threads", "seed 000, theorem 9.3",
          lambda op: op.name in SHAPE_OPS, shape_op),
+    Rule("in_thread", "AMD's in_thread_transpose moves data only within each thread (every element a thread holds "
+         "after it, it held before)", "seed 000, theorem 9.3 (thread locality); TritonAMDGPU InThreadTransposeOp",
+         lambda op: op.name in IN_THREAD_OPS, in_thread),
+    Rule("fp4_upcast", "fp4 upcasts (two e2m1 per byte along the axis) move no data between threads: each unpacked "
+         "element comes from a byte its thread holds", "seed 000, theorem 9.3 (thread locality of the halved "
+         "result); Triton Fp4ToFpOp, TritonAMDGPU ScaledUpcastFp4Op", lambda op: op.name in UPCAST_OPS, fp4_upcast),
     Rule("reduce_scan", "tt.reduce results are the slice of the operand layout along the axis; tt.scan keeps it",
          "seed 000, proposition 4.8", lambda op: op.name in ("tt.reduce", "tt.scan"), reduce_scan),
     Rule("gather", "tt.gather: the result has the index layout; with efficient_layout it is warp-local "
@@ -55,27 +69,46 @@ RULES: tuple[Rule, ...] = (
          lambda op: op.name in TMA_COPIES, tma_buffer),
     Rule("tmem_access", "tmem_load / tmem_store / tmem_alloc: every warp's elements lie in its TMEM lane quarter",
          "PTX ISA tcgen05.ld/st (a warp reaches lanes 32 (w mod 4) .. + 31)",
-         lambda op: op.name in ("ttng.tmem_load", "ttng.tmem_store", "ttng.tmem_alloc"), tmem_access),
+         lambda op: op.name in TMEM_ACCESS_OPS, tmem_access),
     Rule("broadcast_store", "stores and atomics of broadcast elements write each element exactly once",
-         "seed 000, section 5.3 (free variables)", lambda op: op.name in ("tt.store", "tt.atomic_rmw",
-                                                                          "tt.atomic_cas", "tt.histogram"), stores),
+         "seed 000, section 5.3 (free variables)", lambda op: op.name in STORE_OPS, stores),
     Rule("shared_access", "local_alloc / local_store / local_load: exact bank wavefronts for the target's bank model "
          "(padding applied)",
-         "seed 000, lemma 9.4", lambda op: op.name in ("ttg.local_alloc", "ttg.local_store", "ttg.local_load"),
-         shared_access),
+         "seed 000, lemma 9.4", lambda op: op.name in SHARED_ACCESS_OPS, shared_access),
+    Rule("async_copy", "ttg.async_copy_global_to_local writes the pointer tensor's elements into a buffer of the "
+         "same shape and element type; the pointer, mask and other share one layout",
+         "TritonGPU AsyncCopyGlobalToLocalOp semantics", lambda op: op.name in ASYNC_COPY_OPS, async_copy),
     Rule("dot_operands", "dot operands have the layouts the MMA instruction needs",
-         "seed 000, proposition 4.7", lambda op: op.name in ("tt.dot", "ttng.warp_group_dot", "ttng.tc_gen5_mma",
-                                                             "ttng.tc_gen5_mma_scaled"), dot_operands),
+         "seed 000, proposition 4.7", lambda op: op.name in DOT_OPS, dot_operands),
     Rule("view_in_bounds", "memdesc and tensor-memory subslices stay inside their allocation",
-         "TritonGPU memdesc semantics", lambda op: op.name in ("ttg.memdesc_subslice", "ttng.tmem_subslice"),
-         subslice),
+         "TritonGPU memdesc semantics", lambda op: op.name in SUBSLICE_OPS, subslice),
     Rule("buffer_index", "memdesc_index picks one of the allocation's buffers for every reachable index value",
          "TritonGPU memdesc semantics; the pipeliner's wrap-around counters enumerated exactly",
          lambda op: op.name == "ttg.memdesc_index", memdesc_index),
     Rule("subview_in_bounds", "Triton 3.4's memdesc_subview: every offset keeps the view inside its allocation "
          "for every reachable value", "TritonGPU memdesc semantics; as buffer_index",
          lambda op: op.name == "ttg.memdesc_subview", memdesc_subview),
+    Rule("unmodelled_op", "an op no rule models, whose result layout differs from an operand's, is reported: it may "
+         "move data between threads and nothing about that movement is proved", "soundness: unmodelled operations "
+         "are unknown (DESIGN.md, verdict rules)", lambda op: _unmodelled(op), unmodelled_layout_change),
 )
+
+#: every op name a rule above relates layouts for (a result layout unlike an operand's is what those rules check)
+MODELLED_OPS: frozenset[str] = frozenset({
+    "ttg.convert_layout", *SHAPE_OPS, *IN_THREAD_OPS, *UPCAST_OPS, "tt.reduce", "tt.scan", "tt.gather", *TMA_COPIES, *TMEM_ACCESS_OPS,
+    *STORE_OPS, *SHARED_ACCESS_OPS, *ASYNC_COPY_OPS, *DOT_OPS, *SUBSLICE_OPS, "ttg.memdesc_index", "ttg.memdesc_subview",
+    *MEMORY_OPS, *BOUNDARY_OPS})
+
+#: ops that relate no layouts of their own: calls and control flow (what crosses their boundaries is the callee's or
+#: the region_boundary rule's), terminators, and the ops that only make or read descriptors and scalars
+STRUCTURAL_OPS: frozenset[str] = frozenset({
+    "tt.call", "tt.func", "scf.if", "scf.while", "scf.condition", "scf.execute_region", "scf.index_switch",
+    "ttg.warp_specialize", "ttg.warp_specialize.partitions", "ttg.warp_yield", "ttg.warp_return",
+    "tt.reduce.return", "tt.scan.return", "ub.poison"})
+
+
+def _unmodelled(op: Op) -> bool:
+    return op.name not in MODELLED_OPS and op.name not in STRUCTURAL_OPS and not is_elementwise(op)
 
 
 #: the rules whose ``applies`` reads nothing of the op but its name, named one by one (a rule added later is
@@ -84,7 +117,7 @@ RULES: tuple[Rule, ...] = (
 NAME_ONLY: frozenset[str] = frozenset({
     "same_layout", "memory_operands", "region_boundary", "conversion", "shape_op", "reduce_scan", "gather",
     "tma_buffer", "tmem_access", "broadcast_store", "shared_access", "dot_operands", "view_in_bounds",
-    "buffer_index", "subview_in_bounds"})
+    "buffer_index", "subview_in_bounds", "in_thread", "fp4_upcast", "async_copy", "unmodelled_op"})
 
 #: op name -> the rules that may apply to an op of that name (the name-only rules that do, and every other rule)
 _candidates: dict[str, tuple[tuple[Rule, bool], ...]] = {}

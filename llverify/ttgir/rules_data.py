@@ -23,7 +23,9 @@ from llverify.ttgir.layouts import BuiltLayout, LayoutProblem, element_bits
 from llverify.ttgir.rule_support import (OpContext, memo_thread_local, memo_conversion, memo_shape_op, unknown, structural, enc_text,
                                          op_names, is_tensor, layout_pair, equal_layouts, int_array, has_keyword)
 
-__all__ = ["convert_layout", "SHAPE_OPS", "shape_op", "reduce_scan", "gather", "stores"]
+__all__ = ["convert_layout", "SHAPE_OPS", "shape_op", "IN_THREAD_OPS", "in_thread", "UPCAST_OPS", "fp4_upcast",
+           "halve_axis", "reduce_scan", "gather",
+           "STORE_OPS", "stores"]
 
 
 def convert_layout(ctx: OpContext) -> Iterable[Verdict]:
@@ -79,6 +81,86 @@ def _shared_cost(A: LinearLayout, B: LinearLayout, bits: int, target: str) -> di
     return {"store_wavefronts": swz.write_wavefronts, "load_wavefronts": swz.read_wavefronts,
             "vector_elems": 1 << len(swz.vector),
             "model": "llverify's optimal swizzle (seed 000 section 5.4, lemmas 9.4-9.6)"}
+
+
+#: AMD's ``in_thread_transpose`` (printed ``amdgpu.`` before Triton 3.5, ``amdg.`` since): a conversion Triton
+#: lowers as a permutation of each thread's registers (TritonAMDGPUOps.td, ``InThreadTransposeOp``)
+IN_THREAD_OPS = ("amdg.in_thread_transpose", "amdgpu.in_thread_transpose")
+
+
+def in_thread(ctx: OpContext) -> Iterable[Verdict]:
+    """``%r = amdg.in_thread_transpose %x : tensor<.., #A> -> tensor<.., #B>`` moves no data between threads: every
+    element a thread holds in ``B`` it already holds in ``A`` (:func:`~llverify.prove.locality.thread_local`, an F2
+    certificate; a refutation names a thread and an element it would have to receive from another thread).
+
+    Example: ``A`` = blocked ``sizePerThread = [4, 4]`` and ``B`` = the same elements per thread with the register
+    bases reordered: proved; ``B`` with one lane basis swapped for a register basis: refuted."""
+    op = ctx.op
+    src = op.operand_types[0] if op.operand_types else None
+    dst = op.results[0].type if op.results else None
+    subject = f"{op_names(op)}: {enc_text(src)} -> {enc_text(dst)}"
+    pair = layout_pair(ctx, src, dst)
+    if isinstance(pair, str):
+        yield unknown("in_thread", subject, pair)
+        return
+    yield memo_thread_local(pair[0], pair[1]).with_(subject=subject)
+
+
+#: the fp4 upcasts: each i8 of the operand packs two e2m1 values, consecutive along ``axis`` (Triton's
+#: ``Fp4ToFpOp``; AMD's ``ScaledUpcastFp4Op``, which also multiplies by a scale of the result's shape)
+UPCAST_OPS = ("ttg.fp4_to_fp", "amdg.scaled_upcast_fp4")
+
+
+def halve_axis(R: LinearLayout, axis: str) -> LinearLayout:
+    """``P o R`` where ``P`` maps a logical coordinate ``c`` along ``axis`` to ``c >> 1`` (the other coordinates
+    unchanged): the layout of the *packed* tensor whose element ``k`` holds the two unpacked elements ``2k`` and
+    ``2k + 1``.  ``P`` is F2-linear (it drops bit 0 of ``axis`` and shifts the others down), so ``P o R`` is a
+    linear layout; a basis vector that only moved bit 0 becomes 0 (both nibbles of one byte).
+
+    Requires: ``R.out_dims[axis] >= 2``.
+    Example: ``R`` = register ``[[1]]``, lane ``[[2], [4]]`` on ``dim0`` of size 8 -> register ``[[0]]``, lane
+    ``[[1], [2]]`` on size 4."""
+    names = list(R.out_dim_names)
+    k = names.index(axis)
+    bases = {d: [[c >> 1 if j == k else c for j, c in enumerate(b)] for b in R.bases[d]] for d in R.in_dim_names}
+    dims = {n: (size >> 1 if n == axis else size) for n, size in R.out_dims.items()}
+    return LinearLayout(bases, dims, require_surjective=False)
+
+
+def fp4_upcast(ctx: OpContext) -> Iterable[Verdict]:
+    """``ttg.fp4_to_fp %x {axis = a}`` / ``amdg.scaled_upcast_fp4 %x scale %s {axis = a}``: the upcast moves no data
+    between threads: every result element ``2k`` or ``2k + 1`` (along ``a``) a thread holds comes from the packed
+    byte ``k`` that thread already holds in the operand (thread locality of :func:`halve_axis` of the result with
+    respect to the operand, an F2 certificate; a refutation names the thread and the byte it lacks).  The scale of
+    ``scaled_upcast_fp4`` has the result's shape and must have its layout (an elementwise multiply).
+
+    Example: operand ``#dot_op<{opIdx = 0, parent = #mma, kWidth = 1}>`` on 128x64xi8 and result ``kWidth = 2`` on
+    128x128xbf16, ``axis = 1``: each thread's two bf16 per k-pair come from its own byte: proved."""
+    op = ctx.op
+    src = op.operand_types[0] if op.operand_types else None
+    dst = op.results[0].type if op.results else None
+    subject = f"{op_names(op)}: {enc_text(src)} -> {enc_text(dst)}"
+    if op.name == "amdg.scaled_upcast_fp4" and len(op.operand_types) > 1:
+        v = equal_layouts(ctx, op.operand_types[1], dst, "same_layout",
+                          f"{op_names(op)}: scale {enc_text(op.operand_types[1])} vs result {enc_text(dst)}")
+        if v is not None:
+            yield v
+    axis = op.attr_int("axis")
+    if axis is None or src is None or dst is None or not (is_tensor(src) and is_tensor(dst)):
+        yield unknown("fp4_upcast", subject, f"{op.name} without a readable 'axis' or tensor types")
+        return
+    pair = layout_pair(ctx, src, dst)
+    if isinstance(pair, str):
+        yield unknown("fp4_upcast", subject, pair)
+        return
+    A, R = pair
+    name = f"dim{axis}"
+    if name not in R.out_dims or R.out_dims[name] != 2 * A.out_dims.get(name, 0):
+        yield structural("fp4_upcast", subject, False, {"axis": axis},
+                         {"operand shape": list(src.shape), "result shape": list(dst.shape)},
+                         f"the result is not twice the operand along axis {axis}", time.perf_counter())
+        return
+    yield memo_thread_local(A, halve_axis(R, name)).with_(property="fp4_upcast", subject=subject)
 
 
 SHAPE_OPS = {"tt.trans", "tt.reshape", "tt.expand_dims", "tt.broadcast", "tt.join", "tt.split",
@@ -253,10 +335,24 @@ def gather(ctx: OpContext) -> Iterable[Verdict]:
     yield v
 
 
+#: ops whose lowering writes (or applies an atomic to) each element under the free-variable predicate
+#: (:func:`~llverify.codegen.broadcast.broadcast_predicate`): Triton's StoreOp / atomics, the histogram, and AMD's
+#: buffer ops, which use the same predicate (third_party/amd LoadStoreOpToLLVM.cpp: BufferStoreOpConversion,
+#: BufferAtomicRMWOpConversion and BufferAtomicCASOpConversion call getFreeVariableMasks and
+#: emitRedundantThreadPredicate and skip the non-canonical registers, as StoreOpConversion does)
+STORE_OPS = ("tt.store", "tt.atomic_rmw", "tt.atomic_cas", "tt.histogram", "amdg.buffer_store",
+             "amdg.buffer_atomic_rmw", "amdg.buffer_atomic_cas")
+
+
 def stores(ctx: OpContext) -> Iterable[Verdict]:
     op = ctx.op
-    idx = 1 if op.name in ("tt.store", "tt.atomic_rmw", "tt.atomic_cas") else 0
-    t = op.operand_types[idx] if len(op.operand_types) > idx else None
+    if op.name.startswith("amdg."):
+        # `amdg.buffer_store %v, %base[%offsets], %mask`: the first tensor operand is the stored value (every tensor
+        # operand has one layout: the memory_operands rule)
+        t = next((x for x in op.operand_types if x is not None and is_tensor(x)), None)
+    else:
+        idx = 1 if op.name in ("tt.store", "tt.atomic_rmw", "tt.atomic_cas") else 0
+        t = op.operand_types[idx] if len(op.operand_types) > idx else None
     if t is None or not is_tensor(t):
         return
     key = ("store", t.text, op.name)

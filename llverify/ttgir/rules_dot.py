@@ -11,7 +11,7 @@ from llverify.prove.properties import equal
 from llverify.prove.verdict import Verdict
 from llverify.ttgir.layouts import LayoutProblem, element_bits, layout_of
 from llverify.ttgir.model import Op, TypeRef
-from llverify.ttgir.rule_support import OpContext, unknown, structural, enc_text, op_names
+from llverify.ttgir.rule_support import OpContext, equal_layouts, unknown, structural, enc_text, op_names
 
 __all__ = ["dot_operands"]
 
@@ -20,12 +20,22 @@ def dot_operands(ctx: OpContext) -> Iterable[Verdict]:
     op = ctx.op
     t0 = time.perf_counter()
     res = op.results[0].type if op.results else None
-    if op.name == "tt.dot":
-        for i, t in enumerate(op.operand_types[:2]):
+    if op.name in ("tt.dot", "tt.dot_scaled"):
+        scaled = op.name == "tt.dot_scaled"
+        # tt.dot: (a, b, c); tt.dot_scaled: (a, a_scale, b, b_scale, c), printed `%a scale %as, %b scale %bs, %c`
+        positions = (0, 2) if scaled else (0, 1)
+        for i, pos in enumerate(positions):
+            t = op.operand_types[pos] if len(op.operand_types) > pos else None
             if t is None or t.encoding is None:
                 continue
             subject = f"{op_names(op)} operand {i}: {enc_text(t)}"
             enc = t.encoding
+            if enc.get("kind") != "dot_operand" and scaled:
+                # a scaled dot's operands become #ttg.dot_op only where the target keeps the op (gfx950's scaled
+                # MFMA); before AccelerateMatmul, or where Triton decomposes it, other layouts are valid IR
+                yield unknown("dot_operands", subject, f"a tt.dot_scaled operand in {enc.get('kind')}: the layout the "
+                                                       "scaled MMA needs is only modelled for #ttg.dot_op operands")
+                continue
             if enc.get("kind") != "dot_operand":
                 yield structural("dot_operands", subject, False, {"operand": i},
                                   {"encoding": enc.get("kind"), "required": "dot_operand"},
@@ -56,6 +66,9 @@ def dot_operands(ctx: OpContext) -> Iterable[Verdict]:
                                           {"operand": i}, {"kWidth": kw, "required (32 / element bits, or a "
                                                                          "multiple below 64 bits)": want},
                                           "kWidth does not match the element width for mma v2", t0)
+        if scaled:
+            yield from _scaled_dot_extras(ctx, res)
+            return
         encs = [t.encoding for t in op.operand_types[:2] if t is not None and t.encoding is not None]
         if len(encs) == 2 and all(e.get("kind") == "dot_operand" for e in encs):
             # Triton's verifier: "mismatching kWidth between A and B operands"
@@ -75,6 +88,24 @@ def dot_operands(ctx: OpContext) -> Iterable[Verdict]:
                               {"encoding": kind, "required": "nvmma_shared"},
                               "a wgmma / tcgen5 shared operand must use an NVMMA shared layout", t0)
         yield from _mma_shapes(op, t0)
+
+
+def _scaled_dot_extras(ctx: OpContext, res: TypeRef | None) -> Iterable[Verdict]:
+    """``tt.dot_scaled``: the accumulator has the result's layout (the MMA adds into it in place); the scales'
+    layouts (which lane reads which E8M0 byte for which k-block, an instruction-specific rule) are not modelled:
+    ``unknown`` with the reason, never passed silently."""
+    op = ctx.op
+    acc = op.operand_types[4] if len(op.operand_types) > 4 else None
+    v = equal_layouts(ctx, acc, res, "same_layout", f"{op_names(op)}: accumulator {enc_text(acc)} vs result "
+                                                    f"{enc_text(res)}")
+    if v is not None:
+        yield v
+    for pos, side in ((1, "A"), (3, "B")):
+        t = op.operand_types[pos] if len(op.operand_types) > pos else None
+        if t is not None and t.kind == "tensor" and t.has_layout:
+            yield unknown("dot_operands", f"{op_names(op)} scale of {side}: {enc_text(t)}",
+                          "the scale layout a scaled MMA reads is not modelled (which lane holds which k-block's "
+                          "scale is instruction-specific)")
 
 
 def _mma_shapes(op: Op, t0: float) -> Iterable[Verdict]:

@@ -21,9 +21,9 @@ from llverify.ttgir.memory_ops import SHARED_ACCESS_OPS, TMEM_ACCESS_OPS, regist
 from llverify.ttgir.partitions import first_warps, partition_of
 from llverify.ttgir.rules_tma_gather import TMA_GATHER_SCATTER, tma_gather_scatter
 from llverify.ttgir.rule_support import (OpContext, memo_equal, bank_count_exact, bank_count_simulated, unknown,
-                                         structural, enc_text, op_names, is_tensor, int_array)
+                                         structural, enc_text, op_names, is_tensor, int_array, equal_layouts)
 
-__all__ = ["TMA_COPIES", "tma_buffer", "tmem_access", "shared_access", "memdesc_index", "memdesc_subview", "subslice"]
+__all__ = ["TMA_COPIES", "ASYNC_COPY_OPS", "async_copy", "tma_buffer", "tmem_access", "shared_access", "memdesc_index", "memdesc_subview", "subslice"]
 
 
 TMA_COPIES = ("ttng.async_tma_copy_global_to_local", "ttng.async_tma_copy_local_to_global",
@@ -187,6 +187,49 @@ def shared_access(ctx: OpContext) -> Iterable[Verdict]:
             v = prove_matrix_bank_count(R.layout, M.layout, bits, instruction, subject=subject)
     v = v.with_(details={**v.details, "instruction": instruction, **({"vector_because": why} if why else {})})
     yield v.with_(subject=subject, details={**v.details, "direction": direction, "bank_model": model.name})
+
+
+#: cp.async (NVIDIA) / direct-to-LDS (AMD) copies of a pointer tensor into shared memory
+ASYNC_COPY_OPS = ("ttg.async_copy_global_to_local",)
+
+
+def _pointee(element: str) -> str | None:
+    """``!tt.ptr<f16>`` -> ``f16`` (``!tt.ptr<f16, 1>`` too); None for a non-pointer element."""
+    m = re.fullmatch(r"!tt\.ptr<\s*([^,>]+)\s*(?:,\s*\d+\s*)?>", element.strip())
+    return m.group(1).strip() if m else None
+
+
+def async_copy(ctx: OpContext) -> Iterable[Verdict]:
+    """``%t = ttg.async_copy_global_to_local %ptrs, %buf mask %m other %o``: each thread copies the elements its
+    pointers address into the buffer at their logical coordinates, so the pointer tensor has the buffer's shape
+    and points to its element type (exact comparison; a refutation shows both), and the mask and ``other`` have
+    the pointers' layout (F2 equality).  The copy's bank wavefronts are ``unknown``: the vector width Triton
+    uses is bounded by the pointers' contiguity (axis analysis, not modelled here), and the shared-side bank
+    behaviour of cp.async writes is not modelled.
+
+    Example: ``tensor<64x32x!tt.ptr<f32>, #blocked> -> <64x32xf32, #shared, ...>``: proved; a buffer of
+    32x64 or of f16: refuted."""
+    op = ctx.op
+    t0 = time.perf_counter()
+    ptrs = op.operand_types[0] if op.operand_types else None
+    buf = op.operand_types[1] if len(op.operand_types) > 1 else None
+    if ptrs is None or buf is None or not is_tensor(ptrs) or buf.kind != "memdesc":
+        return
+    subject = f"{op_names(op)}: {ptrs.text} -> {buf.text}"
+    view = tuple(buf.shape[len(buf.shape) - len(ptrs.shape):]) if len(buf.shape) >= len(ptrs.shape) else ()
+    pointee = _pointee(ptrs.element)
+    yield structural("async_copy", subject, view == tuple(ptrs.shape) and len(buf.shape) == len(ptrs.shape)
+                     and pointee == buf.element, {"operand": 1},
+                     {"pointer tensor": [list(ptrs.shape), pointee], "buffer": [list(buf.shape), buf.element]},
+                     "the buffer's shape or element type is not the pointer tensor's", t0)
+    for i, t in enumerate(op.operand_types[2:], 2):
+        v = equal_layouts(ctx, ptrs, t, "same_layout", f"{op_names(op)}: pointers {enc_text(ptrs)} vs operand {i} "
+                                                       f"{enc_text(t)}")
+        if v is not None:
+            yield v
+    yield unknown("bank_conflicts", f"{op_names(op)} (store): {enc_text(ptrs)} <-> {enc_text(buf)}",
+                  "cp.async wavefronts not modelled: the vector width is bounded by the pointers' contiguity (axis "
+                  "analysis) and the shared-side bank behaviour of asynchronous copies is not modelled")
 
 
 def memdesc_index(ctx: OpContext) -> Iterable[Verdict]:

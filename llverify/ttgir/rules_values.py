@@ -12,11 +12,12 @@ from llverify.prove.properties import surjective
 from llverify.prove.verdict import Verdict
 from llverify.ttgir.layouts import LayoutProblem
 from llverify.ttgir.model import Op, TypeRef
-from llverify.ttgir.rule_support import (OpContext, memo_distributed, memo_memory, unknown, structural, enc_text,
-                                         op_names, is_tensor, equal_layouts)
+from llverify.ttgir.rule_support import (OpContext, memo_distributed, memo_equal, memo_memory, unknown, structural,
+                                         enc_text, op_names, is_tensor, equal_layouts, layout_pair)
 
-__all__ = ["layout_types", "has_layout_result", "ELEMENTWISE", "is_elementwise", "elementwise", "is_memory_op",
-           "memory_operands", "use_types", "is_boundary", "boundary"]
+__all__ = ["layout_types", "has_layout_result", "ELEMENTWISE", "MEMORY_OPS", "is_elementwise", "elementwise", "is_memory_op",
+           "memory_operands", "use_types", "BOUNDARY_OPS", "is_boundary", "boundary",
+           "unmodelled_layout_change"]
 
 
 def layout_types(ctx: OpContext) -> Iterable[Verdict]:
@@ -80,7 +81,10 @@ def has_layout_result(op: Op) -> bool:
 
 ELEMENTWISE = {"tt.addptr", "tt.bitcast", "tt.fp_to_fp", "tt.int_to_ptr", "tt.ptr_to_int", "tt.clampf",
                 "tt.precise_sqrt", "tt.precise_divf", "tt.mulhiui", "tt.extern_elementwise",
-                "tt.elementwise_inline_asm", "tt.load", "tt.atomic_rmw", "tt.atomic_cas", "tt.splat"}
+                "tt.elementwise_inline_asm", "tt.load", "tt.atomic_rmw", "tt.atomic_cas", "tt.splat",
+                # AMD: ScaledUpcastFp8Op is declared Elementwise + SameOperandsAndResultEncoding; a buffer load's
+                # offsets, mask and `other` have its result's layout (TritonAMDGPUOps.td)
+                "amdg.scaled_upcast_fp8", "amdg.buffer_load"}
 
 
 def is_elementwise(op: Op) -> bool:
@@ -99,8 +103,13 @@ def elementwise(ctx: OpContext) -> Iterable[Verdict]:
             yield v
 
 
+#: loads, stores and atomics whose tensor operands (pointers or offsets, values, masks) share one layout
+MEMORY_OPS = frozenset({"tt.store", "tt.load", "tt.atomic_rmw", "tt.atomic_cas", "amdg.buffer_load",
+                        "amdg.buffer_store", "amdg.buffer_atomic_rmw", "amdg.buffer_atomic_cas"})
+
+
 def is_memory_op(op: Op) -> bool:
-    return op.name in ("tt.store", "tt.load", "tt.atomic_rmw", "tt.atomic_cas")
+    return op.name in MEMORY_OPS
 
 
 def memory_operands(ctx: OpContext) -> Iterable[Verdict]:
@@ -150,8 +159,12 @@ def _canonical_element(element: str) -> str:
     return _PTR_DEFAULT_SPACE.sub(r"!tt.ptr<\1>", element.replace(" ", "")).replace(",", ", ")
 
 
+#: the ops whose operands and results cross a region or function boundary (:func:`boundary`)
+BOUNDARY_OPS = frozenset({"scf.yield", "scf.for", "tt.return"})
+
+
 def is_boundary(op: Op) -> bool:
-    return op.name in ("scf.yield", "scf.for", "tt.return")
+    return op.name in BOUNDARY_OPS
 
 
 def boundary(ctx: OpContext) -> Iterable[Verdict]:
@@ -171,3 +184,30 @@ def boundary(ctx: OpContext) -> Iterable[Verdict]:
         v = equal_layouts(ctx, a, b, "same_layout", f"{op.name}: {what}")
         if v is not None:
             yield v
+
+
+def unmodelled_layout_change(ctx: OpContext) -> Iterable[Verdict]:
+    """An op no rule models (``amdg.register_handoff``, a dialect newer than this llverify, a typo'd op in a hand
+    edit) whose result tensor has a layout unequal to one of its tensor operands': it may move data between threads,
+    and nothing about that movement is proved, so it is ``unknown`` with the reason, never silently passed.  Equal
+    layouts (the same attribute text, or layouts proved equal) relate nothing and give no finding.
+
+    Example: ``%b = ttg.frobnicate %a : tensor<32x32xf32, #blocked> -> tensor<32x32xf32, #blocked2>`` with two
+    different blocked layouts: one ``unknown`` finding (``unmodelled_op``)."""
+    op = ctx.op
+    ins = [(i, t) for i, t in enumerate(op.operand_types) if t is not None and t.kind == "tensor" and t.has_layout]
+    for r in op.results:
+        rt = r.type
+        if rt.kind != "tensor" or not rt.has_layout:
+            continue
+        for i, t in ins:
+            if t.encoding_text and t.encoding_text == rt.encoding_text:
+                continue
+            if t.shape == rt.shape:
+                pair = layout_pair(ctx, t, rt)
+                if not isinstance(pair, str) and memo_equal(pair[0], pair[1]).status == "proved":
+                    continue
+            yield unknown("unmodelled_op", f"{op_names(op)}: operand {i} {enc_text(t)} -> result {enc_text(rt)}",
+                          f"{op.name} is not modelled by the gate: its result layout differs from operand {i}'s, so "
+                          "it may move data between threads, and nothing about that movement is proved")
+            return

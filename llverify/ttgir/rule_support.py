@@ -112,7 +112,18 @@ def memo_distributed(L: LinearLayout) -> Verdict:
 
 
 @lru_cache(maxsize=4096)
-def memo_memory(L: LinearLayout) -> Verdict:
+def memo_memory(L: LinearLayout, fp4_padded: bool = False) -> Verdict:
+    if fp4_padded and L.has_in_dim("offset"):
+        # `fp4Padded = true` (Blackwell's mxfp4 operand of an f8f6f4 MMA): each 16-byte group holds 8 bytes of
+        # packed fp4 data and 8 bytes of padding, so Triton's layout maps offset bit 3 (byte 8) to nothing.  The
+        # claim is then on the data bytes: the layout without that one zero column is a memory layout
+        offs = L.bases["offset"]
+        if len(offs) > 3 and not any(offs[3]) and all(any(b) for i, b in enumerate(offs) if i != 3):
+            bases = {d: [list(b) for i, b in enumerate(L.bases[d]) if d != "offset" or i != 3]
+                     for d in L.in_dim_names}
+            v = memo_memory(LinearLayout(bases, dict(L.out_dims), require_surjective=False))
+            return v.with_(details={**v.details, "fp4_padded": "offset bit 3 (bytes 8-15 of each 16) is padding, "
+                                                                "dropped before the check"})
     if L.has_in_dim("block") and any(not any(b) for b in L.bases["block"]):
         # a CGA layout that broadcasts over CTAs (`CGALayout = [[0, 0]]`): every such CTA holds its own copy of
         # the same data, so a zero block basis is no aliasing; the bijection is checked without those bases

@@ -182,7 +182,8 @@ def shape_op(ctx: OpContext) -> Iterable[Verdict]:
             return
     reorder = op.name == "tt.cat" or (op.name == "tt.reshape" and has_keyword(op, "allow_reorder"))
     if reorder and ins[0].kind == "tensor":
-        yield _register_counts(built_in, built_out, subject)  # type: ignore[arg-type]
+        yield _register_counts(built_in, built_out, subject,  # type: ignore[arg-type]
+                               strip_broadcast=op.name == "tt.cat")
         return
     A = built_in[0].layout  # type: ignore[union-attr]
     name = op.name.split(".")[-1].removeprefix("memdesc_")
@@ -232,18 +233,29 @@ def shape_op(ctx: OpContext) -> Iterable[Verdict]:
                       details={**v.details, "claim": "no data moves between threads"})
 
 
-def _register_counts(ins: list[BuiltLayout], outs: list[BuiltLayout], subject: str) -> Verdict:
+def _register_counts(ins: list[BuiltLayout], outs: list[BuiltLayout], subject: str,
+                     strip_broadcast: bool = False) -> Verdict:
     """``tt.cat`` and ``tt.reshape {allow_reorder}`` may put the result's elements in any order, so Triton
     lowers them by handing each thread's operand registers, in order, to the result: no data moves between
     threads exactly when every thread holds as many result registers as operand registers (their sum for
-    ``cat``) and the thread dims (lane, warp, block) are the same.  Compared as concrete sizes."""
+    ``cat``) and the thread dims (lane, warp, block) are the same.  Compared as concrete sizes.
+
+    ``strip_broadcast`` (``tt.cat``): Triton 3.9's cat lowering first drops the broadcast registers (zero
+    register bases) of each operand, concatenates the distinct values, and re-duplicates them for the
+    result's zero register bases; so the counts compared are of distinct registers, ``2^(non-zero register
+    bases)``.  A reshape packs the operand's registers, duplicates included, so it compares full sizes."""
     t0 = time.perf_counter()
 
     def size(L: LinearLayout, d: str) -> int:
         return L.in_dim_size(d) if d in L.in_dim_names else 1
 
-    regs_in = sum(size(b.layout, "register") for b in ins)
-    regs_out = sum(size(b.layout, "register") for b in outs)
+    def regs(L: LinearLayout) -> int:
+        if not strip_broadcast or "register" not in L.in_dim_names:
+            return size(L, "register")
+        return 1 << sum(1 for b in L.bases["register"] if any(b))
+
+    regs_in = sum(regs(b.layout) for b in ins)
+    regs_out = sum(regs(b.layout) for b in outs)
     threads_in = {d: size(ins[0].layout, d) for d in ("lane", "warp", "block")}
     threads_out = {d: size(outs[0].layout, d) for d in ("lane", "warp", "block")}
     ok = regs_in == regs_out and threads_in == threads_out

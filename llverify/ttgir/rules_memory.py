@@ -289,10 +289,11 @@ def memdesc_subview(ctx: OpContext) -> Iterable[Verdict]:
 
 def _index_below(ctx: OpContext, index: str, n: int, subject: str, what: str, unit: str, t0: float) -> Verdict:
     """``0 <= index < n`` for every value ``index`` can take (see :func:`memdesc_index`)."""
-    values = ctx.scalars().value_set(index)
+    key = ctx.scalars().key_of(ctx.op, index)  # the definition visible from this op (sibling regions reuse names)
+    values = ctx.scalars().value_set(key)
     if values is None:
         # not enumerable: prove the bound for every value of the unknowns (Z3), else no claim
-        status = ctx.symbolic_scalars().always_between(index, 0, n)
+        status = ctx.symbolic_scalars().always_between(key, 0, n)
         if status == "unsat":
             return Verdict("proved", "view_in_bounds", subject, "smt", time.perf_counter() - t0,
                            f"0 <= {index} < {n} for every value of the loop state and kernel arguments (Z3)")
@@ -300,7 +301,7 @@ def _index_below(ctx: OpContext, index: str, n: int, subject: str, what: str, un
                                                   "a loop bound or state not constant, or too many) and Z3 "
                                                   "does not bound it for arbitrary inputs")
     bad = sorted(v for v in values if not 0 <= v < n)
-    if bad and not list(ctx.scalars()._deps(index)):
+    if bad and not list(ctx.scalars()._deps(key)):
         return structural("view_in_bounds", subject, False, {"index": bad[0]},
                           {unit.split(" ")[0]: n, "index": bad[0]}, f"{what} {bad[0]} is outside the {n} {unit}", t0)
     if bad:

@@ -41,7 +41,7 @@ def layout_types(ctx: OpContext) -> Iterable[Verdict]:
             yield v.with_(subject=subject, details={**v.details, "duplicated": free, "shape": list(built.shape)})
             yield _hardware_counts(ctx, L, subject)
         elif "offset" in L.in_dim_names:
-            v = memo_memory(L)
+            v = memo_memory(L, bool(t.encoding and dict(t.encoding).get("fp4_padded")))
             yield v.with_(subject=subject, details={**v.details, "buffers": built.buffers,
                                                     "buffer_shape": list(built.shape)})
         else:

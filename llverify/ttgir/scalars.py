@@ -115,40 +115,76 @@ class ValueSets:
         self.captures: dict[str, str] = {}  # a partition's block argument -> the operand it receives (in parent)
         self.parent = parent
         self.arg_widths: dict[str, int | None] = {}
-        # a name defined twice in one scope is not valid MLIR; should a printer do it anyway, the name is never
-        # resolved (a free variable in the Z3 terms), since a use could see either definition
+        # a name defined twice where one definition is visible from the other is not valid MLIR; should a
+        # printer do it anyway, the name is never resolved (a free variable in the Z3 terms), since a use could
+        # see either definition.  MLIR does print one name in *sibling* regions (an `scf.for` body and an
+        # `scf.if` after it both holding `%acc_33`): each region is a scope, a use resolves to the definition
+        # visible from it, and a later sibling's definition gets the key `name@k` (see `key_of`).
         self._redefined: set[str] = set()
+        self._operands: dict[int, tuple[str, ...]] = {}  # id(op) -> its operands' keys, resolved in its scope
+        self._arg_keys: dict[int, tuple[str, ...]] = {}  # id(scf.for) -> its body's block argument keys
+        self._seen_names: dict[str, int] = {}
         if scope is None:
             self.arg_widths = {a.name: _width(a.type.text) for a in fn.arguments}
-            self._index(fn.body)
+            self._index(fn.body, [{a.name: a.name for a in fn.arguments}])
         else:
             args = scope.blocks[0].arguments if scope.blocks else ()
             for a, operand in zip(args, captured):
                 self.captures[a.name] = operand
                 self.arg_widths[a.name] = _width(a.type.text)
-            self._index(scope)
+            self._index(scope, [{a.name: a.name for a in args}])
         for name in self._redefined:
             self.defs.pop(name, None)
             self.loop_args.pop(name, None)
         self._memo: dict[str, frozenset[int] | None] = {}
 
-    def _define(self, name: str) -> None:
-        if name in self.defs or name in self.loop_args or name in self.captures or name in self.arg_widths:
-            self._redefined.add(name)
+    def _define(self, name: str, scopes: list[dict[str, str]]) -> str:
+        """Bind ``name`` in the innermost scope and return its key: ``name`` itself the first time it is
+        defined, ``name@k`` when a sibling region defined it before; a definition that another one visible
+        from here already made is a redefinition (its key is dropped after indexing)."""
+        visible = next((s[name] for s in reversed(scopes) if name in s), None)
+        if visible is not None:
+            self._redefined.add(visible)
+            key = visible
+        else:
+            k = self._seen_names.get(name, 0)
+            key = name if k == 0 else f"{name}@{k}"
+        self._seen_names[name] = self._seen_names.get(name, 0) + 1
+        scopes[-1][name] = key
+        return key
 
-    def _index(self, region: Region) -> None:
+    @staticmethod
+    def _resolve(name: str, scopes: list[dict[str, str]]) -> str:
+        return next((s[name] for s in reversed(scopes) if name in s), name)
+
+    def _index(self, region: Region, scopes: list[dict[str, str]]) -> None:
         for block in region.blocks:
             for op in block.ops:
+                self._operands[id(op)] = tuple(self._resolve(o, scopes) for o in op.operands)
                 for i, r in enumerate(op.results):
-                    self._define(r.name)
-                    self.defs[r.name] = (op, i)
-                if op.name == "scf.for" and op.regions and op.regions[0].blocks:
-                    for k, a in enumerate(op.regions[0].blocks[0].arguments):
-                        self._define(a.name)
-                        self.loop_args[a.name] = (op, k)
+                    self.defs[self._define(r.name, scopes)] = (op, i)
                 # a warp_specialize's partitions (regions 1..) are scopes of their own; its default region is not
-                for r in (op.regions[:1] if op.name == "ttg.warp_specialize" else op.regions):
-                    self._index(r)
+                for k, r in enumerate(op.regions[:1] if op.name == "ttg.warp_specialize" else op.regions):
+                    inner = [*scopes, {}]
+                    for b in r.blocks:
+                        keys = tuple(self._define(a.name, inner) for a in b.arguments)
+                        if op.name == "scf.for" and k == 0 and b is r.blocks[0]:
+                            self._arg_keys[id(op)] = keys
+                            for j, key in enumerate(keys):
+                                self.loop_args[key] = (op, j)
+                    self._index(r, inner)
+
+    def operands_of(self, op: Op) -> tuple[str, ...]:
+        """``op``'s operands as keys of this instance (each resolved in the scope of ``op``)."""
+        return self._operands.get(id(op), op.operands)
+
+    def key_of(self, op: Op, operand: str) -> str:
+        """The key of the value ``operand`` of ``op`` refers to (its name, or ``name@k`` where sibling regions
+        print the same name)."""
+        for o, key in zip(op.operands, self.operands_of(op)):
+            if o == operand:
+                return key
+        return operand
 
     def value_set(self, name: str) -> frozenset[int] | None:
         """Every value ``name`` can hold (signed, at its width), or None."""
@@ -161,6 +197,9 @@ class ValueSets:
 
     def _value_set(self, name: str) -> set[int]:
         deps = set(self._deps(name))
+        results = {d for d in deps if d not in self.loop_args}
+        if results:
+            return self._from_results(name, results, deps - results)
         loops = {id(self.loop_args[d][0]): self.loop_args[d][0] for d in deps}
         if not loops:
             return {self._value(name, {})}
@@ -168,6 +207,24 @@ class ValueSets:
             raise _Unknown("depends on the state of several loops")
         (loop,) = loops.values()
         return {self._value(name, env) for env in self._states(loop, deps)}
+
+    def _from_results(self, name: str, results: set[str], args: set[str]) -> set[int]:
+        """Values of ``name`` computed from results of one ``scf.for``: its results are its iter_args' final
+        state, the init values when the loop runs no iteration, else the state its last yield produced; both
+        are states of the loop's orbit, so ``name`` takes exactly its values over the reachable states (the
+        code after a pipelined loop, e.g. the peeled last iteration's buffer index)."""
+        if args:
+            raise _Unknown("mixes a loop's results with loop state")
+        loops = {id(self.defs[d][0]): self.defs[d][0] for d in results}
+        if len(loops) > 1:
+            raise _Unknown("depends on the results of several loops")
+        (loop,) = loops.values()
+        keys = self._arg_keys.get(id(loop))
+        if keys is None:
+            raise _Unknown("a loop result")
+        arg_of = {d: keys[self.defs[d][1] + 1] for d in results}
+        states = self._states(loop, set(arg_of.values()))
+        return {self._value(name, {d: env[a] for d, a in arg_of.items()}) for env in states}
 
     # -- exact evaluation of one value in one loop state -----------------------------------------------
 
@@ -201,9 +258,9 @@ class ValueSets:
             raise _Unknown(f"type {rtype!r}")
         name = op.name
         if name == "arith.select":
-            c, a, b = op.operands[:3]
+            c, a, b = self.operands_of(op)[:3]
             return self._value(a if self._value(c, env) else b, env)
-        vals = [self._value(o, env) for o in op.operands]
+        vals = [self._value(o, env) for o in self.operands_of(op)]
         if name in ("arith.extsi", "arith.extui", "arith.trunci", "arith.index_cast", "arith.index_castui"):
             src = op.operand_types[0].text if op.operand_types and op.operand_types[0] else ""
             sw = _width(src) or w
@@ -250,8 +307,8 @@ class ValueSets:
         """Every reachable assignment of the loop's block arguments ``wanted`` depends on (the orbit of the
         init values under the body's yields, every induction-variable value applied at every step)."""
         block = loop.regions[0].blocks[0]
-        args = [a.name for a in block.arguments]
-        inits = loop.operands[3:]
+        args = list(self._arg_keys.get(id(loop), [a.name for a in block.arguments]))
+        inits = self.operands_of(loop)[3:]
         body_end = loop.regions[0].blocks[-1].ops
         yield_op = body_end[-1] if body_end else None
         if yield_op is None or yield_op.name != "scf.yield" or len(inits) != len(args) - 1 or not args:
@@ -262,7 +319,7 @@ class ValueSets:
         uses_iv = iv in wanted
         while todo:
             j = args.index(todo.pop())
-            for dep in self._deps(yield_op.operands[j - 1]):
+            for dep in self._deps(self.operands_of(yield_op)[j - 1]):
                 if dep == iv:
                     uses_iv = True
                 elif dep in args and dep not in need:
@@ -273,7 +330,7 @@ class ValueSets:
         order = sorted(need, key=args.index)
         ivs: list[int | None] = [None]
         if uses_iv:
-            lb, ub, step = (self._value(o, {}) for o in loop.operands[:3])
+            lb, ub, step = (self._value(o, {}) for o in self.operands_of(loop)[:3])
             if step <= 0 or len(range(lb, ub, step)) > MAX_VALUES:
                 raise _Unknown("loop bounds")
             ivs = list(range(lb, ub, step)) or [None]
@@ -290,7 +347,7 @@ class ValueSets:
                     env = dict(zip(order, state))
                     if v is not None:
                         env[iv] = v
-                    nxt.add(tuple(self._value(yield_op.operands[args.index(a) - 1], env) for a in order))
+                    nxt.add(tuple(self._value(self.operands_of(yield_op)[args.index(a) - 1], env) for a in order))
             frontier = nxt - seen
         out = []
         for state in seen:
@@ -311,9 +368,12 @@ class ValueSets:
         if name in self.captures:
             return  # one value from outside the partition, or unknown (see _value)
         d = self.defs.get(name)
-        if d is None or d[0].name == "scf.for":
+        if d is None:
             return
-        for o in d[0].operands:
+        if d[0].name == "scf.for":
+            yield name  # a loop result: one of the loop's reachable states (see _from_results)
+            return
+        for o in self.operands_of(d[0]):
             yield from self._deps(o, depth + 1)
 
 
@@ -402,14 +462,15 @@ class SymbolicScalars:
         ``divui`` (URem) or ``divsi`` (SRem): equal for every ``x`` (the definition of the remainder)."""
         import z3
 
-        x, prod = op.operands[:2]
+        ops = self.vs.operands_of
+        x, prod = ops(op)[:2]
         d = self.vs.defs.get(prod)
         if d is None or d[0].name != "arith.muli":
             return None
-        for q, c in (d[0].operands[:2], d[0].operands[1::-1]):
+        for q, c in (ops(d[0])[:2], ops(d[0])[1::-1]):
             dq = self.vs.defs.get(q)
             if dq is not None and dq[0].name in ("arith.divui", "arith.divsi") and \
-                    list(dq[0].operands[:2]) == [x, c]:
+                    list(ops(dq[0])[:2]) == [x, c]:
                 try:
                     a, b = self._term(x, depth + 1), self._term(c, depth + 1)
                 except _Unknown:
@@ -425,7 +486,7 @@ class SymbolicScalars:
 
         if op.name == "arith.constant":
             return z3.BitVecVal(self.vs._eval(op, {}), w)
-        args = [self._term(o, depth + 1) for o in op.operands]
+        args = [self._term(o, depth + 1) for o in self.vs.operands_of(op)]
         n = op.name
         if n == "arith.select":
             return z3.If(args[0] == 1, args[1], args[2])

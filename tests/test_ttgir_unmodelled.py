@@ -197,3 +197,19 @@ def test_a_wgmma_wait_passing_operands_of_two_layouts_through_is_not_unmodelled(
             "    %w:2 = ttng.warp_group_dot_wait %cst, %c2 {pendings = 0 : i32} : tensor<32x32xf32, #blocked>, "
             "tensor<32x32xf32, #blocked2>\n")
     assert _findings(body, "unmodelled_op") == []
+
+
+def test_scaled_dot_operands_need_not_have_the_results_parent() -> None:
+    # as in Triton's lit input for accelerate-matmul (sm120): dot operands of one parent, a result of another;
+    # Triton's verifier checks the parent for tt.dot only
+    text = GFX950.read_text()
+    line = next(ln for ln in text.splitlines() if "tt.dot_scaled" in ln)
+    res = line.rsplit("-> ", 1)[1].split(" loc(")[0]
+    mutant = line.replace("-> " + res, "-> " + res.replace("#mma", "#blocked"))
+    assert mutant != line
+    text = text.replace(line, mutant)
+    found = [f for f in check_module(parse_module(text, str(GFX950))) if f.op == "tt.dot_scaled"]
+    operands = [f for f in found if f.rule == "dot_operands" and " operand " in f.verdict.subject]
+    assert operands and not any(f.verdict.status == "refuted" for f in operands)
+    # the accumulator must still have the result's layout: that one is refuted
+    assert any(f.verdict.status == "refuted" and "accumulator" in f.verdict.subject for f in found)

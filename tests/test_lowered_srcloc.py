@@ -60,3 +60,16 @@ def test_direction_decides_only_for_one_way_ops() -> None:
     assert attr.op_of("3", "load") is None          # the conversion would get its loads without its stores
     assert attr.op_of("3", "store") is None
     assert attr.op_of("4", "store") is cvt and attr.dbgs_of(cvt) == ["4"]
+
+
+def test_a_pair_from_two_kernels_is_refused() -> None:
+    import subprocess
+    import sys
+
+    lowered = Path(__file__).parent / "data" / "lowered"
+    res = subprocess.run([sys.executable, "-m", "llverify.cli", "lowered",
+                          str(lowered / "attention-q64k64d64-cuda_90-w4.ttgir"),
+                          str(lowered / "softmax-r4c128-cuda_90-w4.llir"), "--shared", "1024"],
+                         capture_output=True, text=True)
+    assert res.returncode == 2
+    assert "not this TTGIR's lowering" in res.stderr and "@softmax" in res.stderr and "Traceback" not in res.stderr

@@ -45,7 +45,11 @@ def lowered(ttgir_path: str, llir_path: str, shared_bytes: int | None, fmt: str,
             click.echo(f"{llir_path}:1:1: error: give --shared BYTES (no Triton metadata {meta} with 'shared')",
                        err=True)
             sys.exit(2)
-    findings = validate(module, llir, shared_bytes)
+    try:
+        findings = validate(module, llir, shared_bytes)
+    except LlirError as exc:  # not this TTGIR's lowering
+        click.echo(str(exc), err=True)
+        sys.exit(2)
     counts = summarize(findings)
     if fmt == "json":
         click.echo(json.dumps({"results": [f.to_json() for f in findings], "summary": counts}, indent=2))

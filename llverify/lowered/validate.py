@@ -33,7 +33,7 @@ from llverify.lowered.elements import right_elements
 from llverify.lowered.guards import control_flow
 from llverify.lowered.in_bounds import in_bounds
 from llverify.lowered.launch import launch_threads, runs_on_first
-from llverify.lowered.llir import Access, LlirFunction, LlirModule
+from llverify.lowered.llir import Access, LlirError, LlirFunction, LlirModule
 from llverify.lowered.orbits import phi_range
 from llverify.lowered.predicates import guard_threads
 from llverify.lowered.symbolic import Symbolic
@@ -62,8 +62,23 @@ class LoweredFinding:
         return out
 
 
+def same_kernel(module: Module, llir: LlirModule) -> None:
+    """Raise :class:`~llverify.lowered.llir.LlirError` when the LLVM IR is not the lowering of the TTGIR: none of
+    its defined functions is one of the TTGIR's ``tt.func``s (Triton keeps the kernel's name).  Without this, a
+    mismatched pair would be validated, its accesses attributed to whatever ops share their debug lines."""
+    kernels = {f.name for f in module.functions}
+    defined = {fn.name for fn in llir.functions}
+    if kernels and defined and not kernels & defined:
+        raise LlirError(f"{llir.path}:1:1: error: the LLVM IR defines {', '.join('@' + n for n in sorted(defined))} but "
+                        f"{module.path} defines {', '.join('@' + n for n in sorted(kernels))}: not this TTGIR's "
+                        "lowering")
+
+
 def validate(module: Module, llir: LlirModule, shared_bytes: int) -> list[LoweredFinding]:
-    """Every obligation of every shared-memory access (see the module docstring)."""
+    """Every obligation of every shared-memory access (see the module docstring).
+
+    Requires: ``llir`` is ``module``'s lowering (:func:`same_kernel`, checked here)."""
+    same_kernel(module, llir)
     threads = module.num_warps * module.threads_per_warp
     attr = attribute(module, llir)
     out: list[LoweredFinding] = []

@@ -1,0 +1,83 @@
+"""Source locations of TTGIR ops: the trailing ``loc(...)`` of an op's text and what it resolves to.
+
+A location is a file location ``loc("k.py":4:9)``, an alias ``loc(#loc3)`` (defined at the top level as
+``#loc3 = loc(...)``), a named location ``loc("x"(inner))``, a call site ``callsite(callee at caller)`` (the
+callee, else the caller) or a fused location ``fused[a, b]`` (the first that resolves).  :class:`Locations`
+resolves one to a Python :class:`~llverify.ttgir.model.SourceLocation`, following at most 64 aliases.
+
+>>> split_loc("%0 = arith.addf %x, %x : f32 loc(#loc1)")
+('%0 = arith.addf %x, %x : f32', 'loc(#loc1)')
+>>> str(Locations({"loc1": 'loc("k.py":4:9)'}).resolve("loc(#loc1)"))
+'k.py:4:9'
+"""
+
+from __future__ import annotations
+
+import re
+
+from llverify.ttgir.model import SourceLocation
+from llverify.ttgir.syntax import matching_close, rfind_top, split_top, sub
+
+__all__ = ["Locations", "split_loc"]
+
+_FILE_LOC = re.compile(r'^"((?:[^"\\]|\\.)*)":(\d+):(\d+)')
+_NAMED_LOC = re.compile(r'^"((?:[^"\\]|\\.)*)"\((.*)\)$', re.S)
+
+
+class Locations:
+    """Location aliases (``name -> loc(...)`` text) and the resolution of location texts, memoised per text."""
+
+    def __init__(self, defs: dict[str, str]) -> None:
+        self.defs = defs
+        self.memo: dict[str, SourceLocation | None] = {}  # top-level answers (the many ops sharing one loc)
+
+    def resolve(self, text: str | None, depth: int = 0) -> SourceLocation | None:
+        if depth == 0 and text is not None:
+            if text in self.memo:
+                return self.memo[text]
+            found = self.memo[text] = self._resolve(text, 0)
+            return found
+        return self._resolve(text, depth)
+
+    def _resolve(self, text: str | None, depth: int) -> SourceLocation | None:
+        if text is None or depth > 64:
+            return None
+        t = text.strip()
+        if t.startswith("loc(") and t.endswith(")"):
+            t = t[4:-1].strip()
+        if t.startswith("#"):
+            return self.resolve(self.defs.get(t[1:]), depth + 1)
+        m = _FILE_LOC.match(t)
+        if m:
+            return SourceLocation(m.group(1), int(m.group(2)), int(m.group(3)))
+        m = _NAMED_LOC.match(t)
+        if m:
+            inner = self.resolve(m.group(2), depth + 1)
+            return SourceLocation(inner.file, inner.line, inner.col, m.group(1)) if inner else None
+        if t.startswith("callsite(") and t.endswith(")"):
+            body = t[len("callsite("):-1]
+            parts = split_top(body, " at ")
+            for part in parts:
+                found = self.resolve(part, depth + 1)
+                if found:
+                    return found
+            return None
+        if t.startswith("fused"):
+            i = t.find("[")
+            if i >= 0 and t.endswith("]"):
+                for part in split_top(t[i + 1:-1], ","):
+                    found = self.resolve(part, depth + 1)
+                    if found:
+                        return found
+        return None
+
+
+def split_loc(text: str) -> tuple[str, str | None]:
+    """``"... loc(#loc3)"`` -> (``"..."``, ``"loc(#loc3)"``) for a trailing top-level loc."""
+    t = text.rstrip()
+    i = rfind_top(t, "loc(")
+    if i >= 0 and (i == 0 or not (t[i - 1].isalnum() or t[i - 1] == "_")):
+        close = matching_close(t, i + 3)
+        if close == len(t) - 1:
+            return sub(t, 0, len(t[:i].rstrip())), t[i:]
+    return t, None

@@ -17,7 +17,8 @@ from typing import Mapping, Sequence
 
 from llverify.ttgir.locations import Locations, split_loc
 from llverify.ttgir.model import Block, Function, Location, Module, Op, Region, TypeRef, Value
-from llverify.ttgir.op_text import (OPNAME, RESULTS, attr_dict, canonical_op_name, remove_dicts, result_names,
+from llverify.ttgir.op_text import (OPNAME, RESULTS, attr_dict, canonical_op_name, common_op, remove_dicts,
+                                    result_names,
                                     scan_op, signature_colon, top_dicts, uses)
 from llverify.ttgir.signatures import split_signature_plain
 from llverify.ttgir.structure import OpBuilder, RegionBuilder, fail
@@ -42,6 +43,9 @@ class Assembler:
         # per signature text (ops share them): its attribute dicts and the text without them, and its types
         self.sig_dicts: dict[str, tuple[dict[str, str], str]] = {}
         self.sig_types: dict[str, tuple[list[TypeRef], list[TypeRef] | None, list[TypeRef]]] = {}
+        #: per attribute dictionary text, its entries; per signature or attribute text, whether common_op may read it
+        self.attr_dicts: dict[str, dict[str, str]] = {}
+        self.balanced: dict[str, bool] = {}
 
     def typeref(self, text: str) -> TypeRef:
         t = text.strip()
@@ -132,39 +136,22 @@ class Assembler:
         text = " ".join([b.head, *b.tails])
         if len(text) > MAX_OP_CHARS:
             raise fail(self.path, b.line, b.col, f"operation longer than {MAX_OP_CHARS} characters")
-        scan = scan_op(text)  # one pass over nearly every op (no quotes); the general path reads the others
-        body, loc = (scan[0], scan[1]) if scan is not None else split_loc(text)
-        results_text = ""
-        start = 0  # where the op name starts in the text
-        m = RESULTS.match(body)
-        if m:
-            results_text = m.group(1)
-            start = m.end()
-            body = body[start:] if scan is not None else sub(body, start, len(body))
-        nm = OPNAME.match(body)
-        if not nm:
-            raise fail(self.path, b.line, b.col, f"expected an operation name, found {body[:40]!r}")
-        name = canonical_op_name(nm.group(1) or nm.group(2))
-        if scan is not None:
-            # the results and the name hold no bracket, so `rest` scans as the text from `start` on: its last
-            # top-level ` : ` is the text's last one inside it
-            rest = body[nm.end():]
-            start += nm.end()
-            end = start + len(rest)
-            inside = [c - start for c in scan[2] if start <= c and c + 3 <= end]
-            sig_at, sig_end = (inside[-1], inside[-1] + 3) if inside else signature_colon(rest)
-            before_sig = rest if sig_at < 0 else rest[:sig_at]
-            signature = "" if sig_at < 0 else rest[sig_end:]
+        common = common_op(text, self.balanced)  # one match for most ops; else the one-pass scan or the general path
+        if common is not None:
+            results_text, loc, signature = common.results, common.loc, common.signature
+            name = canonical_op_name(common.name)
+            before_sig = common.operands + common.attributes
+            rest = before_sig + " : " + signature
+            attrs = dict(self._attr_dict(common.attributes)) if common.attributes else {}
+            operand_text = common.operands
         else:
-            rest = sub(body, nm.end(), len(body))
-            sig_at, sig_end = signature_colon(rest)
-            before_sig = rest if sig_at < 0 else sub(rest, 0, sig_at)
-            signature = "" if sig_at < 0 else sub(rest, sig_end, len(rest))
+            results_text, name, rest, before_sig, signature, loc = self._split(b, text)
+            attrs = {}
+            for brace in top_dicts(before_sig):
+                attrs.update(attr_dict(brace))
+            operand_text = remove_dicts(before_sig)
         # region-header block arguments (scf.for induction variable, iter_args, scf.while before-args)
         region_args = self._region_header_args(name, rest)
-        attrs: dict[str, str] = {}
-        for brace in top_dicts(before_sig):
-            attrs.update(attr_dict(brace))
         sig = self.sig_dicts.get(signature)
         if sig is None:
             sig_attrs: dict[str, str] = {}
@@ -178,7 +165,6 @@ class Assembler:
             counts = [m.group(2) for r in b.regions for m in [_PARTITION_HEAD.match(r.head)] if m]
             if counts:
                 attrs["partitionNumWarps"] = f"array<i32: {', '.join(counts)}>"
-        operand_text = remove_dicts(before_sig)
         defined = {a for a, _ in region_args}
         operands = tuple(u for u in uses(operand_text) if u not in defined)
         if name == "ttg.local_atomic_scatter_rmw" and len(operands) >= 3:
@@ -187,7 +173,7 @@ class Assembler:
         names = result_names(results_text)
         lhs_types, rhs_types, for_results = self._signature(name, rest, signature)
         if name == "arith.constant" and not signature.strip() and re.fullmatch(r"\s*(?:true|false)\s*",
-                                                                               remove_dicts(before_sig)):
+                                                                               operand_text):
             lhs_types = [self.typeref("i1")]  # MLIR prints an i1 constant bare: `%true = arith.constant true`
         res_types = self._result_types(name, names, lhs_types, rhs_types, for_results, operands)
         if rhs_types is None and not for_results:
@@ -216,6 +202,48 @@ class Assembler:
                 printed = (*lhs_types, rhs_types[0])  # `A * B -> C`: the accumulator has the result's type
         return Op(name, tuple(results), operands, tuple(op_types), attrs, regions,
                   Location(self.path, b.line, b.col), self.locs.resolve(loc), b.head[:200], printed)
+
+    def _split(self, b: OpBuilder, text: str) -> tuple[str, str, str, str, str, str | None]:
+        """(results text, canonical op name, the text after the name, its part before the signature separator,
+        the signature, the location) of an op's text: the one-pass scan for texts without strings, the general
+        bracket-aware split for the others."""
+        scan = scan_op(text)  # one pass over nearly every op (no quotes); the general path reads the others
+        body, loc = (scan[0], scan[1]) if scan is not None else split_loc(text)
+        results_text = ""
+        start = 0  # where the op name starts in the text
+        m = RESULTS.match(body)
+        if m:
+            results_text = m.group(1)
+            start = m.end()
+            body = body[start:] if scan is not None else sub(body, start, len(body))
+        nm = OPNAME.match(body)
+        if not nm:
+            raise fail(self.path, b.line, b.col, f"expected an operation name, found {body[:40]!r}")
+        name = canonical_op_name(nm.group(1) or nm.group(2))
+        if scan is not None:
+            # the results and the name hold no bracket, so `rest` scans as the text from `start` on: its last
+            # top-level ` : ` is the text's last one inside it
+            rest = body[nm.end():]
+            start += nm.end()
+            end = start + len(rest)
+            inside = [c - start for c in scan[2] if start <= c and c + 3 <= end]
+            sig_at, sig_end = (inside[-1], inside[-1] + 3) if inside else signature_colon(rest)
+            before_sig = rest if sig_at < 0 else rest[:sig_at]
+            signature = "" if sig_at < 0 else rest[sig_end:]
+        else:
+            rest = sub(body, nm.end(), len(body))
+            sig_at, sig_end = signature_colon(rest)
+            before_sig = rest if sig_at < 0 else sub(rest, 0, sig_at)
+            signature = "" if sig_at < 0 else sub(rest, sig_end, len(rest))
+        return results_text, name, rest, before_sig, signature, loc
+
+    def _attr_dict(self, text: str) -> dict[str, str]:
+        """:func:`~llverify.ttgir.op_text.attr_dict` of an attribute dictionary's text (``text`` may start with
+        blanks), kept per text (callers copy it)."""
+        hit = self.attr_dicts.get(text)
+        if hit is None:
+            hit = self.attr_dicts[text] = attr_dict(text)
+        return hit
 
     def _region_header_args(self, name: str, rest: str) -> list[tuple[str, str]]:
         out = []

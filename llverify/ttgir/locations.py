@@ -22,31 +22,48 @@ __all__ = ["Locations", "split_loc"]
 
 _FILE_LOC = re.compile(r'^"((?:[^"\\]|\\.)*)":(\d+):(\d+)')
 _NAMED_LOC = re.compile(r'^"((?:[^"\\]|\\.)*)"\((.*)\)$', re.S)
+#: a whole (stripped) location text that resolves to a file location: ``loc("file":line:col ...)``
+_LOC_FILE = re.compile(r'loc\(\s*"((?:[^"\\]|\\.)*)":(\d+):(\d+).*\)', re.S)
 
 
 class Locations:
-    """Location aliases (``name -> loc(...)`` text) and the resolution of location texts, memoised per text."""
+    """Location aliases (``name -> loc(...)`` text) and the resolution of location texts, memoised per text and
+    per alias.
+
+    Resolution follows at most 64 levels (aliases, named locations, call sites, fused parts); the answer for an
+    alias depends on the level it is met at only through that cut-off, so an alias's answer found without reaching
+    the cut-off is kept with its ``span`` (how many levels below it the resolution went) and reused at level ``d``
+    only when ``d + span <= 64`` (where resolving it again would go the same way without reaching it)."""
 
     def __init__(self, defs: dict[str, str]) -> None:
         self.defs = defs
         self.memo: dict[str, SourceLocation | None] = {}  # top-level answers (the many ops sharing one loc)
+        self.alias_memo: dict[str, tuple[SourceLocation | None, int]] = {}  # alias -> (answer, span)
+        self.deepest = 0  # the deepest level reached by the resolution under way
 
     def resolve(self, text: str | None, depth: int = 0) -> SourceLocation | None:
+        """The source location ``text`` (a ``loc(...)`` or its content) resolves to, met at level ``depth``."""
         if depth == 0 and text is not None:
             if text in self.memo:
                 return self.memo[text]
+            t = text.strip()
+            if t.startswith("loc(#") and t.endswith(")"):  # an op's `loc(#loc3)`: the alias (as _resolve reads it)
+                found = self.memo[text] = self._alias(t[5:-1].rstrip(), 0)
+                return found
             found = self.memo[text] = self._resolve(text, 0)
             return found
         return self._resolve(text, depth)
 
     def _resolve(self, text: str | None, depth: int) -> SourceLocation | None:
+        if depth > self.deepest:
+            self.deepest = depth
         if text is None or depth > 64:
             return None
         t = text.strip()
         if t.startswith("loc(") and t.endswith(")"):
             t = t[4:-1].strip()
         if t.startswith("#"):
-            return self.resolve(self.defs.get(t[1:]), depth + 1)
+            return self._alias(t[1:], depth)
         m = _FILE_LOC.match(t)
         if m:
             return SourceLocation(m.group(1), int(m.group(2)), int(m.group(3)))
@@ -70,6 +87,28 @@ class Locations:
                     if found:
                         return found
         return None
+
+    def _alias(self, name: str, depth: int) -> SourceLocation | None:
+        """The resolution of ``#name`` met at level ``depth`` (its definition resolved at ``depth + 1``)."""
+        hit = self.alias_memo.get(name)
+        if hit is not None and depth + hit[1] <= 64:
+            if depth + hit[1] > self.deepest:
+                self.deepest = depth + hit[1]
+            return hit[0]
+        definition = self.defs.get(name)
+        if definition is not None and depth < 64:
+            m = _LOC_FILE.fullmatch(definition.strip())  # most definitions: what _resolve reads at depth + 1
+            if m:
+                found = self.alias_memo[name] = (SourceLocation(m.group(1), int(m.group(2)), int(m.group(3))), 1)
+                if depth + 1 > self.deepest:
+                    self.deepest = depth + 1
+                return found[0]
+        outer, self.deepest = self.deepest, depth
+        found = self.resolve(definition, depth + 1)
+        if self.deepest <= 64:  # a cut-off answer is kept for no level (a shallower one might go further)
+            self.alias_memo[name] = (found, self.deepest - depth)
+        self.deepest = max(outer, self.deepest)
+        return found
 
 
 def split_loc(text: str) -> tuple[str, str | None]:

@@ -13,10 +13,11 @@ after the last top-level `` : ``, and a trailing location.  Everything here is a
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
-from llverify.ttgir.syntax import find_top, matching_close, rfind_top, split_top
+from llverify.ttgir.syntax import find_top, matching_close, plain_balanced, plain_encloses, rfind_top, split_top
 
-__all__ = ["RESULTS", "OPNAME", "canonical_op_name", "scan_op", "signature_colon", "result_names", "top_dicts",
+__all__ = ["RESULTS", "OPNAME", "canonical_op_name", "CommonOp", "common_op", "scan_op", "signature_colon", "result_names", "top_dicts",
            "remove_dicts", "uses", "attr_dict"]
 
 #: the result list and ``=`` at the start of an op's text (group 1: the names)
@@ -84,6 +85,73 @@ def scan_op(text: str) -> tuple[str, str | None, list[int]] | None:
         return t[:len(t[:loc_at].rstrip())], t[loc_at:], colons
     return t, None, colons
 
+
+
+#: the common shape of an op's text before its signature: results, a bare name, plain operand uses, at most one
+#: ``{...}`` attribute dictionary without nested braces or strings, and the separator `` : ``
+_COMMON_HEAD = re.compile(
+    r"(?:(%[\w$.\-]+(?::\d+)?(?:\s*,\s*%[\w$.\-]+(?::\d+)?)*)\s*=\s*(?!=))?"  # results
+    r"([A-Za-z_][\w.$]*)"                                                     # name
+    r"((?:\s+%[\w$.\-]+(?:#\d+)?(?:\s*,\s*%[\w$.\-]+(?:#\d+)?)*)?)"           # operands
+    r"(\s*\{[^{}\"\\]*\})?"                                                   # attributes
+    r" : ")
+#: a location alias as a whole text
+_LOC_ALIAS = re.compile(r"loc\(#[\w$.\-]+\)")
+
+
+class CommonOp(NamedTuple):
+    """An op text split by :func:`common_op`: ``text`` is ``results = name operands attributes : signature loc``
+    (each part as printed, blanks included; ``results``, ``attributes`` and ``loc`` may be empty or None)."""
+    results: str
+    name: str
+    operands: str
+    attributes: str
+    signature: str
+    loc: str | None
+
+
+def common_op(text: str, balanced: dict[str, bool]) -> CommonOp | None:
+    """``text`` split in one match when it has the common shape (above) and the general split
+    (:func:`~llverify.ttgir.locations.split_loc`, :data:`RESULTS`, :data:`OPNAME`, the last top-level `` : `` as
+    :func:`signature_colon`, :func:`top_dicts`) reads it the same way; None otherwise (the caller reads it the
+    general way).
+
+    The general split agrees when the attribute dictionary's bracket scan closes first at its ``}`` (then the
+    separator is at depth 0), the signature holds no other `` : `` and does not start with ``:`` (the separator
+    matched is the last top-level one), with a trailing ``loc(#alias)`` the signature's scan ends at depth 0 (the
+    location is at depth 0, the last there) and without one the signature holds no ``loc(`` (the general split
+    would take one).  ``balanced``: a memo of those bracket
+    checks per text (attribute and signature texts repeat within a module).
+
+    Postcondition: ``operands`` holds no ``:``, so its uses are ``%name`` matches in order."""
+    t = text.rstrip()
+    loc = None
+    if t.endswith(")"):
+        i = t.rfind("loc(#")
+        if i > 0 and t[i - 1].isspace() and _LOC_ALIAS.fullmatch(t, i):
+            loc = t[i:]
+            t = t[:i].rstrip()
+    m = _COMMON_HEAD.match(t)
+    if m is None:
+        return None
+    results, name, operands, attributes = m.groups()
+    signature = t[m.end():]
+    if (not signature or signature[0].isspace() or signature[0] == ":" or " : " in signature or '"' in signature
+            or "\\" in signature or (loc is None and "loc(" in signature)):
+        return None
+    if loc is not None:
+        ok = balanced.get(signature)
+        if ok is None:
+            ok = balanced[signature] = plain_balanced(signature)
+        if not ok:
+            return None
+    if attributes:
+        ok = balanced.get(attributes)
+        if ok is None:
+            ok = balanced[attributes] = plain_encloses(attributes.lstrip())
+        if not ok:
+            return None
+    return CommonOp(results or "", name, operands, attributes or "", signature, loc)
 
 
 def signature_colon(rest: str) -> tuple[int, int]:

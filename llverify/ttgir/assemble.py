@@ -133,7 +133,7 @@ class Assembler:
         return Region(tuple(blocks))
 
     def op(self, b: OpBuilder) -> Op:
-        text = " ".join([b.head, *b.tails])
+        text = " ".join([b.head, *b.tails]) if b.tails else b.head
         if len(text) > MAX_OP_CHARS:
             raise fail(self.path, b.line, b.col, f"operation longer than {MAX_OP_CHARS} characters")
         common = common_op(text, self.balanced)  # one match for most ops; else the one-pass scan or the general path
@@ -151,7 +151,7 @@ class Assembler:
                 attrs.update(attr_dict(brace))
             operand_text = remove_dicts(before_sig)
         # region-header block arguments (scf.for induction variable, iter_args, scf.while before-args)
-        region_args = self._region_header_args(name, rest)
+        region_args = self._region_header_args(name, rest) if name in ("scf.for", "scf.while") else []
         sig = self.sig_dicts.get(signature)
         if sig is None:
             sig_attrs: dict[str, str] = {}
@@ -165,27 +165,31 @@ class Assembler:
             counts = [m.group(2) for r in b.regions for m in [_PARTITION_HEAD.match(r.head)] if m]
             if counts:
                 attrs["partitionNumWarps"] = f"array<i32: {', '.join(counts)}>"
-        defined = {a for a, _ in region_args}
-        operands = tuple(u for u in uses(operand_text) if u not in defined)
+        if region_args:
+            defined = {a for a, _ in region_args}
+            operands = tuple(u for u in uses(operand_text) if u not in defined)
+        else:
+            operands = tuple(uses(operand_text))
         if name == "ttg.local_atomic_scatter_rmw" and len(operands) >= 3:
             # printed `%dst[%indices], %values, %mask` but typed `functional-type(operands)`: dst, values, indices, mask
             operands = (operands[0], operands[2], operands[1], *operands[3:])
-        names = result_names(results_text)
+        names = result_names(results_text) if "," in results_text or ":" in results_text else (
+            [results_text] if results_text else [])
         lhs_types, rhs_types, for_results = self._signature(name, rest, signature)
         if name == "arith.constant" and not signature.strip() and re.fullmatch(r"\s*(?:true|false)\s*",
                                                                                operand_text):
             lhs_types = [self.typeref("i1")]  # MLIR prints an i1 constant bare: `%true = arith.constant true`
         res_types = self._result_types(name, names, lhs_types, rhs_types, for_results, operands)
-        if rhs_types is None and not for_results:
+        if rhs_types is None and not for_results and name in _IMPLIED_ELEMENT_OPS:
             res_types = [_implied_element(name, t) for t in res_types]
         results = []
         for rn, rt in zip(names, res_types):
             v = Value(rn, rt)
             self.types[rn] = rt
             results.append(v)
-        # block arguments of the region header get types too
-        for (arg, _), ty in zip(region_args, self._region_arg_types(name, signature, for_results, operands)):
-            self.types[arg] = ty
+        if region_args:  # block arguments of the region header get types too
+            for (arg, _), ty in zip(region_args, self._region_arg_types(name, signature, for_results, operands)):
+                self.types[arg] = ty
         op_types = []
         for i, u in enumerate(operands):
             t = self.types.get(u)
@@ -193,7 +197,7 @@ class Assembler:
                 t = lhs_types[i]
             op_types.append(t)
         header = [a for a, _ in region_args] if name == "scf.for" else []
-        regions = tuple(self.region(r, header if i == 0 else ()) for i, r in enumerate(b.regions))
+        regions = tuple(self.region(r, header if i == 0 else ()) for i, r in enumerate(b.regions)) if b.regions else ()
         printed: tuple[TypeRef, ...] = ()
         if lhs_types and rhs_types is not None:
             if len(lhs_types) == len(operands):
@@ -352,6 +356,10 @@ def _unescape_symbol(text: str) -> str:
 _REGION_RESULT_OPS = ("scf.for", "scf.if", "scf.execute_region", "scf.index_switch")
 
 _PARTITION_HEAD = re.compile(r"^partition\d+\s*\((.*)\)\s*num_warps\s*\(\s*(\d+)\s*\)\s*$", re.S)
+
+
+#: the ops :func:`_implied_element` changes a type of
+_IMPLIED_ELEMENT_OPS = frozenset({"arith.cmpi", "arith.cmpf", "tt.load", "tt.atomic_rmw", "tt.atomic_cas"})
 
 
 def _implied_element(name: str, t: TypeRef) -> TypeRef:

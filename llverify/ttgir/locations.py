@@ -39,6 +39,7 @@ class Locations:
         self.defs = defs
         self.memo: dict[str, SourceLocation | None] = {}  # top-level answers (the many ops sharing one loc)
         self.alias_memo: dict[str, tuple[SourceLocation | None, int]] = {}  # alias -> (answer, span)
+        self.level_memo: dict[tuple[str, int], tuple[SourceLocation | None, int]] = {}  # -> (answer, deepest)
         self.deepest = 0  # the deepest level reached by the resolution under way
 
     def resolve(self, text: str | None, depth: int = 0) -> SourceLocation | None:
@@ -89,23 +90,32 @@ class Locations:
         return None
 
     def _alias(self, name: str, depth: int) -> SourceLocation | None:
-        """The resolution of ``#name`` met at level ``depth`` (its definition resolved at ``depth + 1``)."""
+        """The resolution of ``#name`` met at level ``depth`` (its definition resolved at ``depth + 1``), kept per
+        (name, level) as well: a cyclic definition (``#a = loc(callsite(#a at #a))``) costs at most 65 resolutions
+        per alias instead of one per path to the cut-off."""
         hit = self.alias_memo.get(name)
         if hit is not None and depth + hit[1] <= 64:
             if depth + hit[1] > self.deepest:
                 self.deepest = depth + hit[1]
             return hit[0]
+        level = self.level_memo.get((name, depth))
+        if level is not None:
+            if level[1] > self.deepest:
+                self.deepest = level[1]
+            return level[0]
         definition = self.defs.get(name)
         if definition is not None and depth < 64:
             m = _LOC_FILE.fullmatch(definition.strip())  # most definitions: what _resolve reads at depth + 1
             if m:
-                found = self.alias_memo[name] = (SourceLocation(m.group(1), int(m.group(2)), int(m.group(3))), 1)
+                found = SourceLocation(m.group(1), int(m.group(2)), int(m.group(3)))
+                self.alias_memo[name] = (found, 1)
                 if depth + 1 > self.deepest:
                     self.deepest = depth + 1
-                return found[0]
+                return found
         outer, self.deepest = self.deepest, depth
         found = self.resolve(definition, depth + 1)
-        if self.deepest <= 64:  # a cut-off answer is kept for no level (a shallower one might go further)
+        self.level_memo[(name, depth)] = (found, self.deepest)
+        if self.deepest <= 64:  # a cut-off answer is kept for its level only (a shallower one might go further)
             self.alias_memo[name] = (found, self.deepest - depth)
         self.deepest = max(outer, self.deepest)
         return found

@@ -181,7 +181,8 @@ def plain_encloses(text: str) -> bool:
 
     Requires: no ``"`` or ``\\`` in ``text``."""
     pos, after = _plain_changes(text)
-    return bool(pos) and pos[0] == 1 and pos[-1] == len(text) and after[-1] == 0 and 0 not in after[:-1]
+    return (text[:1] in ("(", "[", "{", "<") and pos[0] == 1 and pos[-1] == len(text) and after[-1] == 0
+            and 0 not in after[:-1])
 
 
 def depth_at(text: str, i: int) -> int:

@@ -36,6 +36,8 @@ MAX_ENCODING_DEPTH = 32
 
 _DIMS = re.compile(r"^((?:(?:\d+|\?)x)*)(.+)$", re.S)
 _SHAPE = re.compile(r"^\d+(?:x\d+)*$")
+#: the common tensor type: dims, a scalar or pointer element, an encoding alias (no other comma or bracket)
+_PLAIN_TENSOR = re.compile(r"tensor<((?:(?:\d+|\?)x)*)([A-Za-z0-9_]+|!tt\.ptr<[A-Za-z0-9_]+>), (#[A-Za-z_][\w$.]*)>")
 _LONG_INT = re.compile(r"\d{%d,}" % (MAX_LITERAL_DIGITS + 1))
 _ALIAS_REF = re.compile(r"#([A-Za-z_][A-Za-z0-9_$]*)(?![.\w<])")
 #: a use of an MLIR type alias ``!name`` (no dot: ``!tt.ptr`` is a dialect type)
@@ -147,6 +149,11 @@ def parse_typeref(text: str, aliases: AliasTable | Mapping[str, Any]) -> TypeRef
         aliases = table
     t = text.strip()
     if t.startswith("tensor<") and t.endswith(">"):
+        m = _PLAIN_TENSOR.fullmatch(t)
+        if m:  # what the split below reads: one top-level comma, dims split off greedily
+            shape = tuple(int(d) if d != "?" else -1 for d in m.group(1).split("x") if d)
+            enc, err = _encoding(m.group(3), aliases)
+            return TypeRef(t, "tensor", shape, m.group(2), enc, m.group(3), err)
         parts = split_top(t[len("tensor<"):-1], ",")
         shape, elem = _split_dims(parts[0])
         if len(parts) < 2:

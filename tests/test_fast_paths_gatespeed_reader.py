@@ -238,8 +238,10 @@ def test_a_cyclic_location_costs_few_resolutions(monkeypatch):
 
 # -- plain tensor types ----------------------------------------------------------------------------------------------
 
-_TENSOR = st.tuples(st.lists(st.sampled_from(["4", "16", "?", "1"]), max_size=3).map(lambda d: "".join(x + "x" for x in d)),
-                    st.sampled_from(["f32", "i1", "bf16", "!tt.ptr<f16>", "8", "x", "4xf32", "f8E4M3FN", "!tt.ptr<f32, 1>"]),
+_DIMS = st.lists(st.sampled_from(["4", "16", "?", "1"]), max_size=3).map(lambda d: "".join(x + "x" for x in d))
+_TENSOR = st.tuples(_DIMS,
+                    st.sampled_from(["f32", "i1", "bf16", "!tt.ptr<f16>", "8", "x", "4xf32", "f8E4M3FN",
+                                     "!tt.ptr<f32, 1>"]),
                     st.sampled_from([", #blocked", ", #ttg.slice<{dim = 0, parent = #b}>", "", ", #mma, 2", ", #b1"]),
                     ).map(lambda p: f"tensor<{p[0]}{p[1]}{p[2]}>")
 

@@ -15,10 +15,11 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from llverify.ttgir.syntax import find_top, matching_close, plain_balanced, plain_encloses, rfind_top, split_top
+from llverify.ttgir.syntax import (find_top, matching_close, plain_balanced, plain_encloses, rfind_top,
+                                   split_top)
 
-__all__ = ["RESULTS", "OPNAME", "canonical_op_name", "CommonOp", "common_op", "scan_op", "signature_colon", "result_names", "top_dicts",
-           "remove_dicts", "uses", "attr_dict"]
+__all__ = ["RESULTS", "OPNAME", "canonical_op_name", "CommonOp", "common_op", "scan_op", "signature_colon",
+           "result_names", "top_dicts", "remove_dicts", "uses", "attr_dict"]
 
 #: the result list and ``=`` at the start of an op's text (group 1: the names)
 RESULTS = re.compile(r"^((?:%[\w$.\-]+(?::\d+)?)(?:\s*,\s*%[\w$.\-]+(?::\d+)?)*)\s*=\s*(?!=)")
@@ -120,8 +121,8 @@ def common_op(text: str, balanced: dict[str, bool]) -> CommonOp | None:
     separator is at depth 0), the signature holds no other `` : `` and does not start with ``:`` (the separator
     matched is the last top-level one), with a trailing ``loc(#alias)`` the signature's scan ends at depth 0 (the
     location is at depth 0, the last there) and without one the signature holds no ``loc(`` (the general split
-    would take one).  ``balanced``: a memo of those bracket
-    checks per text (attribute and signature texts repeat within a module).
+    would take one).  ``balanced``: a memo of those bracket checks per text (attribute and signature texts repeat
+    within a module).
 
     Postcondition: ``operands`` holds no ``:``, so its uses are ``%name`` matches in order."""
     t = text.rstrip()

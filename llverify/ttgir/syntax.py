@@ -19,8 +19,8 @@ import re
 from bisect import bisect_right
 from typing import Iterator
 
-__all__ = ["MAX_DEPTH", "max_depth", "max_depth_final", "depth_at", "scan_depths", "split_top", "find_top", "rfind_top", "split_arrow",
-           "strip_parens", "matching_close", "sub", "plain_balanced", "plain_encloses"]
+__all__ = ["MAX_DEPTH", "max_depth", "max_depth_final", "depth_at", "scan_depths", "split_top", "find_top", "rfind_top",
+           "split_arrow", "strip_parens", "matching_close", "sub", "plain_balanced", "plain_encloses"]
 
 #: deepest bracket nesting accepted anywhere in a module (Triton prints < 10)
 MAX_DEPTH = 256

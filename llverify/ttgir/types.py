@@ -37,7 +37,8 @@ MAX_ENCODING_DEPTH = 32
 _DIMS = re.compile(r"^((?:(?:\d+|\?)x)*)(.+)$", re.S)
 _SHAPE = re.compile(r"^\d+(?:x\d+)*$")
 #: the common tensor type: dims, a scalar or pointer element, an encoding alias (no other comma or bracket)
-_PLAIN_TENSOR = re.compile(r"tensor<((?:(?:\d+|\?)x)*)([A-Za-z0-9_]+|!tt\.ptr<[A-Za-z0-9_]+>), (#[A-Za-z_][\w$.]*)>")
+_PLAIN_TENSOR = re.compile(r"tensor<((?:(?:\d+|\?)x)*)([A-Za-z0-9_]+|!tt\.ptr<[A-Za-z0-9_]+>), "
+                           r"(#[A-Za-z_][\w$.]*)>")
 _LONG_INT = re.compile(r"\d{%d,}" % (MAX_LITERAL_DIGITS + 1))
 _ALIAS_REF = re.compile(r"#([A-Za-z_][A-Za-z0-9_$]*)(?![.\w<])")
 #: a use of an MLIR type alias ``!name`` (no dot: ``!tt.ptr`` is a dialect type)

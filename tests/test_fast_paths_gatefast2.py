@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from llverify.prove import certificates
-from llverify.ttgir import reader, syntax, types
+from llverify.ttgir import op_text, syntax, types
 
 _QUOTED = st.text(alphabet='()[]{}<>-a ,:"', max_size=40)
 _ESCAPED = st.text(alphabet='()<>-a"\\', max_size=30)
@@ -104,13 +104,13 @@ def _reference_uses(text: str) -> list[str]:
 @given(st.text(alphabet="%ab#12:² ,.-$\n", max_size=24))
 @settings(max_examples=1000, deadline=None)
 def test_uses_are_the_general_rules(text):
-    assert reader._uses(text) == _reference_uses(text)
+    assert op_text.uses(text) == _reference_uses(text)
 
 
 def test_uses_skip_a_definition_whole():
     # the mutant: a backtracking match would keep "%ab" of the definition "%abc: T"
-    assert reader._uses("%abc: f32, %d:2, %e:x, %f²:², %g:²") == ["%d", "%f²", "%g"]
-    assert reader._uses("%abc: f32, %d:2, %e:x") == ["%d"]
+    assert op_text.uses("%abc: f32, %d:2, %e:x, %f²:², %g:²") == ["%d", "%f²", "%g"]
+    assert op_text.uses("%abc: f32, %d:2, %e:x") == ["%d"]
 
 
 def _reference_too_deep(text: str) -> bool:

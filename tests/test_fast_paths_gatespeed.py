@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from llverify.hw.registry import build_spec
 from llverify.prove.verdict import FrozenDict, Verdict, _freeze, _refreeze
-from llverify.ttgir import layouts, reader, rules, syntax
+from llverify.ttgir import assemble, layouts, locations, op_text, reader, rules, signatures, syntax
 from llverify.ttgir.types import AliasTable, parse_typeref
 
 CORPUS = Path(__file__).parent / "data" / "ttgir"
@@ -26,12 +26,12 @@ _SIG_TEXT = st.lists(st.sampled_from(["(", ")", "<", ">", "{", "}", "[", "]", "-
 
 def _general_split(text: str) -> tuple[str, str | None, int]:
     syntax._changes.cache_clear()
-    body, loc = reader._split_loc(text)
+    body, loc = locations.split_loc(text)
     return body, loc, syntax.rfind_top(body, " : ")
 
 
 def _fast_split(text: str) -> tuple[str, str | None, int] | None:
-    scan = reader._scan_op(text)
+    scan = op_text.scan_op(text)
     if scan is None:
         return None
     body, loc, colons = scan
@@ -52,7 +52,7 @@ def test_one_pass_op_scan_reads_the_arrow_as_no_bracket(monkeypatch):
     # bracket still open) would be top level
     text = "%r = x.y <<a->b> : c loc(#l)"
     assert _fast_split(text) == _general_split(text) == (text, None, -1)
-    monkeypatch.setattr(reader, "_OP_TOKENS", re.compile(r" : |loc\(|[(\[{<]|[)\]}>]"))
+    monkeypatch.setattr(op_text, "_OP_TOKENS", re.compile(r" : |loc\(|[(\[{<]|[)\]}>]"))
     assert _fast_split(text) != _general_split(text)
 
 
@@ -68,7 +68,7 @@ def _general_signature(sig: str) -> tuple[list[str], list[str] | None]:
 @given(_SIG_TEXT)
 @settings(max_examples=600, deadline=None)
 def test_one_pass_signature_split_is_the_general_split(sig):
-    fast = reader._split_signature_plain(sig)
+    fast = signatures.split_signature_plain(sig)
     if fast is not None:
         assert fast == _general_signature(sig)
 
@@ -76,10 +76,10 @@ def test_one_pass_signature_split_is_the_general_split(sig):
 def test_one_pass_signature_split_needs_the_parenthesis_level(monkeypatch):
     # the mutant: the arrow not recognised (its `>` a close): `(A, B) -> C` would read as one side
     sig = "(tensor<4xf32, #b>, i32) -> tensor<4xf32, #b>"
-    assert reader._split_signature_plain(sig) == _general_signature(sig) == (
+    assert signatures.split_signature_plain(sig) == _general_signature(sig) == (
         ["tensor<4xf32, #b>", " i32"], ["tensor<4xf32, #b>"])
-    monkeypatch.setattr(reader, "_SIG_TOKENS", re.compile(r",|[(\[{<]|[)\]}>]"))
-    assert reader._split_signature_plain(sig) != _general_signature(sig)
+    monkeypatch.setattr(signatures, "_SIG_TOKENS", re.compile(r",|[(\[{<]|[)\]}>]"))
+    assert signatures.split_signature_plain(sig) != _general_signature(sig)
 
 
 # -- the corpus: every module reads the same with the fast paths as without ---------------------------------------
@@ -108,19 +108,19 @@ def corpus_modules(corpus_texts) -> list:
 
 
 def test_corpus_reads_the_same_without_the_one_pass_scans(corpus_texts, corpus_modules, monkeypatch):
-    monkeypatch.setattr(reader, "_scan_op", lambda text: None)
-    monkeypatch.setattr(reader, "_split_signature_plain", lambda sig: None)
+    monkeypatch.setattr(assemble, "scan_op", lambda text: None)
+    monkeypatch.setattr(assemble, "split_signature_plain", lambda sig: None)
     assert _read_all(corpus_texts) == corpus_modules
 
 
 def test_corpus_comparison_catches_a_scan_that_loses_the_location(corpus_texts, corpus_modules, monkeypatch):
-    real = reader._scan_op
+    real = op_text.scan_op
 
     def mutant(text):
         scan = real(text)
         return None if scan is None else (scan[0], None, scan[2])
 
-    monkeypatch.setattr(reader, "_scan_op", mutant)
+    monkeypatch.setattr(assemble, "scan_op", mutant)
     assert _read_all(corpus_texts[:20]) != corpus_modules[:20]
 
 

@@ -14,7 +14,8 @@ import pytest
 
 from llverify.ttgir.gate import gate_file
 from llverify.ttgir.layouts import BuiltLayout, layout_of
-from llverify.ttgir.reader import parse_module, parse_typeref
+from llverify.ttgir.reader import parse_module
+from llverify.ttgir.types import parse_typeref
 
 VERSIONS = Path(__file__).resolve().parent / "data" / "ttgir" / "versions"
 

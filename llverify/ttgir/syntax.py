@@ -19,8 +19,8 @@ import re
 from bisect import bisect_right
 from typing import Iterator
 
-__all__ = ["MAX_DEPTH", "max_depth", "max_depth_final", "depth_at", "scan_depths", "split_top", "find_top", "rfind_top", "split_arrow",
-           "strip_parens", "matching_close", "sub"]
+__all__ = ["MAX_DEPTH", "max_depth", "max_depth_final", "depth_at", "scan_depths", "split_top", "find_top", "rfind_top",
+           "split_arrow", "strip_parens", "matching_close", "sub", "plain_balanced", "plain_encloses"]
 
 #: deepest bracket nesting accepted anywhere in a module (Triton prints < 10)
 MAX_DEPTH = 256
@@ -158,6 +158,31 @@ def _plain_changes(text: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
         pos.append(i)
         after.append(depth)
     return tuple(pos), tuple(after)
+
+
+def plain_balanced(text: str) -> bool:
+    """Whether the bracket scan of ``text`` (no quotes or backslashes) ends at depth 0: the depth before any
+    text that follows it is the depth before it.
+
+    Requires: no ``"`` or ``\\`` in ``text``.  >>> plain_balanced("a<b, c>-> d"), plain_balanced("a<b->")
+    (True, False)"""
+    depth = 0
+    for tok in _BRACKET.findall(text):
+        if tok in "([{<":
+            depth += 1
+        elif depth:
+            depth -= 1
+    return depth == 0
+
+
+def plain_encloses(text: str) -> bool:
+    """Whether ``text`` (no quotes or backslashes) opens a bracket at its first character that the scan closes
+    first at its last: ``matching_close(text, 0) == len(text) - 1`` and the scan ends at depth 0.
+
+    Requires: no ``"`` or ``\\`` in ``text``."""
+    pos, after = _plain_changes(text)
+    return (text[:1] in ("(", "[", "{", "<") and pos[0] == 1 and pos[-1] == len(text) and after[-1] == 0
+            and 0 not in after[:-1])
 
 
 def depth_at(text: str, i: int) -> int:

@@ -27,7 +27,7 @@ from llverify.triton.parse import parse_attr
 from llverify.ttgir.model import TypeRef
 from llverify.ttgir.syntax import split_top
 
-__all__ = ["parse_typeref", "with_element", "AliasTable", "MAX_LITERAL_DIGITS", "MAX_ENCODING_DEPTH"]
+__all__ = ["parse_typeref", "with_element", "expand_type_aliases", "AliasTable", "MAX_LITERAL_DIGITS", "MAX_ENCODING_DEPTH"]
 
 #: integer literals longer than this are refused (a layout never needs one)
 MAX_LITERAL_DIGITS = 40
@@ -36,8 +36,13 @@ MAX_ENCODING_DEPTH = 32
 
 _DIMS = re.compile(r"^((?:(?:\d+|\?)x)*)(.+)$", re.S)
 _SHAPE = re.compile(r"^\d+(?:x\d+)*$")
+#: the common tensor type: dims, a scalar or pointer element, an encoding alias (no other comma or bracket)
+_PLAIN_TENSOR = re.compile(r"tensor<((?:(?:\d+|\?)x)*)([A-Za-z0-9_]+|!tt\.ptr<[A-Za-z0-9_]+>), "
+                           r"(#[A-Za-z_][\w$.]*)>")
 _LONG_INT = re.compile(r"\d{%d,}" % (MAX_LITERAL_DIGITS + 1))
 _ALIAS_REF = re.compile(r"#([A-Za-z_][A-Za-z0-9_$]*)(?![.\w<])")
+#: a use of an MLIR type alias ``!name`` (no dot: ``!tt.ptr`` is a dialect type)
+_TYPE_ALIAS_USE = re.compile(r"!([A-Za-z_][A-Za-z0-9_$]*)(?![.\w$<])")
 
 
 class AliasTable:
@@ -145,6 +150,11 @@ def parse_typeref(text: str, aliases: AliasTable | Mapping[str, Any]) -> TypeRef
         aliases = table
     t = text.strip()
     if t.startswith("tensor<") and t.endswith(">"):
+        m = _PLAIN_TENSOR.fullmatch(t)
+        if m:  # what the split below reads: one top-level comma, dims split off greedily
+            shape = tuple(int(d) if d != "?" else -1 for d in m.group(1).split("x") if d)
+            enc, err = _encoding(m.group(3), aliases)
+            return TypeRef(t, "tensor", shape, m.group(2), enc, m.group(3), err)
         parts = split_top(t[len("tensor<"):-1], ",")
         shape, elem = _split_dims(parts[0])
         if len(parts) < 2:
@@ -195,3 +205,9 @@ def with_element(t: TypeRef, element: str) -> TypeRef:
     if t.kind in ("scalar", "ptr"):
         return TypeRef(element, "ptr" if element.startswith("!tt.ptr") else "scalar", (), element)
     return t
+
+
+def expand_type_aliases(text: str, table: Mapping[str, str]) -> str:
+    """``!name`` references replaced by their definitions in ``table`` (which were expanded when defined); an
+    unknown name is kept."""
+    return _TYPE_ALIAS_USE.sub(lambda m: table.get(m.group(1), m.group(0)), text)

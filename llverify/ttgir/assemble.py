@@ -1,0 +1,384 @@
+"""The second pass of the TTGIR reader: builders (:mod:`llverify.ttgir.structure`) into the immutable model.
+
+For each op the collected text is split at top level into results, name, operands, attributes, type signature and
+``loc(...)`` (:mod:`llverify.ttgir.op_text`).  Types are resolved in program order: an operand's type is its
+definition's (function argument, block argument, op result); a result's type comes from the op's printed signature
+(``: T``, ``: T -> U``, ``: (T, U) -> V``, ``-> (T)`` of ``scf.for`` / ``scf.if``).  Locations: ``Op.location`` is
+the ``.ttgir`` line and column; ``Op.source`` follows the ``loc(...)`` (:class:`~llverify.ttgir.locations.Locations`).
+
+An op or attribute the reader does not know is still an ``Op``; an encoding llverify cannot build is a ``TypeRef``
+with ``encoding_error``; an op text longer than :data:`MAX_OP_CHARS` is refused.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Mapping, Sequence
+
+from llverify.ttgir.locations import Locations, split_loc
+from llverify.ttgir.model import Block, Function, Location, Module, Op, Region, TypeRef, Value
+from llverify.ttgir.op_text import (OPNAME, RESULTS, attr_dict, canonical_op_name, common_op, remove_dicts,
+                                    result_names,
+                                    scan_op, signature_colon, top_dicts, uses)
+from llverify.ttgir.signatures import split_signature_plain
+from llverify.ttgir.structure import OpBuilder, RegionBuilder, fail
+from llverify.ttgir.syntax import find_top, matching_close, split_arrow, split_top, strip_parens, sub
+from llverify.ttgir.types import AliasTable, expand_type_aliases, parse_typeref, with_element
+
+__all__ = ["Assembler", "MAX_OP_CHARS"]
+
+#: an op's collected text longer than this is refused (a dense constant is printed as a splat)
+MAX_OP_CHARS = 1 << 20
+
+
+class Assembler:
+    """Second pass: turn builders into the immutable model, resolving types in program order."""
+
+    def __init__(self, path: str, aliases: AliasTable, locs: Locations,
+                 type_aliases: Mapping[str, str] | None = None) -> None:
+        self.path, self.aliases, self.locs = path, aliases, locs
+        self.type_aliases = type_aliases or {}
+        self.types: dict[str, TypeRef] = {}
+        self.type_cache: dict[str, TypeRef] = {}
+        # per signature text (ops share them): its attribute dicts and the text without them, and its types
+        self.sig_dicts: dict[str, tuple[dict[str, str], str]] = {}
+        self.sig_types: dict[str, tuple[list[TypeRef], list[TypeRef] | None, list[TypeRef]]] = {}
+        #: per attribute dictionary text, its entries; per signature or attribute text, whether common_op may read it
+        self.attr_dicts: dict[str, dict[str, str]] = {}
+        self.balanced: dict[str, bool] = {}
+
+    def typeref(self, text: str) -> TypeRef:
+        t = text.strip()
+        hit = self.type_cache.get(t)
+        if hit is None:
+            hit = parse_typeref(expand_type_aliases(t, self.type_aliases) if self.type_aliases and "!" in t else t,
+                                self.aliases)
+            self.type_cache[t] = hit
+        return hit
+
+    def module(self, top: RegionBuilder, attrs: dict[str, str], stage: str, line: int = 0) -> Module:
+        attrs = {canonical_op_name(k.strip('"')): v for k, v in attrs.items()}  # "triton_gpu.num-warps"
+        functions: list[Function] = []
+        for item in top.blocks[0].items if top.blocks else []:
+            fn = self.function(item) if OPNAME.match(item.head) and item.head.startswith("tt.func") else None
+            if fn is not None:
+                functions.append(fn)
+        return Module(path=self.path, target=_unquote(attrs.get("ttg.target", "")),
+                      num_warps=_int_attr(attrs.get("ttg.num-warps"), 4),
+                      threads_per_warp=_int_attr(attrs.get("ttg.threads-per-warp"), 32),
+                      num_ctas=_int_attr(attrs.get("ttg.num-ctas"), 1), functions=tuple(functions),
+                      aliases={**self.aliases.specs, **{k: f"error: {v}" for k, v in self.aliases.errors.items()}},
+                      attributes=attrs, stage=stage, line=line)
+
+    def function(self, b: OpBuilder) -> Function:
+        head, loc = split_loc(b.head)
+        m = _FUNC_HEAD.match(head)
+        if not m:
+            raise fail(self.path, b.line, b.col, f"malformed tt.func: {head[:60]!r}")
+        fname = m.group(2) if m.group(2) is not None else _unescape_symbol(m.group(3))
+        self.types = {}  # tt.func is isolated from above: SSA names do not carry over from the previous function
+        rest = head[m.end():]
+        args: list[Value] = []
+        results: tuple[TypeRef, ...] = ()
+        if rest.startswith("("):
+            close = matching_close(rest, 0)
+            if close < 0:
+                raise fail(self.path, b.line, b.col, "unbalanced argument list of tt.func")
+            args = self.block_args(rest[1:close])
+            rest = rest[close + 1:].strip()
+        if rest.startswith("->"):
+            sig = rest[2:]
+            cut = find_top(sig, "attributes")
+            res = sig[:cut] if cut >= 0 else sig
+            results = tuple(self.typeref(t) for t in split_top(strip_parens(res.strip()), ",") if t.strip())
+        body = self.region(b.regions[0]) if b.regions else Region(())
+        return Function(fname, tuple(args), results, body, Location(self.path, b.line, b.col),
+                        self.locs.resolve(loc), public=(m.group(1) or "public") == "public")
+
+    def block_args(self, text: str) -> list[Value]:
+        out = []
+        for part in split_top(text, ","):
+            part, _ = split_loc(part.strip())
+            if not part:
+                continue
+            name, _, ty = part.partition(":")
+            ty = ty.strip()
+            brace = find_top(ty, "{")
+            if brace > 0:
+                ty = ty[:brace].strip()  # argument attributes {tt.divisibility = 16 : i32}
+            ref = self.typeref(ty) if ty else TypeRef("", "other")
+            v = Value(name.strip(), ref)
+            self.types[v.name] = ref
+            out.append(v)
+        return out
+
+    def region(self, r: RegionBuilder, header_args: Sequence[str] = ()) -> Region:
+        """``header_args``: the op header's block arguments (``scf.for``: induction variable, then iter_args),
+        given to the entry block."""
+        blocks = []
+        for k, bb in enumerate(r.blocks):
+            args: list[Value] = []
+            if k == 0 and header_args:
+                args = [Value(a, self.types.get(a, TypeRef("", "other"))) for a in header_args]
+            if bb.label:
+                lab = bb.label.rstrip(":").strip()
+                i = lab.find("(")
+                if i >= 0 and lab.endswith(")"):
+                    args = self.block_args(lab[i + 1:-1])
+            elif not blocks:
+                m = _PARTITION_HEAD.match(r.head)
+                if m:  # `partition0(%a: T, ...) num_warps(4)`: the partition region's block arguments
+                    args = self.block_args(m.group(1))
+            blocks.append(Block(tuple(args), tuple(self.op(o) for o in bb.items)))
+        return Region(tuple(blocks))
+
+    def op(self, b: OpBuilder) -> Op:
+        text = " ".join([b.head, *b.tails]) if b.tails else b.head
+        if len(text) > MAX_OP_CHARS:
+            raise fail(self.path, b.line, b.col, f"operation longer than {MAX_OP_CHARS} characters")
+        common = common_op(text, self.balanced)  # one match for most ops; else the one-pass scan or the general path
+        if common is not None:
+            results_text, loc, signature = common.results, common.loc, common.signature
+            name = canonical_op_name(common.name)
+            before_sig = common.operands + common.attributes
+            rest = before_sig + " : " + signature
+            attrs = dict(self._attr_dict(common.attributes)) if common.attributes else {}
+            operand_text = common.operands
+        else:
+            results_text, name, rest, before_sig, signature, loc = self._split(b, text)
+            attrs = {}
+            for brace in top_dicts(before_sig):
+                attrs.update(attr_dict(brace))
+            operand_text = remove_dicts(before_sig)
+        # region-header block arguments (scf.for induction variable, iter_args, scf.while before-args)
+        region_args = self._region_header_args(name, rest) if name in ("scf.for", "scf.while") else []
+        sig = self.sig_dicts.get(signature)
+        if sig is None:
+            sig_attrs: dict[str, str] = {}
+            for brace in top_dicts(signature):
+                sig_attrs.update(attr_dict(brace))
+            sig = self.sig_dicts[signature] = (sig_attrs, remove_dicts(signature).strip())
+        attrs.update(sig[0])
+        signature = sig[1]
+        if name == "ttg.warp_specialize" and "partitionNumWarps" not in attrs:
+            # Triton 3.9 prints each worker's warp count only in its region header: `partition0(...) num_warps(2) {`
+            counts = [m.group(2) for r in b.regions for m in [_PARTITION_HEAD.match(r.head)] if m]
+            if counts:
+                attrs["partitionNumWarps"] = f"array<i32: {', '.join(counts)}>"
+        if region_args:
+            defined = {a for a, _ in region_args}
+            operands = tuple(u for u in uses(operand_text) if u not in defined)
+        else:
+            operands = tuple(uses(operand_text))
+        if name == "ttg.local_atomic_scatter_rmw" and len(operands) >= 3:
+            # printed `%dst[%indices], %values, %mask` but typed `functional-type(operands)`: dst, values, indices, mask
+            operands = (operands[0], operands[2], operands[1], *operands[3:])
+        names = result_names(results_text) if "," in results_text or ":" in results_text else (
+            [results_text] if results_text else [])
+        lhs_types, rhs_types, for_results = self._signature(name, rest, signature)
+        if name == "arith.constant" and not signature.strip() and re.fullmatch(r"\s*(?:true|false)\s*",
+                                                                               operand_text):
+            lhs_types = [self.typeref("i1")]  # MLIR prints an i1 constant bare: `%true = arith.constant true`
+        res_types = self._result_types(name, names, lhs_types, rhs_types, for_results, operands)
+        if rhs_types is None and not for_results and name in _IMPLIED_ELEMENT_OPS:
+            res_types = [_implied_element(name, t) for t in res_types]
+        results = []
+        for rn, rt in zip(names, res_types):
+            v = Value(rn, rt)
+            self.types[rn] = rt
+            results.append(v)
+        if region_args:  # block arguments of the region header get types too
+            for (arg, _), ty in zip(region_args, self._region_arg_types(name, signature, for_results, operands)):
+                self.types[arg] = ty
+        op_types = []
+        for i, u in enumerate(operands):
+            t = self.types.get(u)
+            if t is None and lhs_types and len(lhs_types) == len(operands):
+                t = lhs_types[i]
+            op_types.append(t)
+        header = [a for a, _ in region_args] if name == "scf.for" else []
+        regions = tuple(self.region(r, header if i == 0 else ()) for i, r in enumerate(b.regions)) if b.regions else ()
+        printed: tuple[TypeRef, ...] = ()
+        if lhs_types and rhs_types is not None:
+            if len(lhs_types) == len(operands):
+                printed = tuple(lhs_types)
+            elif name in ("tt.dot", "tt.dot_scaled") and len(lhs_types) + 1 == len(operands) and len(rhs_types) == 1:
+                printed = (*lhs_types, rhs_types[0])  # `A * B -> C`: the accumulator has the result's type
+        return Op(name, tuple(results), operands, tuple(op_types), attrs, regions,
+                  Location(self.path, b.line, b.col), self.locs.resolve(loc), b.head[:200], printed)
+
+    def _split(self, b: OpBuilder, text: str) -> tuple[str, str, str, str, str, str | None]:
+        """(results text, canonical op name, the text after the name, its part before the signature separator,
+        the signature, the location) of an op's text: the one-pass scan for texts without strings, the general
+        bracket-aware split for the others."""
+        scan = scan_op(text)  # one pass over nearly every op (no quotes); the general path reads the others
+        body, loc = (scan[0], scan[1]) if scan is not None else split_loc(text)
+        results_text = ""
+        start = 0  # where the op name starts in the text
+        m = RESULTS.match(body)
+        if m:
+            results_text = m.group(1)
+            start = m.end()
+            body = body[start:] if scan is not None else sub(body, start, len(body))
+        nm = OPNAME.match(body)
+        if not nm:
+            raise fail(self.path, b.line, b.col, f"expected an operation name, found {body[:40]!r}")
+        name = canonical_op_name(nm.group(1) or nm.group(2))
+        if scan is not None:
+            # the results and the name hold no bracket, so `rest` scans as the text from `start` on: its last
+            # top-level ` : ` is the text's last one inside it
+            rest = body[nm.end():]
+            start += nm.end()
+            end = start + len(rest)
+            inside = [c - start for c in scan[2] if start <= c and c + 3 <= end]
+            sig_at, sig_end = (inside[-1], inside[-1] + 3) if inside else signature_colon(rest)
+            before_sig = rest if sig_at < 0 else rest[:sig_at]
+            signature = "" if sig_at < 0 else rest[sig_end:]
+        else:
+            rest = sub(body, nm.end(), len(body))
+            sig_at, sig_end = signature_colon(rest)
+            before_sig = rest if sig_at < 0 else sub(rest, 0, sig_at)
+            signature = "" if sig_at < 0 else sub(rest, sig_end, len(rest))
+        return results_text, name, rest, before_sig, signature, loc
+
+    def _attr_dict(self, text: str) -> dict[str, str]:
+        """:func:`~llverify.ttgir.op_text.attr_dict` of an attribute dictionary's text (``text`` may start with
+        blanks), kept per text (callers copy it)."""
+        hit = self.attr_dicts.get(text)
+        if hit is None:
+            hit = self.attr_dicts[text] = attr_dict(text)
+        return hit
+
+    def _region_header_args(self, name: str, rest: str) -> list[tuple[str, str]]:
+        out = []
+        if name == "scf.for":
+            m = re.match(r"^\s*(%[\w$.\-]+)\s*=", rest)
+            if m:
+                out.append((m.group(1), "iv"))
+        i = rest.find("iter_args(") if name == "scf.for" else (rest.find("(") if name == "scf.while" else -1)
+        if i >= 0:
+            start = rest.find("(", i)
+            close = matching_close(rest, start)
+            if close > 0:
+                for part in split_top(rest[start + 1:close], ","):
+                    lhs = part.split("=")[0].strip()
+                    if lhs.startswith("%"):
+                        out.append((lhs, "iter"))
+        return out
+
+    def _region_arg_types(self, name: str, signature: str, for_results: list[TypeRef],
+                          operands: tuple[str, ...]) -> list[TypeRef]:
+        if name == "scf.for":
+            iv = self.typeref(signature) if signature.strip() else TypeRef("index", "scalar", (), "index")
+            return [iv, *for_results]
+        if name == "scf.while":
+            lhs, _ = split_arrow(signature)
+            return [self.typeref(t) for t in split_top(strip_parens(lhs), ",") if t.strip()]
+        return []
+
+    def _signature(self, name: str, rest: str, signature: str) -> tuple[list[TypeRef], list[TypeRef] | None,
+                                                                       list[TypeRef]]:
+        """(operand types, result types or None, region-op result types) of the printed signature; outside the
+        region ops (which read ``rest``) a function of the signature text, so kept per text (callers do not
+        mutate the lists)."""
+        if name in _REGION_RESULT_OPS:
+            return self._read_signature(name, rest, signature)
+        hit = self.sig_types.get(signature)
+        if hit is None:
+            hit = self.sig_types[signature] = self._read_signature(name, rest, signature)
+        return hit
+
+    def _read_signature(self, name: str, rest: str, signature: str) -> tuple[list[TypeRef], list[TypeRef] | None,
+                                                                             list[TypeRef]]:
+        for_results: list[TypeRef] = []
+        if name in _REGION_RESULT_OPS:
+            sig_at, _ = signature_colon(rest)
+            head = rest if sig_at < 0 or name == "scf.if" else rest[:sig_at]
+            head = remove_dicts(head)  # `-> (T, U) {tt.num_stages = 3 : i32}`: the trailing attributes are no type
+            arrow = find_top(head, "->")
+            if arrow >= 0:
+                tail = head[arrow + 2:].strip()
+                for_results = [self.typeref(t) for t in split_top(strip_parens(tail), ",") if t.strip()]
+            if name != "scf.for":
+                return [], None, for_results
+        if not signature.strip() or name == "scf.for":
+            return [], None, for_results
+        plain = split_signature_plain(signature)
+        if plain is not None:
+            return ([self.typeref(t) for t in plain[0]], None if plain[1] is None else
+                    [self.typeref(t) for t in plain[1]], for_results)
+        lhs, rhs = split_arrow(signature)
+        if rhs is None:
+            cast = find_top(signature, " to ")
+            if cast >= 0:  # casts print `: A to B` (arith.extf, arith.truncf, arith.bitcast, ...)
+                lhs, rhs = signature[:cast], signature[cast + 4:]
+        lhs_types = [self.typeref(t) for part in split_top(strip_parens(lhs), ",")
+                     for t in split_top(part, " * ") if t.strip()]
+        rhs_types = None if rhs is None else [self.typeref(t) for t in split_top(strip_parens(rhs), ",") if t.strip()]
+        return lhs_types, rhs_types, for_results
+
+    def _result_types(self, name: str, names: list[str], lhs: list[TypeRef], rhs: list[TypeRef] | None,
+                      for_results: list[TypeRef], operands: tuple[str, ...]) -> list[TypeRef]:
+        n = len(names)
+        if name == "arith.select" and rhs is None and len(lhs) == 2:
+            # `arith.select %c, %a, %b : tensor<..xi1>, tensor<..xf32>`: condition type first, result type last
+            return [lhs[1]] * n
+        if for_results:
+            cand = for_results
+        elif rhs is not None:
+            cand = rhs
+        elif len(lhs) == n:
+            cand = lhs
+        elif len(lhs) >= 1:
+            cand = [lhs[0]] * n
+        else:
+            cand = []
+        if len(cand) == n:
+            return list(cand)
+        if len(cand) == 1:
+            return list(cand) * n
+        unknown = TypeRef("", "other")
+        return (list(cand) + [unknown] * n)[:n]
+
+
+# `tt.func private @name(...)`, or a quoted symbol `@"triton.language.standard.zeros__(0, 0)c..."` (the
+# not-yet-inlined helpers of the early snapshots of an MLIR_ENABLE_DUMP; MLIR escapes `"` and `\` inside)
+_FUNC_HEAD = re.compile(r'^tt\.func\s+(?:(public|private|nested)\s+)?@(?:([\w$.\-]+)|"((?:[^"\\\n]|\\.)*)")\s*')
+
+
+def _unescape_symbol(text: str) -> str:
+    """The content of a quoted MLIR symbol: ``\\"``, ``\\\\`` and two-digit hex escapes ``\\22``."""
+    return re.sub(r"\\([0-9a-fA-F]{2}|.)", lambda m: chr(int(m.group(1), 16)) if len(m.group(1)) == 2
+                  else m.group(1), text)
+
+
+#: ops whose results are typed after the op header (``-> (T, U)``), not by the signature alone
+_REGION_RESULT_OPS = ("scf.for", "scf.if", "scf.execute_region", "scf.index_switch")
+
+_PARTITION_HEAD = re.compile(r"^partition\d+\s*\((.*)\)\s*num_warps\s*\(\s*(\d+)\s*\)\s*$", re.S)
+
+
+#: the ops :func:`_implied_element` changes a type of
+_IMPLIED_ELEMENT_OPS = frozenset({"arith.cmpi", "arith.cmpf", "tt.load", "tt.atomic_rmw", "tt.atomic_cas"})
+
+
+def _implied_element(name: str, t: TypeRef) -> TypeRef:
+    """Ops whose printed type is the operand's: the result's element type follows from the op."""
+    if name in ("arith.cmpi", "arith.cmpf"):
+        return with_element(t, "i1")
+    if name in ("tt.load", "tt.atomic_rmw", "tt.atomic_cas") and t.element.startswith("!tt.ptr<"):
+        inner = t.element[len("!tt.ptr<"):-1].split(",")[0].strip()
+        return with_element(t, inner)
+    return t
+
+
+def _unquote(text: str) -> str:
+    t = text.strip()
+    return t[1:-1] if len(t) >= 2 and t[0] == t[-1] == '"' else t
+
+
+def _int_attr(text: str | None, default: int) -> int:
+    if not text:
+        return default
+    head = text.split(":")[0].strip()
+    return int(head) if head.lstrip("-").isdigit() and len(head) < 12 else default

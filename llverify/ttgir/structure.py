@@ -1,0 +1,204 @@
+"""The first pass of the TTGIR reader: logical lines into nested builders (modules, regions, blocks, op texts).
+
+A line ending in ``{`` opens a region (``scf.for ... {``, ``"tt.reduce"(%x) <{axis = 0 : i32}> ({``,
+``} else {``, ``default {``, ``partition0(%a: ...) num_warps(4) {``); a line starting with ``}`` closes one and
+may carry the rest of the op (``}) : (tensor<...>) -> tensor<...> loc(#loc3)``); ``^bb0(%a: f32 loc(...)):``
+starts a block.  The nesting is followed with an explicit stack (no recursion: hostile nesting cannot overflow
+the interpreter).  Top-level lines define attribute, type and location aliases (``#name = ...``, ``!name = ...``,
+``#loc3 = loc(...)``), open a module (``module attributes {...} {``) or, with no ``module``, start MLIR's
+implicit one.  Op texts are kept as text here: :mod:`llverify.ttgir.assemble` reads them.
+
+Structural breakage raises :class:`~llverify.ttgir.model.TtgirError` (``file:line:col: message``): unbalanced
+regions, a truncated module, a line that is not an operation, regions nested deeper than
+:data:`MAX_REGION_DEPTH`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from llverify.ttgir.lines import logical_lines
+from llverify.ttgir.model import TtgirError
+from llverify.ttgir.op_text import OPNAME, RESULTS, attr_dict
+from llverify.ttgir.types import AliasTable, expand_type_aliases
+
+__all__ = ["MAX_REGION_DEPTH", "OpBuilder", "BlockBuilder", "RegionBuilder", "ModuleText", "Structure",
+           "read_structure", "fail"]
+
+#: regions nested deeper than this are refused
+MAX_REGION_DEPTH = 256
+
+_ALIAS = re.compile(r"^#([A-Za-z_][A-Za-z0-9_$.]*)\s*=\s*(.*)$", re.S)
+#: an MLIR type alias definition, ``!name = type`` (no dot in the name: ``!tt.ptr`` is a dialect type)
+_TYPE_ALIAS = re.compile(r"^!([A-Za-z_][A-Za-z0-9_$]*)\s*=\s*(.*)$", re.S)
+_BLOCK_LABEL = re.compile(r"^\^[\w$.\-]+")
+_CONTINUATION = re.compile(r"^(?:else|do|default|partition\d+\b)")
+
+
+@dataclass
+class OpBuilder:
+    """One op as text: its header line (without a trailing ``{``), where it starts, its regions, and the text
+    printed after its regions' closing braces (``tails``)."""
+    head: str
+    line: int
+    col: int
+    regions: list["RegionBuilder"] = field(default_factory=list)
+    tails: list[str] = field(default_factory=list)
+
+
+@dataclass
+class BlockBuilder:
+    """A block: its label line (``^bb0(%a: f32):``, empty for an entry block without one) and its ops."""
+    label: str = ""
+    items: list[OpBuilder] = field(default_factory=list)
+
+
+@dataclass
+class RegionBuilder:
+    """A region of ``owner`` (None: a module's body), opened at ``line``."""
+    owner: OpBuilder | None
+    line: int
+    blocks: list[BlockBuilder] = field(default_factory=lambda: [BlockBuilder()])
+    head: str = ""  # `partition0(%a: T) num_warps(4)`, `else`, `default` (the text before the region's `{`)
+
+
+@dataclass(frozen=True)
+class ModuleText:
+    """One top-level module: its body, its attribute texts, its line, and the type aliases defined before it."""
+    body: RegionBuilder
+    attributes: dict[str, str]
+    line: int
+    type_aliases: dict[str, str]
+
+
+@dataclass(frozen=True)
+class Structure:
+    """A file's modules in order, its layout aliases and its location aliases (``name -> loc(...)`` text)."""
+    modules: list[ModuleText]
+    aliases: AliasTable
+    loc_defs: dict[str, str]
+
+
+def fail(path: str, line: int, col: int, message: str) -> TtgirError:
+    """The located error ``path:line:col: message``."""
+    return TtgirError(f"{path}:{line}:{col}: {message}")
+
+
+def read_structure(lines: list[str], path: str) -> Structure:
+    """The modules of a file's physical ``lines`` (see the module docstring).
+
+    Postcondition: at least one module; every region opened is closed."""
+    aliases = AliasTable()
+    type_aliases: dict[str, str] = {}
+    loc_defs: dict[str, str] = {}
+    finished: list[tuple[RegionBuilder, dict[str, str], int, dict[str, str]]] = []
+    in_force: dict[str, str] = {}  # the type aliases defined before the current module (MLIR: define before use)
+    module_attrs: dict[str, str] = {}
+    module_line = 0
+    top = RegionBuilder(None, 0)
+    stack: list[RegionBuilder] = []
+    last_closed: OpBuilder | None = None
+    module_closed = False
+    implicit = False
+    for lineno, raw in logical_lines(lines):
+        s = raw.strip()
+        if not s:
+            continue
+        col = len(raw) - len(raw.lstrip()) + 1
+        if not stack:
+            m = _ALIAS.match(s)
+            if m:
+                name, value = m.group(1), m.group(2).strip()
+                if value.startswith("loc("):
+                    loc_defs[name] = value
+                else:
+                    aliases.define(name, value)
+                continue
+            m = _TYPE_ALIAS.match(s)
+            if m:
+                type_aliases[m.group(1)] = expand_type_aliases(m.group(2).strip(), type_aliases)
+                continue
+            if s.startswith("module") and s.endswith("{") and not implicit:
+                if module_closed:  # a further top-level module
+                    top, module_attrs, last_closed, module_closed = RegionBuilder(None, 0), {}, None, False
+                module_line = lineno
+                in_force = dict(type_aliases)
+                head = s[len("module"):-1].strip()
+                if head.startswith("@"):
+                    head = head.split(None, 1)[1] if " " in head else ""
+                if head.startswith("attributes"):
+                    module_attrs = attr_dict(head[len("attributes"):].strip())
+                stack.append(top)
+                continue
+            if not module_line and (s.startswith("tt.func") or RESULTS.match(s)) and OPNAME.match(s):
+                # MLIR's implicit module: top-level ops without a `module { }` (Triton's lit tests)
+                module_line = lineno
+                in_force = dict(type_aliases)
+                implicit = True
+                stack.append(top)
+            else:
+                raise fail(path, lineno, col, f"expected an alias definition or 'module attributes {{...}} {{', "
+                                              f"found {s[:40]!r}")
+        if s.startswith("}"):
+            if implicit and len(stack) == 1:
+                raise fail(path, lineno, col, "unbalanced '}' at the top level")
+            region = stack.pop()
+            rest = s[1:].strip()
+            if not stack:
+                module_closed = True
+                finished.append((top, module_attrs, module_line, in_force))
+                if rest and not rest.startswith("loc("):
+                    raise fail(path, lineno, col + 1, f"unexpected text after the module's closing brace: {rest[:40]!r}")
+                continue
+            owner = region.owner
+            assert owner is not None
+            if rest.endswith("{"):
+                new = RegionBuilder(owner, lineno, head=rest[:-1].strip())
+                owner.regions.append(new)
+                stack.append(new)
+                continue
+            if rest:
+                owner.tails.append(rest)
+            last_closed = owner
+            continue
+        if len(stack) > MAX_REGION_DEPTH:
+            raise fail(path, lineno, col, f"regions nested deeper than {MAX_REGION_DEPTH}")
+        current = stack[-1]
+        if _BLOCK_LABEL.match(s):
+            if current.blocks[-1].items or current.blocks[-1].label:
+                current.blocks.append(BlockBuilder(s))
+            else:
+                current.blocks[-1].label = s
+            continue
+        if s.endswith("{") and _CONTINUATION.match(s) and last_closed is not None and last_closed in _items(current):
+            new = RegionBuilder(last_closed, lineno, head=s[:-1].strip())
+            last_closed.regions.append(new)
+            stack.append(new)
+            continue
+        if s.startswith((":", ")")) and last_closed is not None and last_closed in _items(current):
+            last_closed.tails.append(s)  # a signature printed after a region list
+            continue
+        if not (RESULTS.match(s) or OPNAME.match(s)):
+            raise fail(path, lineno, col, f"expected an operation, found {s[:40]!r}")
+        op = OpBuilder(s[:-1].rstrip() if s.endswith("{") else s, lineno, col)
+        current.blocks[-1].items.append(op)
+        last_closed = op if not s.endswith("{") else None
+        if s.endswith("{"):
+            region = RegionBuilder(op, lineno)
+            op.regions.append(region)
+            stack.append(region)
+    if implicit and stack == [top]:
+        stack.pop()
+        finished.append((top, module_attrs, module_line, in_force))
+    if stack:
+        open_line = stack[-1].line or module_line
+        raise fail(path, len(lines), 1, f"unexpected end of module: {len(stack)} region(s) still open "
+                                        f"(innermost opened at line {open_line})")
+    if not finished:
+        raise fail(path, 1, 1, "no 'module' found: not a TTGIR module")
+    return Structure([ModuleText(*m) for m in finished], aliases, loc_defs)
+
+
+def _items(region: RegionBuilder) -> list[OpBuilder]:
+    return region.blocks[-1].items

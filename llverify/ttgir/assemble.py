@@ -320,9 +320,14 @@ class Assembler:
     def _result_types(self, name: str, names: list[str], lhs: list[TypeRef], rhs: list[TypeRef] | None,
                       for_results: list[TypeRef], operands: tuple[str, ...]) -> list[TypeRef]:
         n = len(names)
-        if name == "arith.select" and rhs is None and len(lhs) == 2:
-            # `arith.select %c, %a, %b : tensor<..xi1>, tensor<..xf32>`: condition type first, result type last
-            return [lhs[1]] * n
+        if name in _LAST_TYPE_IS_RESULT and rhs is None and len(lhs) >= 2:
+            # `arith.select %c, %a, %b : tensor<..xi1>, tensor<..xf32>`: condition type first, result type last;
+            # `tt.make_tensor_descriptor %p, [..], [..] : !tt.ptr<f16>, !tt.tensordesc<..>`: base, then result
+            return [lhs[-1]] * n
+        if name == "ttng.tmem_load" and n == 2 and rhs is not None and len(rhs) == 1:
+            # `%v, %tok = ttng.tmem_load %m[%dep] : !ttg.memdesc<..> -> tensor<..>`: the second result is the
+            # async token, whose type the printer leaves out
+            return [rhs[0], TypeRef("!ttg.async.token", "other")]
         if for_results:
             cand = for_results
         elif rhs is not None:
@@ -351,6 +356,9 @@ def _unescape_symbol(text: str) -> str:
     return re.sub(r"\\([0-9a-fA-F]{2}|.)", lambda m: chr(int(m.group(1), 16)) if len(m.group(1)) == 2
                   else m.group(1), text)
 
+
+#: ops printing their operand types then the result type, without an arrow
+_LAST_TYPE_IS_RESULT = ("arith.select", "tt.make_tensor_descriptor")
 
 #: ops whose results are typed after the op header (``-> (T, U)``), not by the signature alone
 _REGION_RESULT_OPS = ("scf.for", "scf.if", "scf.execute_region", "scf.index_switch")

@@ -14,7 +14,10 @@ register ``r`` of thread ``t`` the element offset ``O(r, t)``.  Let ``a_i(t)`` b
 
 This is seed 000's ``S^-1 L`` (section 5.4) read off the compiler's own address arithmetic.  The register
 an instruction handles is found by evaluation (``r_ik`` is any register whose offsets over all threads
-equal the instruction's), so the claim needs no value tracking through the optimised IR.
+equal the instruction's), so the claim needs no value tracking through the optimised IR, and it is a claim
+about **addresses only**: that the value a store carries is register ``r_ik``'s (and not another register's
+that the same thread holds) is not established here (a swap of two stored values keeps every address, and
+the claim still holds).  The conversion check (:mod:`llverify.lowered.convert`) does track values.
 
 Decision.  Addresses that depend on the thread id only are evaluated at every thread id by the concrete
 LLVM interpreter (:class:`~llverify.lowered.concrete.Concrete`): exhaustive, complete.  When an address
@@ -177,8 +180,9 @@ def right_elements(op: Op, fn: LlirFunction, sym: Symbolic, accesses: Sequence[A
     how = ("every thread evaluated" if not frees else
            f"every thread evaluated at {', '.join(frees)} = 0; Z3: the thread dependence does not change with them")
     return Verdict("proved", PROP, subject, "exhaustive" if not frees else "smt", time.perf_counter() - t0,
-                   f"{n} instruction(s) move each thread's registers to S^-1 R's addresses, every register covered "
-                   f"({how})", certificate={"instructions": n, "threads": threads, "base": base},
+                   f"{n} instruction(s) address S^-1 R's offsets: each instruction's address is one fixed "
+                   f"register's offset in every thread, every register's offset addressed ({how}; the addresses "
+                   "only: which register's value an instruction carries is not tracked)", certificate={"instructions": n, "threads": threads, "base": base},
                    details={"free_variables": frees})
 
 

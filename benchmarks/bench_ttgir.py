@@ -110,7 +110,9 @@ def gate_seconds(text: str, path: str, repeats: int) -> tuple[float, int]:
 def cli_seconds(args: list[str]) -> float:
     t0 = time.perf_counter()
     subprocess.run([sys.executable, "-m", "llverify.cli", "ttgir", *args], cwd=ROOT, capture_output=True,
-                   env={**os.environ, "PYTHONPATH": str(ROOT)})
+                   env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT)] + ([os.environ["PYTHONPATH"]]
+                                                                                   if os.environ.get("PYTHONPATH")
+                                                                                   else []))})
     return time.perf_counter() - t0
 
 

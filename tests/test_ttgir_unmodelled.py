@@ -213,3 +213,25 @@ def test_scaled_dot_operands_need_not_have_the_results_parent() -> None:
     assert operands and not any(f.verdict.status == "refuted" for f in operands)
     # the accumulator must still have the result's layout: that one is refuted
     assert any(f.verdict.status == "refuted" and "accumulator" in f.verdict.subject for f in found)
+
+
+def test_invalid_ir_is_refuted_not_an_error() -> None:
+    # Triton's verifier rejects both ("requires a distributed tensor encoding"; an in-thread transpose between
+    # different warp counts): the gate refutes them with the compared sizes, it does not report a tool error
+    text = """\
+#shared = #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+#blocked = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [8, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#one = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [8, 8], warpsPerCTA = [1, 1], order = [1, 0]}>
+module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, "ttg.threads-per-warp" = 64 : i32} {
+  tt.func @f(%p: !tt.ptr<bf16>, %o: tensor<64xi32, #shared>, %x: tensor<64x64xf16, #blocked>) {
+    %0 = amdg.buffer_load %p[%o] : tensor<64xbf16, #shared>
+    %1 = amdg.in_thread_transpose %x : tensor<64x64xf16, #blocked> -> tensor<64x64xf16, #one>
+    tt.return
+  }
+}
+"""
+    found = check_module(parse_module(text, "m.ttgir"))
+    assert not [f for f in found if f.verdict.status == "error"]
+    bad = {(f.rule, f.op) for f in found if f.verdict.status == "refuted"}
+    assert ("layout", "amdg.buffer_load") in bad and ("in_thread", "amdg.in_thread_transpose") in bad
+    assert all(f.verdict.counterexample is not None for f in found if f.verdict.status == "refuted")

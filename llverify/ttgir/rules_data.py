@@ -103,7 +103,20 @@ def in_thread(ctx: OpContext) -> Iterable[Verdict]:
     if isinstance(pair, str):
         yield unknown("in_thread", subject, pair)
         return
-    yield memo_thread_local(pair[0], pair[1]).with_(subject=subject)
+    yield _thread_local_or_mismatch(pair[0], pair[1], "thread_local", subject)
+
+
+def _thread_local_or_mismatch(A: LinearLayout, B: LinearLayout, prop: str, subject: str) -> Verdict:
+    """:func:`memo_thread_local`, except that an operand and result over different tensors or threads (invalid IR:
+    Triton's verifier refuses it) is refuted with both sides' sizes as the witness, not an error."""
+    v = memo_thread_local(A, B)
+    if v.status != "error":
+        return v.with_(property=prop, subject=subject)
+    sides = {"operand": {"tensor": dict(A.out_dims), "threads": {d: A.in_dim_size(d) for d in A.in_dim_names
+                                                                  if d != "register"}},
+             "result": {"tensor": dict(B.out_dims), "threads": {d: B.in_dim_size(d) for d in B.in_dim_names
+                                                                 if d != "register"}}}
+    return structural(prop, subject, False, {}, sides, v.message or "operand and result differ", time.perf_counter())
 
 
 #: the fp4 upcasts: each i8 of the operand packs two e2m1 values, consecutive along ``axis`` (Triton's
@@ -160,7 +173,7 @@ def fp4_upcast(ctx: OpContext) -> Iterable[Verdict]:
                          {"operand shape": list(src.shape), "result shape": list(dst.shape)},
                          f"the result is not twice the operand along axis {axis}", time.perf_counter())
         return
-    yield memo_thread_local(A, halve_axis(R, name)).with_(property="fp4_upcast", subject=subject)
+    yield _thread_local_or_mismatch(A, halve_axis(R, name), "fp4_upcast", subject)
 
 
 SHAPE_OPS = {"tt.trans", "tt.reshape", "tt.expand_dims", "tt.broadcast", "tt.join", "tt.split",

@@ -35,6 +35,15 @@ def layout_types(ctx: OpContext) -> Iterable[Verdict]:
             yield unknown("layout", subject, built.reason)
             continue
         L = built.layout
+        if t.kind == "tensor" and not {"register", "lane", "warp"} & set(L.in_dim_names):
+            # a tensor (values in registers) typed with a memory layout (`tensor<64xbf16, #swizzled_shared>`):
+            # invalid IR (Triton's verifier: "requires a distributed tensor encoding"); its witness is the layout's
+            # in dims
+            yield structural("distributed", subject, False, {"encoding": t.encoding_text or ""},
+                             {"in dims": list(L.in_dim_names), "required": ["register", "lane", "warp", "block"]},
+                             "a tensor needs a distributed layout (registers, lanes, warps); this one is a memory "
+                             "layout", time.perf_counter())
+            continue
         if t.kind == "tensor":
             v = memo_distributed(L)
             free = {d: m for d, m in L.free_variable_masks().items() if m}

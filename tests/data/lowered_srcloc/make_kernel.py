@@ -16,11 +16,12 @@ def k(a_ptr, b_ptr, as_ptr, bs_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: 
     sb = tl.load(bs_ptr + rn[:, None] * (K // 32) + rs[None, :])
     c = tl.dot_scaled(a, sa, FMT, b, sb, FMT)
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], c)
-tgt = sys.argv[1]; fmt = sys.argv[2]
-backend, arch = tgt.split(":")
-target = GPUTarget(backend, int(arch) if backend == "cuda" else arch, 32 if backend == "cuda" else 64)
-src = ASTSource(fn=k, signature={"a_ptr": "*u8", "b_ptr": "*u8", "as_ptr": "*u8", "bs_ptr": "*u8", "c_ptr": "*fp32", "M": "constexpr", "N": "constexpr", "K": "constexpr", "FMT": "constexpr"}, constexprs={"M": 128, "N": 128, "K": 128, "FMT": fmt})
-out = triton.compile(src, target=target, options={"num_warps": 4})
-open(f"ds-{tgt.replace(':','_')}-{fmt}.ttgir", "w").write(out.asm["ttgir"])
-open(f"ds-{tgt.replace(':','_')}-{fmt}.llir", "w").write(out.asm["llir"])
-import json; open("ds-" + tgt.replace(":", "_") + "-" + fmt + ".json", "w").write(json.dumps({"shared": out.metadata.shared, "num_warps": 4}))
+if __name__ == "__main__":
+    tgt = sys.argv[1]; fmt = sys.argv[2]
+    backend, arch = tgt.split(":")
+    target = GPUTarget(backend, int(arch) if backend == "cuda" else arch, 32 if backend == "cuda" else 64)
+    src = ASTSource(fn=k, signature={"a_ptr": "*u8", "b_ptr": "*u8", "as_ptr": "*u8", "bs_ptr": "*u8", "c_ptr": "*fp32", "M": "constexpr", "N": "constexpr", "K": "constexpr", "FMT": "constexpr"}, constexprs={"M": 128, "N": 128, "K": 128, "FMT": fmt})
+    out = triton.compile(src, target=target, options={"num_warps": 4})
+    open(f"ds-{tgt.replace(':','_')}-{fmt}.ttgir", "w").write(out.asm["ttgir"])
+    open(f"ds-{tgt.replace(':','_')}-{fmt}.llir", "w").write(out.asm["llir"])
+    import json; open("ds-" + tgt.replace(":", "_") + "-" + fmt + ".json", "w").write(json.dumps({"shared": out.metadata.shared, "num_warps": 4}))

@@ -20,6 +20,7 @@ from llverify.prove.plan_broadcast import prove_broadcast_store
 from llverify.prove.properties import equal
 from llverify.prove.verdict import Verdict
 from llverify.ttgir.layouts import BuiltLayout, LayoutProblem, element_bits
+from llverify.ttgir.model import TypeRef
 from llverify.ttgir.rule_support import (OpContext, memo_thread_local, memo_conversion, memo_shape_op, unknown, structural, enc_text,
                                          op_names, is_tensor, layout_pair, equal_layouts, int_array, has_keyword)
 
@@ -28,11 +29,16 @@ __all__ = ["convert_layout", "SHAPE_OPS", "shape_op", "IN_THREAD_OPS", "in_threa
            "STORE_OPS", "stores"]
 
 
-def convert_layout(ctx: OpContext) -> Iterable[Verdict]:
+def _operand_to_result(ctx: OpContext) -> tuple[TypeRef | None, TypeRef | None, str]:
+    """A one-operand layout change's operand and result types and its subject (``%r = op: #A -> #B``)."""
     op = ctx.op
     src = op.operand_types[0] if op.operand_types else None
     dst = op.results[0].type if op.results else None
-    subject = f"{op_names(op)}: {enc_text(src)} -> {enc_text(dst)}"
+    return src, dst, f"{op_names(op)}: {enc_text(src)} -> {enc_text(dst)}"
+
+
+def convert_layout(ctx: OpContext) -> Iterable[Verdict]:
+    src, dst, subject = _operand_to_result(ctx)
     pair = layout_pair(ctx, src, dst)
     if isinstance(pair, str):
         yield unknown("conversion", subject, pair)
@@ -95,10 +101,7 @@ def in_thread(ctx: OpContext) -> Iterable[Verdict]:
 
     Example: ``A`` = blocked ``sizePerThread = [4, 4]`` and ``B`` = the same elements per thread with the register
     bases reordered: proved; ``B`` with one lane basis swapped for a register basis: refuted."""
-    op = ctx.op
-    src = op.operand_types[0] if op.operand_types else None
-    dst = op.results[0].type if op.results else None
-    subject = f"{op_names(op)}: {enc_text(src)} -> {enc_text(dst)}"
+    src, dst, subject = _operand_to_result(ctx)
     pair = layout_pair(ctx, src, dst)
     if isinstance(pair, str):
         yield unknown("in_thread", subject, pair)
@@ -150,9 +153,7 @@ def fp4_upcast(ctx: OpContext) -> Iterable[Verdict]:
     Example: operand ``#dot_op<{opIdx = 0, parent = #mma, kWidth = 1}>`` on 128x64xi8 and result ``kWidth = 2`` on
     128x128xbf16, ``axis = 1``: each thread's two bf16 per k-pair come from its own byte: proved."""
     op = ctx.op
-    src = op.operand_types[0] if op.operand_types else None
-    dst = op.results[0].type if op.results else None
-    subject = f"{op_names(op)}: {enc_text(src)} -> {enc_text(dst)}"
+    src, dst, subject = _operand_to_result(ctx)
     if op.name == "amdg.scaled_upcast_fp4" and len(op.operand_types) > 1:
         v = equal_layouts(ctx, op.operand_types[1], dst, "same_layout",
                           f"{op_names(op)}: scale {enc_text(op.operand_types[1])} vs result {enc_text(dst)}")

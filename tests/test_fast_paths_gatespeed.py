@@ -4,18 +4,18 @@ the whole TTGIR corpus; each comparison is shown able to fail (a mutant of the f
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
+import corpus_reads  # tests/corpus_reads.py (tests/ is on sys.path: conftest.py)
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from llverify.hw.registry import build_spec
 from llverify.prove.verdict import FrozenDict, Verdict, _freeze, _refreeze
-from llverify.ttgir import assemble, layouts, locations, op_text, reader, rules, signatures, syntax
+from llverify.ttgir import assemble, layouts, locations, op_text, rules, signatures, syntax
 from llverify.ttgir.types import AliasTable, parse_typeref
 
-CORPUS = Path(__file__).parent / "data" / "ttgir"
+_read_all = corpus_reads.read_all
 
 #: op-like texts: brackets, arrows, separators, locations (no quotes: the fast paths read only those)
 _OP_TEXT = st.lists(st.sampled_from(["(", ")", "<", ">", "{", "}", "[", "]", "->", "-", " : ", ":", " ", ",", "a",
@@ -86,20 +86,7 @@ def test_one_pass_signature_split_needs_the_parenthesis_level(monkeypatch):
 
 @pytest.fixture(scope="module")
 def corpus_texts() -> list[tuple[str, str]]:
-    files = sorted(CORPUS.glob("*.ttgir"))
-    assert len(files) > 100
-    return [(str(p), p.read_text()) for p in files]
-
-
-def _read_all(texts: list[tuple[str, str]]) -> list:
-    out = []
-    for path, text in texts:
-        syntax._changes.cache_clear()
-        try:
-            out.append(reader.parse_modules(text, path))
-        except Exception as exc:  # noqa: BLE001 - a refused module is compared by its message
-            out.append(str(exc))
-    return out
+    return corpus_reads.corpus_texts()
 
 
 @pytest.fixture(scope="module")

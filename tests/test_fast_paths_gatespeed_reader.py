@@ -7,8 +7,8 @@ corpus; each comparison is shown able to fail (a mutant of the fast path it must
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
+import corpus_reads  # tests/corpus_reads.py (tests/ is on sys.path: conftest.py)
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -18,7 +18,7 @@ from llverify.ttgir.locations import Locations, split_loc
 from llverify.ttgir.op_text import OPNAME, RESULTS, canonical_op_name, remove_dicts, signature_colon, top_dicts, uses
 from llverify.ttgir.types import AliasTable, parse_typeref
 
-CORPUS = Path(__file__).parent / "data" / "ttgir"
+_read_all = corpus_reads.read_all
 
 # -- bracket checks --------------------------------------------------------------------------------------------------
 
@@ -283,20 +283,7 @@ def test_plain_tensor_match_splits_the_dims_greedily(monkeypatch):
 
 @pytest.fixture(scope="module")
 def corpus_texts() -> list[tuple[str, str]]:
-    files = sorted(CORPUS.glob("*.ttgir"))
-    assert len(files) > 100
-    return [(str(p), p.read_text()) for p in files]
-
-
-def _read_all(texts: list[tuple[str, str]]) -> list:
-    out = []
-    for path, text in texts:
-        syntax._changes.cache_clear()
-        try:
-            out.append(reader.parse_modules(text, path))
-        except Exception as exc:  # noqa: BLE001 - a refused module is compared by its message
-            out.append(str(exc))
-    return out
+    return corpus_reads.corpus_texts()
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ from llverify.ttgir.rule_support import (OpContext, memo_distributed, memo_equal
                                          enc_text, op_names, is_tensor, equal_layouts, layout_pair)
 
 __all__ = ["layout_types", "has_layout_result", "ELEMENTWISE", "MEMORY_OPS", "is_elementwise", "elementwise", "is_memory_op",
-           "memory_operands", "use_types", "BOUNDARY_OPS", "is_boundary", "boundary",
+           "memory_operands", "use_types", "BOUNDARY_OPS", "boundary",
            "unmodelled_layout_change"]
 
 
@@ -170,10 +170,6 @@ def _canonical_element(element: str) -> str:
 
 #: the ops whose operands and results cross a region or function boundary (:func:`boundary`)
 BOUNDARY_OPS = frozenset({"scf.yield", "scf.for", "tt.return"})
-
-
-def is_boundary(op: Op) -> bool:
-    return op.name in BOUNDARY_OPS
 
 
 def boundary(ctx: OpContext) -> Iterable[Verdict]:

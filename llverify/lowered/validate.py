@@ -40,11 +40,15 @@ from llverify.lowered.symbolic import Symbolic
 from llverify.lowered.tma import PROPERTY as TMA_PROPERTY
 from llverify.lowered.tma import TmaBox, is_tma_copy, operand_error, tma_box
 from llverify.lowered.tma import tiling as tma_tiling
+from llverify.lowered.stored_values import stored_values
 from llverify.lowered.vector import Threads
 from llverify.lowered.wavefronts import Predictions, wavefronts_verdict
 from llverify.prove.verdict import Verdict
 from llverify.ttgir.findings import Finding
 from llverify.ttgir.model import Location, Module, Op
+
+#: ops whose first operand is a register tensor they store (``stored_values`` applies)
+STORES_A_TENSOR = ("ttg.local_store", "ttg.local_alloc")
 
 __all__ = ["validate", "LoweredFinding"]
 
@@ -81,6 +85,7 @@ def validate(module: Module, llir: LlirModule, shared_bytes: int) -> list[Lowere
     same_kernel(module, llir)
     threads = module.num_warps * module.threads_per_warp
     attr = attribute(module, llir)
+    owners = {id(op): f for f, op, _ in module.walk()}  # op -> its tt.func
     out: list[LoweredFinding] = []
     for fn in llir.functions:
         sym = Symbolic(fn, threads, phi_range)
@@ -103,6 +108,7 @@ def validate(module: Module, llir: LlirModule, shared_bytes: int) -> list[Lowere
         fn_users = None
         for op, accs in groups.values():
             subject = f"{op.name} at {module.path}:{op.location.line}: {len(accs)} access(es) in {llir.path}"
+            v = None
             if id(op) in tilings:
                 v = tilings[id(op)]
             elif op.name == "ttg.convert_layout":
@@ -110,19 +116,27 @@ def validate(module: Module, llir: LlirModule, shared_bytes: int) -> list[Lowere
                 dbgs = attr.dbgs_of(op)
                 v = convert_elements(op, fn, sym, accs, threads, module.threads_per_warp, subject, flow, vec,
                                      dbgs, fn_users)
-            else:
-                v = right_elements(op, fn, sym, accs, threads, module.threads_per_warp, subject, flow, vec)
+            values = None
+            if id(op) not in tilings and op.name != "ttg.convert_layout":
+                proved_slots: list = []
+                v = right_elements(op, fn, sym, accs, threads, module.threads_per_warp, subject, flow, vec,
+                                   proved_slots)
+                if proved_slots and op.name in STORES_A_TENSOR and op.operands:
+                    values = stored_values(op, owners[id(op)], fn, sym, vec, accs, proved_slots[0], threads, subject,
+                                           flow)
             partial = next((a for a in accs if not runs_on_first(flow.of(a.instr), lvec, threads)), None)
-            if v is not None and partial is not None:  # the claim takes threads 0..threads-1 as the executing set
-                pc = flow.of(partial.instr)
-                v = Verdict("unknown", v.property, subject, None, v.seconds,
-                            f"the access at {llir.path}:{partial.instr.line} runs under the path condition "
-                            f"{pc.describe()} of block {pc.block or 'entry'}, which is not known to select exactly "
-                            f"threads 0..{threads - 1}: not claimed" + (f" ({flow.reason})" if flow.reason else ""))
-            if v is not None:
-                out.append(LoweredFinding(Finding(v, v.property, op.name, op.location, op.source, fn.name,
-                                                  module.target, index=len(out)),
-                                          Location(llir.path, accs[0].instr.line, 1)))
+            for v in (v, values):
+                if v is not None and partial is not None:  # the claim takes threads 0..threads-1 as executing
+                    pc = flow.of(partial.instr)
+                    v = Verdict("unknown", v.property, subject, None, v.seconds,
+                                f"the access at {llir.path}:{partial.instr.line} runs under the path condition "
+                                f"{pc.describe()} of block {pc.block or 'entry'}, which is not known to select "
+                                f"exactly threads 0..{threads - 1}: not claimed"
+                                + (f" ({flow.reason})" if flow.reason else ""))
+                if v is not None:
+                    out.append(LoweredFinding(Finding(v, v.property, op.name, op.location, op.source, fn.name,
+                                                      module.target, index=len(out)),
+                                              Location(llir.path, accs[0].instr.line, 1)))
         if attr.ops:  # a conversion lowered through warp shuffles: visible, not claimed
             shuffled: dict[int, tuple[int, Op]] = {}
             for ins in fn.instrs:

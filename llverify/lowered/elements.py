@@ -17,7 +17,8 @@ an instruction handles is found by evaluation (``r_ik`` is any register whose of
 equal the instruction's), so the claim needs no value tracking through the optimised IR, and it is a claim
 about **addresses only**: that the value a store carries is register ``r_ik``'s (and not another register's
 that the same thread holds) is not established here (a swap of two stored values keeps every address, and
-the claim still holds).  The conversion check (:mod:`llverify.lowered.convert`) does track values.
+the claim still holds); :mod:`llverify.lowered.stored_values` establishes it where the stored tensor is a
+``tt.load``'s, building on the registers found here.
 
 Decision.  Addresses that depend on the thread id only are evaluated at every thread id by the concrete
 LLVM interpreter (:class:`~llverify.lowered.concrete.Concrete`): exhaustive, complete.  When an address
@@ -189,7 +190,9 @@ def right_elements(op: Op, fn: LlirFunction, sym: Symbolic, accesses: Sequence[A
     return Verdict("proved", PROP, subject, "exhaustive" if not frees else "smt", time.perf_counter() - t0,
                    f"{n} instruction(s) address S^-1 R's offsets: each instruction's address is one fixed "
                    f"register's offset in every thread, every register's offset addressed ({how}; the addresses "
-                   "only: which register's value an instruction carries is not tracked)", certificate={"instructions": n, "threads": threads, "base": base},
+                   "only: which register's value an instruction carries is "
+                   + ("the stored_values claim's)" if direction == "store" else "not tracked)"),
+                   certificate={"instructions": n, "threads": threads, "base": base},
                    details={"free_variables": frees})
 
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from llverify.lowered.decode import Unmodelled, element_bytes
 from llverify.lowered.llir import LlirFunction, asm_call, split_args, type_bytes
+from llverify.lowered.provenance import _BITCAST, _EXT, _EXTRACTELEMENT, _INSERTELEMENT, _SHL, _SHUFFLE
 
 __all__ = ["NotTraced", "Origin", "GlobalLoad", "byte_origin", "loaded_from", "parameters"]
 
@@ -54,14 +55,7 @@ class GlobalLoad:
     line: int
 
 
-_INSERT = re.compile(r"^insertelement\s+<(\d+)\s*x\s*(\w+)>\s+(.+?),\s*(\w+)\s+(\S+),\s*i\d+\s+(\d+)$")
-_EXTRACT = re.compile(r"^extractelement\s+<(\d+)\s*x\s*(\w+)>\s+(\S+),\s*i\d+\s+(\d+)$")
 _EXTRACTVALUE = re.compile(r"^extractvalue\s+\{([^}]*)\}\s+(%[\w$.\-]+),\s*(\d+)$")
-_BITCAST = re.compile(r"^bitcast\s+(<[^>]+>|\S+)\s+(\S+)\s+to\s+(<[^>]+>|\S+)$")
-_SHUFFLE = re.compile(r"^shufflevector\s+<(\d+)\s*x\s*(\w+)>\s+(\S+),\s*<\d+\s*x\s*\w+>\s+(\S+),\s*"
-                      r"<(\d+)\s*x\s*i32>\s+(<.*>|zeroinitializer)$")
-_EXT = re.compile(r"^(zext|trunc)\s+(?:nneg\s+|nuw\s+|nsw\s+)*(i\d+)\s+(\S+)\s+to\s+(i\d+)$")
-_SHL = re.compile(r"^shl\s+(?:nuw\s+|nsw\s+)*(i\d+)\s+(\S+),\s*(\d+)$")
 _GLOBAL_LOAD = re.compile(r"^load\s+(<[^>]+>|[^,]+),\s*ptr addrspace\(1\)\s+(%[\w$.\-]+)")
 _GEP = re.compile(r"^getelementptr\s+(?:(?:inbounds|nuw|nusw)\s+)*([^,]+),\s*ptr addrspace\(1\)\s+(%[\w$.\-]+),\s*"
                   r"(i\d+)\s+(\S+)$")
@@ -85,13 +79,13 @@ def byte_origin(fn: LlirFunction, value: str, ty: str, offset: int, depth: int =
     body, op = ins.body, ins.opcode
     if op in ("select", "phi"):
         raise NotTraced(f"a stored byte passes through '{op}' at line {ins.line}: its value may be chosen per thread")
-    m = _INSERT.match(body) if op == "insertelement" else None
+    m = _INSERTELEMENT.match(body) if op == "insertelement" else None
     if m and type_bytes(m.group(2)):
         size = type_bytes(m.group(2))
         if int(m.group(6)) == offset // size:
             return byte_origin(fn, m.group(5), m.group(4), offset % size, depth + 1)
         return byte_origin(fn, m.group(3), f"<{m.group(1)} x {m.group(2)}>", offset, depth + 1)
-    m = _EXTRACT.match(body) if op == "extractelement" else None
+    m = _EXTRACTELEMENT.match(body) if op == "extractelement" else None
     if m and type_bytes(m.group(2)):
         return byte_origin(fn, m.group(3), f"<{m.group(1)} x {m.group(2)}>",
                            int(m.group(4)) * type_bytes(m.group(2)) + offset, depth + 1)
@@ -110,8 +104,7 @@ def byte_origin(fn: LlirFunction, value: str, ty: str, offset: int, depth: int =
     m = _SHUFFLE.match(body) if op == "shufflevector" else None
     if m and type_bytes(m.group(2)):
         size, n = type_bytes(m.group(2)), int(m.group(1))
-        mask = m.group(6)
-        items = ["0"] * int(m.group(5)) if mask == "zeroinitializer" else [x.split()[-1] for x in split_args(mask[1:-1])]
+        items = [x.split()[-1] for x in split_args(m.group(6))]
         k = offset // size
         if k < len(items):
             if items[k] in ("poison", "undef"):
@@ -120,10 +113,10 @@ def byte_origin(fn: LlirFunction, value: str, ty: str, offset: int, depth: int =
             src = m.group(3) if j < n else m.group(4)
             return byte_origin(fn, src, f"<{n} x {m.group(2)}>", (j % n) * size + offset % size, depth + 1)
     m = _EXT.match(body) if op in ("zext", "trunc") else None
-    if m and int(m.group(2)[1:]) % 8 == 0 and int(m.group(4)[1:]) % 8 == 0:
-        if op == "zext" and offset >= type_bytes(m.group(2)):
+    if m and int(m.group(1)[1:]) % 8 == 0 and int(body.rsplit(" i", 1)[1]) % 8 == 0:  # whole bytes both sides
+        if op == "zext" and offset >= type_bytes(m.group(1)):
             return Origin("const")
-        return byte_origin(fn, m.group(3), m.group(2), offset, depth + 1)
+        return byte_origin(fn, m.group(2), m.group(1), offset, depth + 1)
     m = _SHL.match(body) if op == "shl" else None
     if m and int(m.group(3)) % 8 == 0:
         k = int(m.group(3)) // 8

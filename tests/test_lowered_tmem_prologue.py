@@ -6,7 +6,7 @@ partition dispatch" with USE_IR_LOC=ttgir, and "no TTGIR op ... has the access's
 and they must never be handed to an op whose line their location happens to name.
 
 Sample: ``tests/data/lowered_tmem`` (a 128x128x64 ``tl.dot`` for cuda:100, compiled both ways by its
-``make_kernel.py``).
+``make_tmem.py``).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The TMEM allocation prologue sample: a 128x128x64 tl.dot for cuda:100 (tcgen05), compiled with
 USE_IR_LOC=ttgir (-irloc) and by default (-default):
 
-    USE_IR_LOC=ttgir TRITON_CACHE_DIR=c1 python3 make_kernel.py; TRITON_CACHE_DIR=c2 python3 make_kernel.py
+    USE_IR_LOC=ttgir TRITON_CACHE_DIR=c1 python3 make_tmem.py; TRITON_CACHE_DIR=c2 python3 make_tmem.py
 
 then mm.{ttgir,llir,json} of each cache copied here."""
 import sys, os

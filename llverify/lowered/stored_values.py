@@ -271,8 +271,12 @@ def _free_dependence(sym: Symbolic, loads: list[GlobalLoad], threads: int) -> st
     if res.status == "sat":
         return ("the global pointers' dependence on the thread changes with free variables (Z3 found values where "
                 "it does): the stored values are not decided for all their values")
-    return (f"Z3 did not show, within its budget for this check ({res.reason}), that the global pointers' dependence on "
-            "the thread is the same for all values of the free variables: the stored values are not decided")
+    # Z3's reason for an exhausted rlimit reads "canceled", which the module cache takes for a timeout; the limit is
+    # deterministic (a fresh context per query), so the message says so instead
+    other = "" if res.reason in ("canceled", "max. resource limit exceeded") else f" ({res.reason})"
+    return ("Z3 did not show, within its deterministic resource limit for this check" + other + ", that the global "
+            "pointers' dependence on the thread is the same for all values of the free variables: the stored values "
+            "are not decided")
 
 
 def _refute(subject, t0, fn, ttgir_fn, ptr_name, defs, L, accesses, rows, row, t, frees, relative, base) -> Verdict:

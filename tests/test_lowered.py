@@ -39,8 +39,12 @@ def test_real_kernels_validate(stem: str) -> None:
     assert statuses <= {"proved", "unknown"}, [f.finding.verdict.message for f in findings
                                                if f.finding.verdict.status not in ("proved", "unknown")]
     for f in findings:
-        if f.finding.verdict.status == "unknown":  # only loop-carried values, ldmatrix, gfx950's transposed
-            msg = f.finding.verdict.message      # LDS reads (ds_read_tr calls) and branches in a conversion stay open
+        # stored_values' unknowns have their own reasons (computed tensors, masked loads, strides: checked in
+        # tests/test_lowered_stored_values.py)
+        if f.finding.verdict.status == "unknown" and f.finding.verdict.property != "stored_values":
+            # only loop-carried values, ldmatrix, gfx950's transposed LDS reads (ds_read_tr calls) and branches in
+            # a conversion stay open
+            msg = f.finding.verdict.message
             assert ("phi" in msg or "free variables" in msg or "kind ldmatrix" in msg or "kind call" in msg
                     or "control flow" in msg or "path condition" in msg), msg
     # every access is attributed to a TTGIR op (USE_IR_LOC=ttgir)
@@ -269,7 +273,9 @@ def test_vector_lanes_agree_between_z3_and_the_interpreter() -> None:
 
 def test_attention_sample_has_no_unknown_after_vector_lanes() -> None:
     findings = _run("attention-q64k64d64-cuda_90-w4")
-    assert findings and all(f.finding.verdict.status == "proved" for f in findings)
+    # stored_values of the K and V tiles (in the loop) stay open: tests/test_lowered_stored_values.py
+    assert findings and all(f.finding.verdict.status == "proved" for f in findings
+                            if f.finding.verdict.property != "stored_values")
 
 
 def test_amd_rotating_shared_matches_tritons_own_address_code() -> None:

@@ -76,7 +76,8 @@ def test_the_stage_index_urem_3_is_enumerated_not_sent_to_z3() -> None:
 @pytest.mark.parametrize("stem, box, count", [(WIDE, (64, 64), 8), (TALL, (256, 64), 2)])
 def test_copies_of_several_boxes_tile_their_buffers(stem: Path, box: tuple, count: int) -> None:
     findings = _validate(stem)
-    assert all(f.finding.verdict.status == "proved" for f in findings)
+    # the stored tile is computed (arith.addf): its stored_values stays open (tests/test_lowered_stored_values.py)
+    assert all(f.finding.verdict.status == "proved" for f in findings if f.finding.verdict.property != "stored_values")
     tilings = _verdicts(findings, "tma_tiling")
     assert len(tilings) == 2  # the load and the store
     assert all(tuple(v.details["box"]) == box and v.details["count"] == count for v in tilings)

@@ -16,6 +16,14 @@
   candidate, so it is never handed a part of its accesses (its stores without its loads would read as
   unwritten memory).
 
+Code the compiler adds at the kernel's entry carries the *function's* location (the ``tt.func`` line, or in a
+default compile the ``def`` line: the ``DISubprogram``'s own line), not an op's: it is reported as such, saying
+which code it is (:func:`entry_code`).  The one found on real inputs is the **Tensor Memory allocation
+prologue** of a Blackwell kernel (``ttng.tmem_alloc``): warp 0 runs ``tcgen05.alloc``, which writes the base
+address of the TMEM columns it got to a shared-memory word, and after a barrier every thread loads that word
+back.  Those two accesses serve all the module's ``tmem_alloc`` ops at once, so they are never handed to an op
+(:func:`tmem_prologue`; if a location put them on another op's line they would still not be that op's).
+
 Example: ``a = tl.load(...)`` on line 9 and ``tl.dot(a, b)`` on line 14 of ``k.py``; the TTGIR's ``local_alloc``
 and ``local_load`` of ``a`` carry ``k.py:9:9``, the ``tt.dot`` ``k.py:14:9``: an ``ld.shared`` at ``k.py:9:9``
 has two candidates, and is the ``local_load``'s (the ``local_alloc`` only stores); a ``convert_layout`` alone at
@@ -28,10 +36,10 @@ import os
 from dataclasses import dataclass
 from typing import Mapping
 
-from llverify.lowered.llir import LlirModule
+from llverify.lowered.llir import Access, LlirFunction, LlirModule
 from llverify.ttgir.model import Module, Op
 
-__all__ = ["Attribution", "attribute", "may_access_shared"]
+__all__ = ["Attribution", "attribute", "may_access_shared", "tmem_prologue", "entry_code"]
 
 #: op names (and name prefixes) that never issue a shared-memory access of their own
 _REGISTER_ONLY = frozenset({
@@ -122,3 +130,41 @@ def attribute(module: Module, llir: LlirModule) -> Attribution:
         if cands:
             ops[k] = tuple(cands)
     return Attribution(ops, "source" if at else "none")
+
+
+def tmem_prologue(fn: LlirFunction) -> frozenset[int]:
+    """The ``.llir`` lines of the Tensor Memory allocation prologue's shared accesses (module docstring): every
+    ``tcgen05.alloc`` inline asm and every plain ``load`` through the same pointer (the TMEM base read back)."""
+    allocs = [a for a in fn.accesses if a.kind == "asm" and "tcgen05.alloc" in a.instr.body]
+    slots = {a.pointer for a in allocs}
+    return frozenset(a.instr.line for a in fn.accesses if a in allocs or (a.kind == "load" and a.pointer in slots))
+
+
+def op_of_access(attr: Attribution, prologue: frozenset[int], acc: Access) -> Op | None:
+    """The op ``acc`` belongs to (:meth:`Attribution.op_of`), except that the TMEM allocation prologue's accesses
+    (``prologue``: :func:`tmem_prologue` of the function) belong to none, whatever op their location names."""
+    return None if acc.instr.line in prologue else attr.op_of(acc.instr.dbg, acc.kind)
+
+
+def entry_code(module: Module, fn: LlirFunction, acc: Access, name: str | None, where: str) -> str:
+    """Why an access located at function ``name`` itself (``where``: that location; ``name`` None: a location
+    that names no function, for a TMEM prologue access) belongs to no TTGIR op: which code the compiler added."""
+    if acc.kind in ("asm", "load") and acc.instr.line in tmem_prologue(fn):
+        allocs = [op for _, op, _ in module.walk() if op.name == "ttng.tmem_alloc"]
+        lines = ", ".join(str(op.location.line) for op in allocs[:8]) + (", ..." if len(allocs) > 8 else "")
+        role = ("warp 0's tcgen05.alloc, which writes the base address of the Tensor Memory it allocated to this "
+                "shared-memory word" if acc.kind == "asm" else
+                "every thread's read-back, after a barrier, of the Tensor Memory base address that warp 0's "
+                "tcgen05.alloc wrote to this shared-memory word")
+        owners = (f"the module's {len(allocs)} ttng.tmem_alloc op(s) (line(s) {lines})" if allocs else
+                  "the kernel's Tensor Memory (no ttng.tmem_alloc op is in the TTGIR)")
+        located = (f"gives it the function's debug location ({where}), so it belongs to no single TTGIR op" if name
+                   else f"it belongs to no single TTGIR op, whatever its debug location ({where}) names")
+        return (f"Triton's Tensor Memory allocation prologue: {role}; Triton emits it once at the kernel's entry for "
+                f"{owners} and {located} (its in_bounds is checked as for any access)")
+    if any(op.name == "ttg.warp_specialize" for _, op, _ in module.walk()):
+        return (f"the access's debug location names the function {name} ({where}), not one of its ops: code the "
+                "compiler adds to the function (such as warp_specialize's partition dispatch), which no TTGIR op's "
+                "semantics covers")
+    return (f"the access's debug location names the function {name} ({where}), not one of its ops: code the "
+            "compiler adds at the function's entry, which no TTGIR op's semantics covers")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Callable, Mapping
 
-from llverify.lowered.decode import CASTS, MIN_MAX, Decoded, Unmodelled, const_value, decoded
+from llverify.lowered.decode import CASTS, MIN_MAX, Decoded, Unmodelled, const_value, decoded, reverse_bits
 from llverify.lowered.llir import LlirFunction, as_signed
 
 __all__ = ["Concrete"]
@@ -118,6 +118,9 @@ class Concrete:
             return (base + as_signed(idx, iw) * size) & 0xFFFFFFFF
         if d.op in ("ptrtoint", "inttoptr"):
             return self.value(d.args[0], 32, tid)
+        if d.op == "bitreverse":
+            a = self.value(d.args[0], w, tid)
+            return None if a is None else reverse_bits(a, w)
         a, b = self.value(d.args[0], w, tid), self.value(d.args[1], w, tid)
         if a is None or b is None:
             return None

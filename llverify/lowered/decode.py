@@ -5,7 +5,9 @@ They follow the LLVM language reference for the instructions Triton's lowering u
 addresses: ``add sub mul shl lshr ashr and or xor udiv sdiv urem srem`` with their flags (``nuw``/``nsw``
 overflow, ``exact`` with a non-zero remainder, ``disjoint`` with common bits, a shift by at least the
 width: each makes the result *poison*), ``zext sext trunc``, ``select``, ``icmp``, ``getelementptr`` (the
-index times the element size), ``ptrtoint`` / ``inttoptr``, ``llvm.smin/smax/umin/umax``; integer vectors
+index times the element size), ``ptrtoint`` / ``inttoptr``, ``llvm.smin/smax/umin/umax``,
+``llvm.bitreverse.iN`` (bit ``i`` of the result is bit ``N-1-i`` of the operand: Triton's sort and top-k
+compute their bitonic masks with it); integer vectors
 as their lanes (``%v#k``: ``insertelement``, ``extractelement``, ``shufflevector``, element-wise ops and casts
 with constant or ``splat`` vectors, ``llvm.vector.reduce.or/and/xor/add``), as LLVM's SLP vectoriser
 leaves address code.  Inputs:
@@ -35,7 +37,7 @@ from functools import lru_cache
 from llverify.lowered.llir import CONST_SMEM_GEP, INT_LITERAL, Instr, split_args
 
 __all__ = ["Unmodelled", "Decoded", "decode", "decode_lane", "decoded", "lane_ref", "const_value", "element_bytes",
-           "INTEGER_OPCODES", "LANE_MOVES", "PURE_INTEGER", "BINARY", "CASTS", "MIN_MAX"]
+           "INTEGER_OPCODES", "LANE_MOVES", "PURE_INTEGER", "BINARY", "CASTS", "MIN_MAX", "reverse_bits"]
 
 
 
@@ -55,9 +57,9 @@ LANE_MOVES = frozenset({"extractelement", "insertelement", "shufflevector"})
 
 
 #: Decoded operations that compute an integer from their operands alone: those of :data:`INTEGER_OPCODES`, a
-#: lane move's ``copy`` and the ``llvm.smin/smax/umin/umax`` intrinsics (not the thread id, a warp broadcast,
-#: a ``phi``, a pointer computation or a reduction).
-PURE_INTEGER = INTEGER_OPCODES | {"copy"} | frozenset(MIN_MAX)
+#: lane move's ``copy``, the ``llvm.smin/smax/umin/umax`` and ``llvm.bitreverse`` intrinsics (not the thread id,
+#: a warp broadcast, a ``phi``, a pointer computation or a reduction).
+PURE_INTEGER = INTEGER_OPCODES | {"copy", "bitreverse"} | frozenset(MIN_MAX)
 
 
 _FLAGS = {"nuw", "nsw", "exact", "disjoint", "nneg"}
@@ -193,8 +195,22 @@ def decode(instr: Instr) -> Decoded:
         mm = re.match(r"^llvm\.(smin|smax|umin|umax)\.i(\d+)$", name)
         if mm:
             return Decoded(mm.group(1), int(mm.group(2)), frozenset(), (vals[0], vals[1]))
+        mm = re.match(r"^llvm\.bitreverse\.i(\d+)$", name)
+        if mm and len(vals) == 1:
+            return Decoded("bitreverse", int(mm.group(1)), frozenset(), (vals[0],))
         raise Unmodelled(f"call to @{name}")
     raise Unmodelled(f"instruction '{op}'")
+
+
+def reverse_bits(x: int, width: int) -> int:
+    """``llvm.bitreverse.i<width>`` of ``x``: bit ``i`` of the result is bit ``width - 1 - i`` of ``x``.
+
+    Requires: ``0 <= x < 2**width``.  Postcondition: an involution; ``reverse_bits(1, w) == 2**(w-1)``.
+
+    >>> reverse_bits(0b0000011, 7), reverse_bits(0b1011, 4), reverse_bits(0, 1)
+    (96, 13, 0)
+    """
+    return int(format(x, f"0{width}b")[::-1], 2) if width else 0
 
 
 def lane_ref(vector: str, k: int) -> str:

@@ -17,7 +17,8 @@ an instruction handles is found by evaluation (``r_ik`` is any register whose of
 equal the instruction's), so the claim needs no value tracking through the optimised IR, and it is a claim
 about **addresses only**: that the value a store carries is register ``r_ik``'s (and not another register's
 that the same thread holds) is not established here (a swap of two stored values keeps every address, and
-the claim still holds).  The conversion check (:mod:`llverify.lowered.convert`) does track values.
+the claim still holds); :mod:`llverify.lowered.stored_values` establishes it where the stored tensor is a
+``tt.load``'s, building on the registers found here.
 
 Decision.  Addresses that depend on the thread id only are evaluated at every thread id by the concrete
 LLVM interpreter (:class:`~llverify.lowered.concrete.Concrete`): exhaustive, complete.  When an address
@@ -61,11 +62,14 @@ PROP = "right_elements"
 
 
 def right_elements(op: Op, fn: LlirFunction, sym: Symbolic, accesses: Sequence[Access], threads: int,
-                   lanes: int, subject: str, flow: ControlFlow, vec: Threads | None = None) -> Verdict | None:
+                   lanes: int, subject: str, flow: ControlFlow, vec: Threads | None = None,
+                   proved_slots: list | None = None) -> Verdict | None:
     """Decide the claim of the module docstring for ``op`` and the access instructions attributed to it.
     ``flow``: ``control_flow(fn)`` (which free variables may differ between threads); ``vec``: the function's
     values at every thread with no free variables, shared with the caller's other obligations (its memo of
-    already evaluated values is reused)."""
+    already evaluated values is reused).  When the claim is proved and ``proved_slots`` is a list, it gets
+    ``(R, b, [(instruction index, label, byte offset of the element in the instruction's value at thread 0,
+    register), ...])``: what :func:`llverify.lowered.stored_values.stored_values` builds on."""
     t0 = time.perf_counter()
     sides = register_and_memory(op) if op.name in SHARED_ACCESS_OPS else None
     if sides is None or not accesses:
@@ -146,6 +150,7 @@ def right_elements(op: Op, fn: LlirFunction, sym: Symbolic, accesses: Sequence[A
             return v
         return unknown(f"{v.message} with {', '.join(frees)} = 0, which may never occur ({bad})")
 
+    registers: list[tuple[int, str, int, int]] = []
     for i, what, src, extra in slots:
         a = accesses[i]
         at = addr[i][src] + extra
@@ -165,6 +170,7 @@ def right_elements(op: Op, fn: LlirFunction, sym: Symbolic, accesses: Sequence[A
                 f"{what} is no fixed register's element in every thread (closest: register {r0})",
                 O, r0, M.padding, source=(int(src[t]), int(extra[t]))))
         covered[hit] = True  # every register with that element function
+        registers.append((i, what, int(extra[0]), hit[0]))
     if not covered.all():
         r = int(np.flatnonzero(~covered)[0])
         verb = "written" if direction == "store" else "loaded"
@@ -177,12 +183,16 @@ def right_elements(op: Op, fn: LlirFunction, sym: Symbolic, accesses: Sequence[A
         if bad is not None:
             return unknown(bad)
     n = len(accesses)
+    if proved_slots is not None:
+        proved_slots.append((L, b, registers))
     how = ("every thread evaluated" if not frees else
            f"every thread evaluated at {', '.join(frees)} = 0; Z3: the thread dependence does not change with them")
     return Verdict("proved", PROP, subject, "exhaustive" if not frees else "smt", time.perf_counter() - t0,
                    f"{n} instruction(s) address S^-1 R's offsets: each instruction's address is one fixed "
                    f"register's offset in every thread, every register's offset addressed ({how}; the addresses "
-                   "only: which register's value an instruction carries is not tracked)", certificate={"instructions": n, "threads": threads, "base": base},
+                   "only: which register's value an instruction carries is "
+                   + ("the stored_values claim's)" if direction == "store" else "not tracked)"),
+                   certificate={"instructions": n, "threads": threads, "base": base},
                    details={"free_variables": frees})
 
 

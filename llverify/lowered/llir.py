@@ -43,6 +43,7 @@ _LABEL = re.compile(r"^([\w$.\-]+):\s*(?:;.*)?$")
 _DBG = re.compile(r",?\s*!dbg\s+!(\d+)")
 _DILOC = re.compile(r"^!(\d+)\s*=\s*(?:distinct\s+)?!DILocation\(line:\s*(\d+),\s*column:\s*(\d+)")
 _DIFILE = re.compile(r'^!(\d+)\s*=\s*(?:distinct\s+)?!DIFile\(filename:\s*"([^"]*)"')
+_DISUBPROGRAM = re.compile(r'^!(\d+)\s*=\s*(?:distinct\s+)?!DISubprogram\(name:\s*"([^"]*)".*?\bline:\s*(\d+)')
 _DISCOPE_FILE = re.compile(r"^!(\d+)\s*=\s*(?:distinct\s+)?!DI(?:Subprogram|LexicalBlock|LexicalBlockFile)\(.*\bfile:\s*!(\d+)")
 _LOC_SCOPE = re.compile(r"\bscope:\s*!(\d+)")
 _INT_TYPE = re.compile(r"^i(\d+)$")
@@ -101,6 +102,9 @@ class LlirModule:
     #: debug location id -> the file name of its scope (DILocation scope -> DISubprogram / DILexicalBlock -> DIFile),
     #: where the chain resolves; locations inlined from another function (``inlinedAt``) are left out
     location_files: dict[str, str] = field(default_factory=dict, compare=False)
+    #: debug location id -> the function it names itself: a location whose scope is a ``DISubprogram`` and whose
+    #: line is the subprogram's own (the kernel's ``def`` line), not inlined: code placed at the function
+    location_functions: dict[str, str] = field(default_factory=dict, compare=False)
 
 
 def as_signed(x: int, w: int) -> int:
@@ -303,6 +307,7 @@ def parse_llir(text: str, path: str = "<string>") -> LlirModule:
     file_names: dict[str, str] = {}     # DIFile id -> file name
     scope_files: dict[str, str] = {}    # scope id -> its DIFile id
     loc_scopes: dict[str, str] = {}     # location id -> scope id (not inlined)
+    subprograms: dict[str, tuple[str, int]] = {}  # DISubprogram id -> (function name, line)
     attributes: dict[str, str] = {}
     current: list[Instr] | None = None
     name = block = header = ""
@@ -331,6 +336,9 @@ def parse_llir(text: str, path: str = "<string>") -> LlirModule:
                 files.append(m.group(2))
                 file_names[m.group(1)] = m.group(2)
                 continue
+            m = _DISUBPROGRAM.match(s)
+            if m:
+                subprograms[m.group(1)] = (m.group(2), int(m.group(3)))
             m = _DISCOPE_FILE.match(s)
             if m:
                 scope_files[m.group(1)] = m.group(2)
@@ -380,4 +388,6 @@ def parse_llir(text: str, path: str = "<string>") -> LlirModule:
         raise LlirError(f"{path}:{len(text.splitlines())}:1: unexpected end of file inside function @{name}")
     location_files = {loc: file_names[scope_files[sc]] for loc, sc in loc_scopes.items()
                       if sc in scope_files and scope_files[sc] in file_names}
-    return LlirModule(path, tuple(functions), locations, tuple(files), attributes, location_files)
+    location_functions = {loc: subprograms[sc][0] for loc, sc in loc_scopes.items()
+                          if sc in subprograms and locations[loc][0] == subprograms[sc][1]}
+    return LlirModule(path, tuple(functions), locations, tuple(files), attributes, location_files, location_functions)

@@ -18,7 +18,7 @@ from llverify.lowered.decode import CASTS, MIN_MAX, Decoded, Unmodelled, const_v
 from llverify.lowered.llir import Instr, LlirFunction
 from llverify.lowered.loops import CountedPhi, counted_phi
 
-__all__ = ["Symbolic", "SymValue", "tid_sub_term"]
+__all__ = ["Symbolic", "SymValue", "tid_sub_term", "reverse_term"]
 
 
 @dataclass(frozen=True)
@@ -157,9 +157,19 @@ class Symbolic:
             return SymValue(base.term + i32 * size, z3.Or(base.poison, idx.poison), base.free | idx.free)
         if d.op in ("ptrtoint", "inttoptr"):
             return self.value(d.args[0], 32, tid_sub)
+        if d.op == "bitreverse":
+            a = self.value(d.args[0], w, tid_sub)
+            return SymValue(reverse_term(a.term), a.poison, a.free)
         a, b = self.value(d.args[0], w, tid_sub), self.value(d.args[1], w, tid_sub)
         term, poison = _binary(d.op, d.flags, a.term, b.term, w)
         return SymValue(term, z3.Or(a.poison, b.poison, poison), a.free | b.free)
+
+
+def reverse_term(a: z3.BitVecRef) -> z3.BitVecRef:
+    """``llvm.bitreverse`` as a Z3 term: the concatenation of ``a``'s bits from bit 0 (the new most significant
+    bit) up to bit ``w - 1`` (the new least significant one)."""
+    w = a.size()
+    return a if w == 1 else z3.Concat(*[z3.Extract(i, i, a) for i in range(w)])
 
 
 def _encode_sub(sub: tuple[int, int]) -> int:

@@ -147,7 +147,8 @@ def _is_elect(fn: LlirFunction, free: str) -> bool:
 
 
 _UNIFORM_OPS = frozenset({"icmp", "add", "sub", "mul", "and", "or", "xor", "shl", "lshr", "ashr", "zext", "sext",
-                           "trunc", "select", "udiv", "sdiv", "urem", "srem", "smin", "smax", "umin", "umax", "copy"})
+                           "trunc", "select", "udiv", "sdiv", "urem", "srem", "smin", "smax", "umin", "umax", "copy",
+                           "bitreverse"})
 
 
 def _uniform(fn: LlirFunction, name: str, seen: frozenset[str] = frozenset()) -> bool:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from llverify.lowered.assignments import enumerable
-from llverify.lowered.attribution import Attribution, attribute
+from llverify.lowered.attribution import Attribution, attribute, entry_code, op_of_access, tmem_prologue
 from llverify.lowered.conditions import PathCondition
 from llverify.lowered.convert import convert_elements, function_users
 from llverify.lowered.elements import right_elements
@@ -40,11 +40,15 @@ from llverify.lowered.symbolic import Symbolic
 from llverify.lowered.tma import PROPERTY as TMA_PROPERTY
 from llverify.lowered.tma import TmaBox, is_tma_copy, operand_error, tma_box
 from llverify.lowered.tma import tiling as tma_tiling
+from llverify.lowered.stored_values import stored_values
 from llverify.lowered.vector import Threads
 from llverify.lowered.wavefronts import Predictions, wavefronts_verdict
 from llverify.prove.verdict import Verdict
 from llverify.ttgir.findings import Finding
 from llverify.ttgir.model import Location, Module, Op
+
+#: ops whose first operand is a register tensor they store (``stored_values`` applies)
+STORES_A_TENSOR = ("ttg.local_store", "ttg.local_alloc")
 
 __all__ = ["validate", "LoweredFinding"]
 
@@ -81,6 +85,7 @@ def validate(module: Module, llir: LlirModule, shared_bytes: int) -> list[Lowere
     same_kernel(module, llir)
     threads = module.num_warps * module.threads_per_warp
     attr = attribute(module, llir)
+    owners = {id(op): f for f, op, _ in module.walk()}  # op -> its tt.func
     out: list[LoweredFinding] = []
     for fn in llir.functions:
         sym = Symbolic(fn, threads, phi_range)
@@ -91,18 +96,20 @@ def validate(module: Module, llir: LlirModule, shared_bytes: int) -> list[Lowere
         predicted = Predictions(module.target)
         choices: dict = {}  # free-variable assignment -> its evaluator (shared by the accesses)
         groups: dict[int, tuple[Op, list[Access]]] = {}
+        prologue = tmem_prologue(fn)  # the TMEM allocation prologue's accesses: no op's (lowered.attribution)
         for acc in fn.accesses:
-            op = attr.op_of(acc.instr.dbg, acc.kind)
+            op = op_of_access(attr, prologue, acc)
             if op is not None:
                 groups.setdefault(id(op), (op, []))[1].append(acc)
         # its own evaluators: the TMA tiling evaluates threads 0..threads-1, in_bounds the launch's threads
         boxes, tilings = _tma_boxes(module, fn, groups, threads, vec, {}, llir.path)
         for k, acc in enumerate(fn.accesses):
             out.extend(_access_findings(module, llir, fn, sym, acc, k, threads, shared_bytes, attr, vec, predicted,
-                                        choices, flow, lvec, boxes.get(acc.instr.line)))
+                                        choices, flow, lvec, boxes.get(acc.instr.line), prologue))
         fn_users = None
         for op, accs in groups.values():
             subject = f"{op.name} at {module.path}:{op.location.line}: {len(accs)} access(es) in {llir.path}"
+            v = None
             if id(op) in tilings:
                 v = tilings[id(op)]
             elif op.name == "ttg.convert_layout":
@@ -110,19 +117,27 @@ def validate(module: Module, llir: LlirModule, shared_bytes: int) -> list[Lowere
                 dbgs = attr.dbgs_of(op)
                 v = convert_elements(op, fn, sym, accs, threads, module.threads_per_warp, subject, flow, vec,
                                      dbgs, fn_users)
-            else:
-                v = right_elements(op, fn, sym, accs, threads, module.threads_per_warp, subject, flow, vec)
+            values = None
+            if id(op) not in tilings and op.name != "ttg.convert_layout":
+                proved_slots: list = []
+                v = right_elements(op, fn, sym, accs, threads, module.threads_per_warp, subject, flow, vec,
+                                   proved_slots)
+                if proved_slots and op.name in STORES_A_TENSOR and op.operands:
+                    values = stored_values(op, owners[id(op)], fn, sym, vec, accs, proved_slots[0], threads, subject,
+                                           flow)
             partial = next((a for a in accs if not runs_on_first(flow.of(a.instr), lvec, threads)), None)
-            if v is not None and partial is not None:  # the claim takes threads 0..threads-1 as the executing set
-                pc = flow.of(partial.instr)
-                v = Verdict("unknown", v.property, subject, None, v.seconds,
-                            f"the access at {llir.path}:{partial.instr.line} runs under the path condition "
-                            f"{pc.describe()} of block {pc.block or 'entry'}, which is not known to select exactly "
-                            f"threads 0..{threads - 1}: not claimed" + (f" ({flow.reason})" if flow.reason else ""))
-            if v is not None:
-                out.append(LoweredFinding(Finding(v, v.property, op.name, op.location, op.source, fn.name,
-                                                  module.target, index=len(out)),
-                                          Location(llir.path, accs[0].instr.line, 1)))
+            for v in (v, values):
+                if v is not None and partial is not None:  # the claim takes threads 0..threads-1 as executing
+                    pc = flow.of(partial.instr)
+                    v = Verdict("unknown", v.property, subject, None, v.seconds,
+                                f"the access at {llir.path}:{partial.instr.line} runs under the path condition "
+                                f"{pc.describe()} of block {pc.block or 'entry'}, which is not known to select "
+                                f"exactly threads 0..{threads - 1}: not claimed"
+                                + (f" ({flow.reason})" if flow.reason else ""))
+                if v is not None:
+                    out.append(LoweredFinding(Finding(v, v.property, op.name, op.location, op.source, fn.name,
+                                                      module.target, index=len(out)),
+                                              Location(llir.path, accs[0].instr.line, 1)))
         if attr.ops:  # a conversion lowered through warp shuffles: visible, not claimed
             shuffled: dict[int, tuple[int, Op]] = {}
             for ins in fn.instrs:
@@ -168,12 +183,13 @@ def _tma_boxes(module: Module, fn: LlirFunction, groups: dict[int, tuple[Op, lis
 def _access_findings(module: Module, llir: LlirModule, fn: LlirFunction, sym: Symbolic, acc: Access, k: int,
                      threads: int, shared_bytes: int, attr: Attribution,
                      vec: Threads, predicted: "Predictions", choices: dict, flow: Any = None,
-                     lvec: Threads | None = None, tma: TmaBox | str | None = None) -> list[LoweredFinding]:
+                     lvec: Threads | None = None, tma: TmaBox | str | None = None,
+                     prologue: frozenset[int] = frozenset()) -> list[LoweredFinding]:
     """The findings of one access, ``k``-th of ``fn``: its attribution (when it names no op), ``in_bounds``
     under its block's path condition (``flow``), and ``lowered_wavefronts`` when its address depends on the
     thread id only and exactly the TTGIR's threads run it."""
     loc = llir.locations.get(acc.instr.dbg or "", None)
-    op = attr.op_of(acc.instr.dbg, acc.kind)
+    op = op_of_access(attr, prologue, acc)
     ttgir_loc = loc if attr.mode == "ttgir" else None  # a source-mode location is a Python line, not a .ttgir one
     where = (op.location if op is not None
              else Location(module.path, ttgir_loc[0] if ttgir_loc else 1, ttgir_loc[1] + 1 if ttgir_loc else 1))
@@ -189,15 +205,16 @@ def _access_findings(module: Module, llir: LlirModule, fn: LlirFunction, sym: Sy
                                       index=k), lowered)
 
     results: list[LoweredFinding] = []
-    func = next((f for f in module.functions if ttgir_loc and f.location.line == ttgir_loc[0]), None)
-    if op is None and func is not None:
-        # the location names the tt.func line itself: code Triton adds to the function, not to one op (Triton
-        # 3.9's warp_specialize dispatch reads each partition's state byte so); not attributable to an op
+    func = next((f.name for f in module.functions if ttgir_loc and f.location.line == ttgir_loc[0]), None)
+    if func is None and attr.mode == "source" and loc is not None:  # a default compile: the kernel's `def` line
+        func = llir.location_functions.get(acc.instr.dbg or "")
+    if op is None and (func is not None or acc.instr.line in prologue):
+        # the location names the function itself: code Triton adds to the function, not to one op (the TMEM
+        # allocation prologue, warp_specialize's partition dispatch); not attributable to an op
+        at = (f"{module.path}:{loc[0] if loc else 0}" if attr.mode != "source" else
+              f"{llir.location_files.get(acc.instr.dbg or '', '?')}:{loc[0]}:{loc[1]}" if loc else "?")
         results.append(finding(Verdict("unknown", "attribution", subject, None, 0.0,
-                                       f"the access's debug location names the function @{func.name} "
-                                       f"({module.path}:{loc[0] if loc else 0}), not one of its ops: code the "
-                                       "compiler adds to the function (such as warp_specialize's partition "
-                                       "dispatch), which no TTGIR op's semantics covers")))
+                                       entry_code(module, fn, acc, f"@{func}" if func else None, at))))
     elif op is None:
         results.append(finding(Verdict("unknown", "attribution", subject, None, 0.0,
                                        attr.reason(acc.instr.dbg, llir))))

@@ -205,9 +205,20 @@ class Threads:
             return VecValue((base.vals + i64 * _U(size)) & _mask(32), base.none | idx.none, base.free | idx.free)
         if d.op in ("ptrtoint", "inttoptr"):
             return self.value(d.args[0], 32, sub)
+        if d.op == "bitreverse":
+            a = self.value(d.args[0], w, sub)
+            return VecValue(_reverse(a.vals, w), a.none, a.free)
         a, b = self.value(d.args[0], w, sub), self.value(d.args[1], w, sub)
         r, p = _binary(d.op, d.flags, a.vals, b.vals, w)
         return VecValue(r, a.none | b.none | p, a.free | b.free)
+
+
+def _reverse(a: np.ndarray, w: int) -> np.ndarray:
+    """``llvm.bitreverse.i<w>`` of every element: bit ``i`` moves to bit ``w - 1 - i``."""
+    r = np.zeros(a.shape, dtype=_U)
+    for i in range(w):
+        r |= ((a >> _U(i)) & _U(1)) << _U(w - 1 - i)
+    return r
 
 
 def _compare(pred: str, a: np.ndarray, b: np.ndarray, w: int) -> np.ndarray:

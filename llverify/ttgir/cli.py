@@ -279,7 +279,7 @@ class _Runner:
         checked: Iterator[Any] = iter(())
         if todo:
             from llverify.executor.pool import WorkerFailure
-            from llverify.ttgir.units import failed_outcome, run_unit
+            from llverify.ttgir.units import failed_outcome, run_unit, unit_cost
 
             if self.executor is None:
                 from llverify.executor.pool import UnitExecutor
@@ -287,7 +287,8 @@ class _Runner:
                 self.executor = UnitExecutor(jobs=self.jobs, executor=self.executor_kind, ray_address=self.ray_address,
                                              min_parallel=_MIN_PARALLEL)
             units = [(names[i], need, lowered, context) for i in todo]
-            weights = [_size(names[i]) for i in todo]
+            # only a pool schedules by cost: an inline run reads no file twice
+            weights = [unit_cost(names[i]) for i in todo] if self.executor.kind != "inline" else None
             checked = self.executor.imap(run_unit, units, weights=weights)
         for name, o in zip(names, outcomes):
             if o is None:  # the next checked one: todo is in the order of names, and so is imap
@@ -371,9 +372,3 @@ def _merge_per_op(outcomes: Sequence[Any]) -> dict[str, dict[str, int]]:
                 mine[k] += v
     return dict(sorted(out.items()))
 
-
-def _size(path: str) -> int:
-    try:
-        return os.stat(path).st_size
-    except OSError:
-        return 0

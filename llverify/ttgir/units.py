@@ -18,7 +18,7 @@ from typing import Any, Sequence
 from llverify.ttgir.modcache import (JSON_PLACEHOLDER, PLACEHOLDER, STATUSES, Outcome, encode_fragments,
                                      encode_record, json_path, key_context, module_key, volatile)
 
-__all__ = ["run_unit", "lowered_findings", "finding_doc", "failed_outcome"]
+__all__ = ["run_unit", "lowered_findings", "finding_doc", "failed_outcome", "unit_cost", "DIVISION_COST"]
 
 
 #: what a run needs of each module besides its counts and text lines (:func:`run_unit`'s ``need``)
@@ -46,6 +46,36 @@ def run_unit(unit: tuple[str, str | bool, bool, str | None]) -> Outcome:
         findings.extend(low)
         errors.extend(low_errors)
     return make_outcome(path, findings, errors, res.modules, need, context, data, side)
+
+
+#: the cost of one integer division in a module's text, in bytes of text of the same cost.  A buffer index
+#: computed through a division (``x - (x / 3) * 3``, the stage counter of a pipeline of 3 buffers) is not
+#: enumerable, so its range is a Z3 query over 64-bit words (``llverify.ttgir.scalars.SymbolicScalars``):
+#: about 0.3 s each, against about 1.6 s per MB of text for the rest of the gate (median over the corpus,
+#: 2026-11-27).  Such a module is 1-2 % of the corpus by size and an eighth of its CPU time.
+DIVISION_COST = 200_000
+_DIVISIONS = (b"arith.divui", b"arith.divsi")
+
+
+def unit_cost(path: str) -> int:
+    """The expected cost of gating ``path``, in bytes of ordinary TTGIR text: its size plus
+    :data:`DIVISION_COST` per integer division op in it (0 when the file cannot be read: the unit reports that).
+    Only the schedule depends on it (which worker checks which module, and when), never a result.
+
+    >>> import os, tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     p = os.path.join(d, "m.ttgir")
+    ...     with open(p, "wb") as f:
+    ...         _ = f.write(b"%q = arith.divui %x, %c3 : i64")
+    ...     unit_cost(p) == 30 + DIVISION_COST, unit_cost(os.path.join(d, "missing.ttgir"))
+    (True, 0)
+    """
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return 0
+    return len(data) + DIVISION_COST * sum(data.count(d) for d in _DIVISIONS)
 
 
 def failed_outcome(path: str, message: str) -> Outcome:

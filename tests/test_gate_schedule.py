@@ -51,3 +51,24 @@ def test_pool_workers_freeze_what_they_inherit() -> None:
     with UnitExecutor(jobs=2, min_parallel=1) as ex:
         assert min(ex.map(_freeze_count, list(range(8)))) >= len(keep)
     assert gc.get_freeze_count() == 0  # not in the parent
+
+
+def _gate(names: list[str], jobs: int) -> tuple[list[tuple], bool]:
+    """What the gate's runner yields for ``names`` with ``-j jobs`` (no cache), and whether it started a pool."""
+    from llverify.ttgir.cli import _Runner
+
+    with _Runner(None, jobs, "process", None) as runner:
+        out = [(o.path, o.n, o.counts, o.diag, o.conv, o.errors) for o in runner.gate_iter(names, "text", False)]
+        started = runner.executor is not None and runner.executor._pool is not None
+    return out, started
+
+
+def test_a_pool_starts_only_for_work_that_pays_for_it() -> None:
+    files = sorted(CORPUS.glob("**/*.ttgir"), key=lambda p: p.stat().st_size)
+    tiny = [str(p) for p in files[:10]]  # ten modules of a few kB: 20-40 ms of checking in all
+    assert sum(unit_cost(p) for p in tiny) < 100_000
+    out, started = _gate(tiny, 2)
+    assert not started and out == _gate(tiny, 1)[0]
+    heavy = sorted(str(CORPUS / f) for f in DIVIDING)  # two modules, but about 2 s of checking
+    out, started = _gate(heavy, 2)
+    assert started and out == _gate(heavy, 1)[0]

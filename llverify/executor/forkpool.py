@@ -30,7 +30,6 @@ import select
 import signal
 import sys
 from collections import deque
-from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 __all__ = ["ForkPool"]
@@ -94,12 +93,15 @@ def _serve(tasks: int, results: int) -> None:
             return
 
 
-@dataclass(eq=False)
 class _Worker:
-    pid: int
-    tasks: int  # the parent's end of the worker's task pipe (write)
-    results: int  # the parent's end of its result pipe (read)
-    batch: int | None = None  # the batch in flight, by its index in the current run
+    """One worker as the parent sees it: its process id, the parent's ends of its task pipe (write) and result
+    pipe (read), and the batch it holds (its index in the current run), if any."""
+
+    __slots__ = ("pid", "tasks", "results", "batch")
+
+    def __init__(self, pid: int, tasks: int, results: int) -> None:
+        self.pid, self.tasks, self.results = pid, tasks, results
+        self.batch: int | None = None
 
 
 def _death(status: int) -> str:

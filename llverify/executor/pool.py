@@ -34,7 +34,6 @@ import functools
 import gc
 import math
 import os
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence, TypeVar
 
 if TYPE_CHECKING:  # the pool's module is loaded only when a pool is started
@@ -53,11 +52,30 @@ from llverify.executor import EXECUTORS  # noqa: E402 - re-exported
 MIN_PARALLEL_UNITS = 16
 
 
-@dataclass(frozen=True)
 class WorkerFailure:
-    """The result slot of a unit whose worker died; ``message`` says how."""
+    """The result slot of a unit whose worker died; ``message`` says how.  An immutable value (a plain class:
+    ``dataclasses`` costs a ``-j N`` parent about 5 ms of start-up, which it otherwise never needs)."""
 
+    __slots__ = ("message",)
     message: str
+
+    def __init__(self, message: str) -> None:
+        object.__setattr__(self, "message", message)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("WorkerFailure is immutable")
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is WorkerFailure and other.message == self.message
+
+    def __hash__(self) -> int:
+        return hash(self.message)
+
+    def __repr__(self) -> str:
+        return f"WorkerFailure(message={self.message!r})"
+
+    def __reduce__(self) -> tuple[type, tuple[str]]:
+        return WorkerFailure, (self.message,)
 
 
 #: native thread pools that start with the library (OpenBLAS starts one thread per core when numpy is imported,

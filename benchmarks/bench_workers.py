@@ -8,13 +8,17 @@ process, ``-j 1`` and ``-j 2`` interleaved, and splits its CPU time (user + sys)
 
 * ``S``: the parent's CPU time (``resource.getrusage``): the interpreter, click, discovery, starting the pool,
   collecting the results and printing (``pre`` = before the first unit is handed to the executor);
-* ``I``: a process's import of the gate (``llverify.ttgir.gate`` and the report, what a unit loads), timed in
-  each process before its first unit;
+* ``I``: a process's import of the gate (``llverify.ttgir.gate``, the report and the module cache, what a unit
+  loads), timed in each process before its first unit;
 * ``W``: the sum of the units' CPU time in the ``-j 1`` process;
 * ``E``: what the second process adds: its own import, plus the workers' unit CPU beyond ``W`` (layouts and
   proofs that ``-j 1`` memoises across modules, built again in the other worker);
 * ``imbalance``: the busiest worker's CPU time at its last unit minus the other's (a forked child's clock
   starts at zero).
+
+Each unit (``llverify.ttgir.units.run_unit``, replaced by a timed one of the same name before the command
+starts, so that in-process runs and pool workers both call it) reports its process, its CPU time and the
+process's import; a worker appends its reports to a spool file that the parent reads at the end.
 
 The 2-core estimate of ``-j 2``'s wall time is *the parent's whole CPU time + the busiest worker's*: conservative,
 since the parent's share while the workers run is counted as if it ran alone.  The printed ratio is the
@@ -42,49 +46,46 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # The child: run the command in process; each unit reports its process, its CPU time and the process's import.
 CHILD = r"""
-import functools, json, os, resource, sys, time
+import json, os, resource, sys, tempfile, time
 sys.path.insert(0, sys.argv[1])
+PARENT = os.getpid()
+SPOOL = tempfile.mkdtemp(prefix="bench-workers-")  # a worker appends one line per unit to SPOOL/<pid>
 REPORTS = []
 IMPORT = {}
 PRE = []
+import llverify.ttgir.units as units
+_run_unit = units.run_unit
 
-def timed_unit(fn, unit):
+def timed_unit(unit):
     pid = os.getpid()
     if pid not in IMPORT:
         a = time.process_time()
-        import llverify.ttgir.gate, llverify.ttgir.report  # what a unit loads
+        import llverify.ttgir.gate, llverify.ttgir.report, llverify.ttgir.modcache  # what a unit loads
         IMPORT[pid] = time.process_time() - a
     a = time.process_time()
-    out = fn(unit)
+    out = _run_unit(unit)
     b = time.process_time()
-    return out, pid, b, b - a, IMPORT[pid]
+    rec = (pid, b, b - a, IMPORT[pid])
+    if pid == PARENT:
+        REPORTS.append(rec)
+    else:
+        with open(os.path.join(SPOOL, str(pid)), "a") as fh:
+            fh.write(json.dumps(rec) + "\n")
+    return out
 
+# the command imports run_unit from the module when it runs and a pool pickles it by name: both get this one
+timed_unit.__module__, timed_unit.__qualname__ = units.__name__, "run_unit"
+units.run_unit = timed_unit
 import llverify.executor.pool as pool
+_imap = pool.UnitExecutor.imap
 
-def unwrap(results):
-    for r in results:
-        if isinstance(r, tuple):
-            REPORTS.append(r[1:])
-            yield r[0]
-        else:
-            yield r
+def imap(self, *args, **kwargs):
+    if not PRE:
+        ru = resource.getrusage(resource.RUSAGE_SELF)
+        PRE.append(ru.ru_utime + ru.ru_stime)
+    return _imap(self, *args, **kwargs)
 
-def start(self):
-    ru = resource.getrusage(resource.RUSAGE_SELF)
-    PRE.append(ru.ru_utime + ru.ru_stime)
-
-if hasattr(pool.UnitExecutor, "imap"):  # map goes through imap
-    _imap = pool.UnitExecutor.imap
-    def imap(self, fn, units, weights=None):
-        start(self)
-        return unwrap(_imap(self, functools.partial(timed_unit, fn), units, weights))
-    pool.UnitExecutor.imap = imap
-else:  # an older checkout (--baseline)
-    _map = pool.UnitExecutor.map
-    def map_(self, fn, units, progress=None, weights=None):
-        start(self)
-        return list(unwrap(_map(self, functools.partial(timed_unit, fn), units, progress, weights)))
-    pool.UnitExecutor.map = map_
+pool.UnitExecutor.imap = imap
 from llverify.cli import cli
 devnull = open(os.devnull, "w")
 real = sys.stdout
@@ -94,6 +95,11 @@ try:
 except SystemExit:
     pass
 sys.stdout = real
+for name in os.listdir(SPOOL):
+    with open(os.path.join(SPOOL, name)) as fh:
+        REPORTS.extend(tuple(json.loads(line)) for line in fh)
+    os.remove(os.path.join(SPOOL, name))
+os.rmdir(SPOOL)
 procs = {}
 for pid, end, cpu, imp in REPORTS:
     p = procs.setdefault(pid, {"end": 0.0, "work": 0.0, "import": imp, "units": 0})
@@ -101,9 +107,8 @@ for pid, end, cpu, imp in REPORTS:
     p["work"] += cpu
     p["units"] += 1
 ru = resource.getrusage(resource.RUSAGE_SELF)
-me = os.getpid()
 print(json.dumps({"parent": ru.ru_utime + ru.ru_stime, "pre": PRE[0] if PRE else None,
-                  "inline": procs.pop(me, None), "workers": sorted(procs.values(), key=lambda p: p["end"])}))
+                  "inline": procs.pop(PARENT, None), "workers": sorted(procs.values(), key=lambda p: p["end"])}))
 """
 
 

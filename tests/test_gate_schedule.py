@@ -54,12 +54,15 @@ def test_pool_workers_freeze_what_they_inherit() -> None:
 
 
 def _gate(names: list[str], jobs: int) -> tuple[list[tuple], bool]:
-    """What the gate's runner yields for ``names`` with ``-j jobs`` (no cache), and whether it started a pool."""
+    """What the gate's runner yields for ``names`` with ``-j jobs`` (no cache), and whether it started a pool
+    (forked after importing the gate: ``preload``)."""
     from llverify.ttgir.cli import _Runner
+    from llverify.ttgir.units import preload
 
     with _Runner(None, jobs, "process", None) as runner:
         out = [(o.path, o.n, o.counts, o.diag, o.conv, o.errors) for o in runner.gate_iter(names, "text", False)]
         started = runner.executor is not None and runner.executor._pool is not None
+        assert not started or runner.executor.prepare is preload
     return out, started
 
 
@@ -72,3 +75,16 @@ def test_a_pool_starts_only_for_work_that_pays_for_it() -> None:
     heavy = sorted(str(CORPUS / f) for f in DIVIDING)  # two modules, but about 2 s of checking
     out, started = _gate(heavy, 2)
     assert started and out == _gate(heavy, 1)[0]
+
+
+def test_preload_imports_the_gate_but_not_z3() -> None:
+    import subprocess
+    import sys
+
+    script = ("import sys; from llverify.ttgir.units import preload; preload(); "
+              "print(sorted(m for m in ('llverify.ttgir.gate', 'llverify.ttgir.reader', 'llverify.ttgir.modcache', "
+              "'llverify.ttgir.report', 'numpy', 'z3') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                         cwd=Path(__file__).parent.parent)
+    assert out.stdout.split() == ["['llverify.ttgir.gate',", "'llverify.ttgir.modcache',", "'llverify.ttgir.reader',",
+                                  "'llverify.ttgir.report',", "'numpy']"], out.stderr

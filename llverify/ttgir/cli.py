@@ -286,7 +286,7 @@ class _Runner:
         checked: Iterator[Any] = iter(())
         if todo:
             from llverify.executor.pool import WorkerFailure
-            from llverify.ttgir.units import failed_outcome, run_unit, unit_cost
+            from llverify.ttgir.units import failed_outcome, preload, run_unit, unit_cost
 
             units = [(names[i], need, lowered, context) for i in todo]
             # only a pool schedules by cost (an inline run reads no file twice), and only a worthwhile one starts
@@ -298,8 +298,10 @@ class _Runner:
                 if self.executor is None:
                     from llverify.executor.pool import UnitExecutor
 
+                    # the workers inherit the gate, imported once here (docs/scale.md: it saves a second import
+                    # in CPU and the workers' collections over it, and costs no wall time on idle cores)
                     self.executor = UnitExecutor(jobs=self.jobs, executor=self.executor_kind,
-                                                 ray_address=self.ray_address, min_parallel=2)
+                                                 ray_address=self.ray_address, min_parallel=2, prepare=preload)
                 checked = self.executor.imap(run_unit, units, weights=weights)
         for name, o in zip(names, outcomes):
             if o is None:  # the next checked one: todo is in the order of names, and so is imap

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 if TYPE_CHECKING:
     from llverify.ttgir.modcache import Outcome
 
-__all__ = ["run_unit", "lowered_findings", "finding_doc", "failed_outcome", "unit_cost", "DIVISION_COST"]
+__all__ = ["run_unit", "preload", "lowered_findings", "finding_doc", "failed_outcome", "unit_cost", "DIVISION_COST"]
 
 
 #: what a run needs of each module besides its counts and text lines (:func:`run_unit`'s ``need``)
@@ -78,6 +78,17 @@ def unit_cost(path: str) -> int:
     except OSError:
         return 0
     return len(data) + DIVISION_COST * sum(data.count(d) for d in _DIVISIONS)
+
+
+def preload() -> None:
+    """Import what every unit loads (the gate and its reader, the report, the module cache): a pool's parent
+    calls it once before forking, so that the workers inherit the modules instead of each importing them,
+    frozen out of the cyclic collector (docs/scale.md, "The pool forks once per run").  Z3 is not among
+    them: only modules whose buffer indices go through a division load it."""
+    from llverify.prove import solver_budget
+    from llverify.ttgir import gate, loader, modcache, reader, report
+
+    del solver_budget, gate, loader, modcache, reader, report  # imported is all that is asked of them
 
 
 def failed_outcome(path: str, message: str) -> Outcome:

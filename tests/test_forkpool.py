@@ -33,6 +33,16 @@ def _unpicklable(_: int):
     return lambda: 0
 
 
+def _only_in_the_worker(_: int) -> object:
+    """A value of a class that the worker's module table has and the parent's does not."""
+    import types
+
+    mod = types.ModuleType("llverify_test_worker_only")
+    exec("class Here:\n    pass\n", mod.__dict__)
+    sys.modules[mod.__name__] = mod
+    return mod.Here()
+
+
 def _alive(pid: int) -> bool:
     try:
         waited, _ = os.waitpid(pid, os.WNOHANG)
@@ -74,6 +84,10 @@ def test_an_exception_or_an_unpicklable_value_fails_the_batch_with_its_reason() 
     assert out[:2] == [0, 1] and out[4:] == [4, 5]
     assert all(isinstance(v, WorkerFailure) and "ValueError: three" in v.message for v in out[2:4])
     assert all(isinstance(v, WorkerFailure) and "do not pickle" in v.message for v in bad)
+    with UnitExecutor(jobs=2, min_parallel=1) as ex:
+        unread = ex.map(_only_in_the_worker, [0, 1])
+        assert ex.map(abs, [-2, -3]) == [2, 3]  # the workers are still there
+    assert all(isinstance(v, WorkerFailure) and "could not be read" in v.message for v in unread)
 
 
 def test_close_ends_every_worker_even_mid_run() -> None:

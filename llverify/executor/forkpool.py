@@ -196,20 +196,28 @@ class ForkPool:
         busy = {w.results: w for w in self._workers if w.batch is not None}
         if not busy:
             return []
-        ready, _, _ = select.select(list(busy), [], [], timeout)
+        watch = select.poll()  # not select.select: a descriptor numbered past FD_SETSIZE is fine
+        for fd in busy:
+            watch.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+        ready = watch.poll(None if timeout is None else int(timeout * 1000))
         out: list[tuple[int, str, Any]] = []
-        for fd in ready:
+        for fd, _ in ready:
             w = busy[fd]
             k = w.batch
             assert k is not None
             w.batch = None
             try:
-                status, value = pickle.loads(_read_frame(fd))
-            except (EOFError, OSError, pickle.UnpicklingError):
-                status, value = "error", self._reap(w)
-                w = self._fork()  # in its place: each death costs one batch, so a run forks finitely many
+                frame = _read_frame(fd)
+            except (EOFError, OSError):  # the worker died: its batch fails, another worker takes its place
+                out.append((k, "error", self._reap(w)))
+                w = self._fork()  # each death costs one batch, so a run forks finitely many
                 self._workers.append(w)
-            out.append((k, status, value))
+            else:
+                try:
+                    status, value = pickle.loads(frame)
+                except Exception as exc:  # noqa: BLE001 - e.g. a value whose class the parent cannot load
+                    status, value = "error", f"the results could not be read: {type(exc).__name__}: {exc}"
+                out.append((k, status, value))
             self._send(w)
         return out
 

@@ -7,10 +7,11 @@ list of units and returns the results **in the order of the units**, whatever
 the executor, so ``-j 2`` prints exactly what ``-j 1`` prints.
 
 * ``inline``: in this process, in order.
-* ``process``: a ``fork`` process pool started once per executor (not per
-  call), after ``prepare`` (what every worker needs, done once in the parent
-  and inherited), units sent in batches (contiguous slices, see
-  :func:`_batches`) to amortise the inter-process round trip.  Below
+* ``process``: ``jobs`` forked workers (:class:`llverify.executor.forkpool.ForkPool`)
+  started once per executor (not per call), after ``prepare`` (what every
+  worker needs, done once in the parent and inherited), units sent in batches
+  (contiguous slices, see :func:`_batches`) to amortise the inter-process
+  round trip, the next batch to whichever worker is free.  Below
   ``min_parallel`` units the work runs inline: starting workers would cost
   more than it saves.
 * ``ray``: the same batches as Ray tasks (optional extra ``cluster``),
@@ -19,7 +20,8 @@ the executor, so ``-j 2`` prints exactly what ``-j 1`` prints.
 
 A worker that dies (killed for memory, a crash in native code) does not
 take the run down: each unit of its batch comes back as a
-:class:`WorkerFailure`, which the caller turns into an ``error`` verdict.
+:class:`WorkerFailure`, which the caller turns into an ``error`` verdict, and
+(``process``) another worker is forked in its place for the other batches.
 
 >>> with UnitExecutor(jobs=1) as ex:
 ...     ex.map(abs, [-3, 1, -2])
@@ -32,11 +34,10 @@ import functools
 import gc
 import math
 import os
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence, TypeVar
 
-if TYPE_CHECKING:  # the pool's modules (about 20 ms) are loaded only when a pool is started
-    from concurrent.futures import ProcessPoolExecutor
+if TYPE_CHECKING:  # the pool's module is loaded only when a pool is started
+    from llverify.executor.forkpool import ForkPool
 
 __all__ = ["UnitExecutor", "WorkerFailure", "EXECUTORS", "MIN_PARALLEL_UNITS"]
 
@@ -51,11 +52,30 @@ from llverify.executor import EXECUTORS  # noqa: E402 - re-exported
 MIN_PARALLEL_UNITS = 16
 
 
-@dataclass(frozen=True)
 class WorkerFailure:
-    """The result slot of a unit whose worker died; ``message`` says how."""
+    """The result slot of a unit whose worker died; ``message`` says how.  An immutable value (a plain class:
+    ``dataclasses`` costs a ``-j N`` parent about 5 ms of start-up, which it otherwise never needs)."""
 
+    __slots__ = ("message",)
     message: str
+
+    def __init__(self, message: str) -> None:
+        object.__setattr__(self, "message", message)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("WorkerFailure is immutable")
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is WorkerFailure and other.message == self.message
+
+    def __hash__(self) -> int:
+        return hash(self.message)
+
+    def __repr__(self) -> str:
+        return f"WorkerFailure(message={self.message!r})"
+
+    def __reduce__(self) -> tuple[type, tuple[str]]:
+        return WorkerFailure, (self.message,)
 
 
 #: native thread pools that start with the library (OpenBLAS starts one thread per core when numpy is imported,
@@ -66,9 +86,12 @@ _ONE_THREAD = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 def _worker_start() -> None:
     """Runs first in every pool worker: one thread for the native libraries it will load (see ``_ONE_THREAD``;
-    they read the variables when they load, after the fork)."""
+    they read the variables when they load, after the fork), and what it inherited from the parent frozen out
+    of the cyclic collector (``gc.freeze``: never garbage here, so the worker's full collections neither walk
+    nor write to, and so copy, those objects; it cut the workers' collection time by a third on the corpus)."""
     for name in _ONE_THREAD:
         os.environ.setdefault(name, "1")
+    gc.freeze()
 
 
 def _run_batch(fn: Callable[[T], R], batch: Sequence[T]) -> list[R]:
@@ -145,8 +168,7 @@ class UnitExecutor:
         self.min_parallel = min_parallel
         self.ray_address = ray_address
         self.prepare = prepare
-        self._frozen = False
-        self._pool: ProcessPoolExecutor | None = None
+        self._pool: ForkPool | None = None
         self._ray: Any = None
 
     # -- lifecycle -----------------------------------------------------------------------------
@@ -158,30 +180,33 @@ class UnitExecutor:
 
     def close(self) -> None:
         if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool.close()
             self._pool = None
         if self._ray is not None and self.ray_address is None:
             self._ray.shutdown()
         self._ray = None
 
-    def _process_pool(self) -> "ProcessPoolExecutor":
+    def _process_pool(self) -> "ForkPool":
         """The pool, started on first use.  ``prepare`` runs here first (e.g. importing what every unit
         needs), so that the forked workers inherit it instead of each paying for it again; what the
-        parent holds then is frozen out of the cyclic collector (``gc.freeze``), so that the workers'
-        collections do not write to, and so copy, the pages they share with it.  It saves CPU time
+        parent holds then is frozen out of the cyclic collector (``gc.freeze``) across the fork, so that the
+        workers' collections do not write to, and so copy, the pages they share with it.  It saves CPU time
         (each worker's share), not wall time on idle cores: the parent does it alone while the other
         cores wait, and the workers then pay for the pages they copy (docs/scale.md: the gate does not
         use it)."""
         if self._pool is None:
-            import multiprocessing  # noqa: PLC0415 - see TYPE_CHECKING above
-            from concurrent.futures import ProcessPoolExecutor  # noqa: PLC0415
+            from llverify.executor.forkpool import ForkPool  # noqa: PLC0415 - see TYPE_CHECKING above
 
-            if self.prepare is not None:
-                self.prepare()
-                gc.freeze()
-                self._frozen = True
-            self._pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=multiprocessing.get_context("fork"),
-                                             initializer=_worker_start)
+            frozen = False
+            try:
+                if self.prepare is not None:
+                    self.prepare()
+                    gc.freeze()
+                    frozen = True
+                self._pool = ForkPool(self.jobs, start=_worker_start)
+            finally:
+                if frozen:  # the workers are forked: the parent collects as usual again
+                    gc.unfreeze()
         return self._pool
 
     def _ray_module(self) -> Any:
@@ -226,36 +251,58 @@ class UnitExecutor:
                 yield fn(u)
             return
         batches = _batches(n, self.jobs, self.batch_size, weights)
-        # one (batch, fetch, what-failed) per submitted batch; fetch blocks until the batch's values are back
         if self.kind == "process":
-            try:
-                pool = self._process_pool()
-                pending = [(b, pool.submit(_run_batch, fn, [units[i] for i in b]).result, "worker failed")
-                           for b in batches]
-            finally:
-                if self._frozen:  # the workers are forked by the first submit; the parent collects as usual again
-                    gc.unfreeze()
-                    self._frozen = False
-        else:
-            ray = self._ray_module()
-            remote = ray.remote(_run_batch)
-            pending = [(b, functools.partial(ray.get, remote.remote(fn, [units[i] for i in b])), "ray task failed")
-                       for b in batches]
-        holder = [0] * n  # unit index -> its batch's position in pending
-        for k, (b, _, _) in enumerate(pending):
-            for i in b:
-                holder[i] = k
+            yield from self._imap_pool(fn, units, batches)
+            return
+        # Ray: one (batch, fetch) per submitted batch; fetch blocks until the batch's values are back
+        ray = self._ray_module()
+        remote = ray.remote(_run_batch)
+        pending = [(b, functools.partial(ray.get, remote.remote(fn, [units[i] for i in b]))) for b in batches]
+        holder = _holders(n, batches)
         got: dict[int, list[Any]] = {}  # batch position -> its values, kept until its last unit is yielded
         for i in range(n):
             k = holder[i]
             if k not in got:
-                b, fetch, failed = pending[k]
+                b, fetch = pending[k]
                 try:
                     got[k] = list(fetch())
-                except Exception as exc:  # noqa: BLE001 - a worker died or a task failed; its units fail, the run goes on
-                    got[k] = [WorkerFailure(f"{failed}: {type(exc).__name__}: {exc}")] * len(b)
+                except Exception as exc:  # noqa: BLE001 - a task failed; its units fail, the run goes on
+                    got[k] = [WorkerFailure(f"ray task failed: {type(exc).__name__}: {exc}")] * len(b)
             b = pending[k][0]
             value = got[k][i - b[0]]
             if i == b[-1]:
                 del got[k]
             yield value
+
+    def _imap_pool(self, fn: Callable[[T], R], units: Sequence[T], batches: list[Sequence[int]]
+                   ) -> Iterator[R | WorkerFailure]:
+        """:meth:`imap` over the fork pool: every worker is kept busy while the values are yielded in order
+        (the pool is polled, without waiting, before each value goes to the caller)."""
+        pool = self._process_pool()
+        pool.start(fn, [[units[i] for i in b] for b in batches])
+        holder = _holders(len(units), batches)
+        got: dict[int, list[Any]] = {}
+
+        def take(results: list[tuple[int, str, Any]]) -> None:
+            for k, status, value in results:
+                got[k] = value if status == "ok" else [WorkerFailure(f"worker failed: {value}")] * len(batches[k])
+
+        for i in range(len(units)):
+            k = holder[i]
+            while k not in got:
+                take(pool.poll(None))
+            b = batches[k]
+            value = got[k][i - b[0]]
+            if i == b[-1]:
+                del got[k]
+            take(pool.poll(0))
+            yield value
+
+
+def _holders(n: int, batches: Sequence[Sequence[int]]) -> list[int]:
+    """Unit index -> the position of its batch in ``batches``."""
+    holder = [0] * n
+    for k, b in enumerate(batches):
+        for i in b:
+            holder[i] = k
+    return holder

@@ -34,9 +34,16 @@ __all__ = ["ttgir"]
 FORMATS = ("text", "json", "junit", "sarif", "markdown")
 # llverify.spec.summary's exit codes (equal by a test), not imported: a warm run loads no spec front end
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_UNKNOWN = 0, 1, 2, 3
-#: fewer modules to check than this run in process whatever -j says: each worker pays about 0.3 s of
-#: imports, which a handful of small modules (about 10 ms each) does not win back
-_MIN_PARALLEL = 8
+#: a pool costs each worker's fork and its own import of the gate (in parallel with the other's: a few
+#: milliseconds more than -j 1 on idle cores, more on a loaded machine): modules expected to cost less than
+#: this in all (:func:`llverify.ttgir.units.unit_cost`'s bytes of text: about 0.15 s of checking), or fewer
+#: than two, are checked in process whatever -j says
+_MIN_PARALLEL_COST = 100_000
+
+
+def _worth_a_pool(costs: Sequence[int]) -> bool:
+    """Whether modules of these expected costs are checked faster by a pool than in process."""
+    return len(costs) >= 2 and sum(costs) >= _MIN_PARALLEL_COST
 
 
 def _render(fmt: str, findings: Sequence[Any], errors: Sequence[str], diff_text: str, summary: dict[str, Any],
@@ -279,16 +286,23 @@ class _Runner:
         checked: Iterator[Any] = iter(())
         if todo:
             from llverify.executor.pool import WorkerFailure
-            from llverify.ttgir.units import failed_outcome, run_unit
+            from llverify.ttgir.units import failed_outcome, preload, run_unit, unit_cost
 
-            if self.executor is None:
-                from llverify.executor.pool import UnitExecutor
-
-                self.executor = UnitExecutor(jobs=self.jobs, executor=self.executor_kind, ray_address=self.ray_address,
-                                             min_parallel=_MIN_PARALLEL)
             units = [(names[i], need, lowered, context) for i in todo]
-            weights = [_size(names[i]) for i in todo]
-            checked = self.executor.imap(run_unit, units, weights=weights)
+            # only a pool schedules by cost (an inline run reads no file twice), and only a worthwhile one starts
+            inline = self.jobs == 1 and self.executor_kind == "process"
+            weights = None if inline else [unit_cost(names[i]) for i in todo]
+            if inline or (self.executor_kind == "process" and not _worth_a_pool(weights or [])):
+                checked = map(run_unit, units)
+            else:
+                if self.executor is None:
+                    from llverify.executor.pool import UnitExecutor
+
+                    # the workers inherit the gate, imported once here (docs/scale.md: it saves a second import
+                    # in CPU and the workers' collections over it, and costs no wall time on idle cores)
+                    self.executor = UnitExecutor(jobs=self.jobs, executor=self.executor_kind,
+                                                 ray_address=self.ray_address, min_parallel=2, prepare=preload)
+                checked = self.executor.imap(run_unit, units, weights=weights)
         for name, o in zip(names, outcomes):
             if o is None:  # the next checked one: todo is in the order of names, and so is imap
                 r = next(checked)
@@ -371,9 +385,3 @@ def _merge_per_op(outcomes: Sequence[Any]) -> dict[str, dict[str, int]]:
                 mine[k] += v
     return dict(sorted(out.items()))
 
-
-def _size(path: str) -> int:
-    try:
-        return os.stat(path).st_size
-    except OSError:
-        return 0

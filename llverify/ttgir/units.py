@@ -5,20 +5,21 @@ command prints for the path (the text report's lines, verdict counts, the findin
 them) and, when the run has a cache and the module is storable, the record for the module cache,
 keyed by the SHA-256 of the very bytes it checked (see :mod:`llverify.ttgir.modcache`).  The parent
 process writes the records, in one transaction, after the run.
+
+The module cache, hashing, JSON and the gate are loaded when a unit runs, not when this module is imported:
+a ``-j N`` parent without a cache only names :func:`run_unit` to its workers (and weighs the paths with
+:func:`unit_cost`), so its serial start-up does not pay for them (about 10 ms).
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
-from dataclasses import replace
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
-from llverify.ttgir.modcache import (JSON_PLACEHOLDER, PLACEHOLDER, STATUSES, Outcome, encode_fragments,
-                                     encode_record, json_path, key_context, module_key, volatile)
+if TYPE_CHECKING:
+    from llverify.ttgir.modcache import Outcome
 
-__all__ = ["run_unit", "lowered_findings", "finding_doc", "failed_outcome"]
+__all__ = ["run_unit", "preload", "lowered_findings", "finding_doc", "failed_outcome", "unit_cost", "DIVISION_COST"]
 
 
 #: what a run needs of each module besides its counts and text lines (:func:`run_unit`'s ``need``)
@@ -32,6 +33,7 @@ def run_unit(unit: tuple[str, str | bool, bool, str | None]) -> Outcome:
     the JSON report), ``sarif`` (also the SARIF results) or ``findings`` (the Finding objects themselves);
     True and False mean ``findings`` and ``text``."""
     from llverify.ttgir.gate import gate_path
+    from llverify.ttgir.modcache import key_context
 
     path, need, lowered, context = unit
     need = "findings" if need is True else "text" if need is False else need
@@ -48,8 +50,51 @@ def run_unit(unit: tuple[str, str | bool, bool, str | None]) -> Outcome:
     return make_outcome(path, findings, errors, res.modules, need, context, data, side)
 
 
+#: the cost of one integer division in a module's text, in bytes of text of the same cost.  A buffer index
+#: computed through a division (``x - (x / 3) * 3``, the stage counter of a pipeline of 3 buffers) is not
+#: enumerable, so its range is a Z3 query over 64-bit words (``llverify.ttgir.scalars.SymbolicScalars``):
+#: about 0.3 s each, against about 1.6 s per MB of text for the rest of the gate (median over the corpus,
+#: 2026-11-27).  Such a module is 1-2 % of the corpus by size and an eighth of its CPU time.
+DIVISION_COST = 200_000
+_DIVISIONS = (b"arith.divui", b"arith.divsi")
+
+
+def unit_cost(path: str) -> int:
+    """The expected cost of gating ``path``, in bytes of ordinary TTGIR text: its size plus
+    :data:`DIVISION_COST` per integer division op in it (0 when the file cannot be read: the unit reports that).
+    Only the schedule depends on it (which worker checks which module, and when), never a result.
+
+    >>> import os, tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     p = os.path.join(d, "m.ttgir")
+    ...     with open(p, "wb") as f:
+    ...         _ = f.write(b"%q = arith.divui %x, %c3 : i64")
+    ...     unit_cost(p) == 30 + DIVISION_COST, unit_cost(os.path.join(d, "missing.ttgir"))
+    (True, 0)
+    """
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return 0
+    return len(data) + DIVISION_COST * sum(data.count(d) for d in _DIVISIONS)
+
+
+def preload() -> None:
+    """Import what every unit loads (the gate and its reader, the report, the module cache): a pool's parent
+    calls it once before forking, so that the workers inherit the modules instead of each importing them,
+    frozen out of the cyclic collector (docs/scale.md, "The pool forks once per run").  Z3 is not among
+    them: only modules whose buffer indices go through a division load it."""
+    from llverify.prove import solver_budget
+    from llverify.ttgir import gate, loader, modcache, reader, report
+
+    del solver_budget, gate, loader, modcache, reader, report  # imported is all that is asked of them
+
+
 def failed_outcome(path: str, message: str) -> Outcome:
     """A unit whose worker died: one error for its path."""
+    from llverify.ttgir.modcache import STATUSES, Outcome
+
     return Outcome(path, 0, (f"{path}:1:1: {message}",), 0, {s: 0 for s in STATUSES}, [], [], [], fragments=[],
                    sarif=[])
 
@@ -86,6 +131,7 @@ def finding_doc(f: Any) -> dict[str, Any]:
 
 def _storable(findings: Sequence[Any], errors: Sequence[str], modules: int) -> bool:
     from llverify.prove.solver_budget import DEFAULT_RLIMIT, default_rlimit
+    from llverify.ttgir.modcache import volatile
 
     if errors or modules < 1 or default_rlimit() != DEFAULT_RLIMIT:
         return False
@@ -103,8 +149,14 @@ def make_outcome(path: str, findings: list[Any], errors: list[str], modules: int
                  context: str | None, data: bytes | None, side: dict[str, Any] | None) -> Outcome:
     """What the parent needs of one module (see :func:`run_unit` for ``need``), and the record to store when
     the run has a cache (``context``) and the module is storable."""
+    import hashlib
+    import json
+    from dataclasses import replace
+
     from llverify.ttgir.gate import op_counts
     from llverify.ttgir.model import Location
+    from llverify.ttgir.modcache import (JSON_PLACEHOLDER, PLACEHOLDER, STATUSES, Outcome, encode_fragments,
+                                         encode_record, json_path, module_key)
     from llverify.ttgir.report import json_fragment, rule_text, sarif_result, text_lines
 
     need = "findings" if need is True else "text" if need is False else need
@@ -157,6 +209,10 @@ def lowered_findings(path: str, data: bytes | None) -> tuple[list[Any], list[str
     """Lowered-code findings for a ``.ttgir`` whose ``.llir`` (and Triton's ``.json`` metadata, for the shared
     size) sit beside it, as in a Triton cache directory; nothing when they do not.  Also the side files'
     identity (:func:`llverify.ttgir.modcache.side_digests`) computed from the very bytes validated."""
+    import hashlib
+    import json
+    from dataclasses import replace
+
     from llverify.lowered.llir import LlirError, parse_llir
     from llverify.lowered.validate import validate
     from llverify.ttgir.loader import decode_text, read_bytes, read_text

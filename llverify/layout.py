@@ -29,13 +29,15 @@ Invalid arguments raise :class:`~llverify.errors.LayoutError` naming the dim.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from functools import lru_cache
 from types import MappingProxyType
-from typing import Any, Iterable, Mapping, Sequence, Union
+from typing import Any, Iterable, Sequence, Union
 
 from llverify import f2
 from llverify.errors import LayoutError
 
-__all__ = ["LinearLayout"]
+__all__ = ["LinearLayout", "clear_memo"]
 
 Basis = tuple[int, ...]
 BasesArg = Union[Mapping[str, Sequence[Sequence[int]]], Sequence[tuple[str, Sequence[Sequence[int]]]]]
@@ -896,7 +898,13 @@ class LinearLayout:
         ``outer`` is not injective the smallest ``outer`` input is chosen
         (Triton's ``lstsq``).  Requires equal out dims and sizes and a
         surjective ``outer``.  Result: in dims of self, out dims = outer's in dims.
+
+        Memoised per pair (a pure function of two immutable values; a conversion's proof, plan and cost all
+        start from the same ``B⁻¹A``): :func:`clear_memo` forgets it.
         """
+        return _invert_and_compose(self, outer)
+
+    def _invert_and_compose(self, outer: "LinearLayout") -> "LinearLayout":
         from llverify.layout_invert import check_out_dims, solve  # lazy: keeps `import llverify` cheap
 
         outs = list(self.out_dim_names)
@@ -907,11 +915,34 @@ class LinearLayout:
         if not dest.is_surjective():
             raise LayoutError("invert_and_compose: the outer layout must be surjective to have a (pseudo)inverse")
         ident, sol = solve(dest._dim_columns(), first._dim_columns())
-        ret = LinearLayout._from_flat([(d, 1 << n) for d, n in first._in if d not in ident],
-                                      [(d, 1 << n) for d, n in dest._in if d not in ident], sol)
-        for d in ident:
-            ret = ret * LinearLayout.identity_1d(dest.in_dim_size(d), d, d)
-        return ret.transpose_ins(list(first.in_dim_names)).transpose_outs(list(dest.in_dim_names))
+        # The result, built directly in its final dim orders (first's in dims, dest's in dims as out dims): an
+        # identity dim's bit i goes to its own out bit i; every other column is its solution, a combination of
+        # dest's non-identity in bits numbered consecutively in dest's order, spread to their out positions.
+        out_dims = tuple((d, 1 << n) for d, n in dest._in)
+        if not ident:
+            return LinearLayout._raw(first._in, out_dims, tuple(sol))
+        out_off: dict[str, int] = {}
+        s = 0
+        for d, n in dest._in:
+            out_off[d] = s
+            s += n
+        packed = [out_off[d] + i for d, n in dest._in if d not in ident for i in range(n)]
+        flat: list[int] = []
+        k = 0
+        for d, n in first._in:
+            if d in ident:
+                flat.extend(1 << (out_off[d] + i) for i in range(n))
+                continue
+            for c in sol[k:k + n]:
+                v, j = 0, 0
+                while c:
+                    if c & 1:
+                        v |= 1 << packed[j]
+                    c >>= 1
+                    j += 1
+                flat.append(v)
+            k += n
+        return LinearLayout._raw(first._in, out_dims, tuple(flat))
 
     def pseudoinvert(self) -> "LinearLayout":
         """A right inverse ``R`` with ``self(R(y)) == y`` (self must be surjective).
@@ -1026,3 +1057,13 @@ class LinearLayout:
         from llverify.layout_views import shared_view
 
         return shared_view(self, hw)
+
+
+@lru_cache(maxsize=2048)
+def _invert_and_compose(first: LinearLayout, outer: LinearLayout) -> LinearLayout:
+    return first._invert_and_compose(outer)
+
+
+def clear_memo() -> None:
+    """Forget the memoised :meth:`LinearLayout.invert_and_compose` results (benchmarks measure from scratch)."""
+    _invert_and_compose.cache_clear()

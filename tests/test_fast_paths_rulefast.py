@@ -2,7 +2,10 @@
 
 * the bank simulator's per-phase counting (sort each phase's units, count first occurrences per bank) against a
   set-based count written from the hardware rule: a phase costs the largest number of distinct units one bank
-  serves, phases add up.
+  serves, phases add up;
+* ``invert_and_compose`` built directly in its final dim orders against its product form (the solved part times
+  an identity per identity dim, then both dim orders restored), on pairs that share identity dims;
+* ``remove_broadcast_registers`` (built without re-validation) against the checked constructor.
 """
 
 from __future__ import annotations
@@ -13,6 +16,9 @@ from hypothesis import strategies as st
 
 from llverify.codegen.bank_model import AMD_CDNA3, AMD_CDNA4, NVIDIA, BankModel, PhaseRule
 from llverify.codegen.bank_sim import _max_words_per_bank, simulate_addresses, simulate_row_addresses
+from llverify.codegen.common import kept_register_bits, remove_broadcast_registers
+from llverify.layout import LinearLayout
+from strategies import layouts, out_dims
 
 
 def reference_wavefronts(addr: np.ndarray, vec_bytes: int, model: BankModel, rule: PhaseRule) -> list[int]:
@@ -88,3 +94,55 @@ def test_matrix_rows_count_distinct_words_per_bank(n_instr, lanes, spread, data)
                 served.setdefault(w % 32, set()).add(w)
         want.append(sum(max(len(s) for s in p.values()) for p in phases.values()))
     assert simulate_row_addresses(rows).tolist() == want
+
+
+@st.composite
+def _pairs_with_identity_dims(draw):
+    outs = draw(out_dims(max_log2=3))
+    a = draw(layouts(outs=outs, max_bases=3))
+    b = draw(layouts(outs=outs, max_bases=3, surjective=True))
+    k = draw(st.integers(0, 3))
+    j = draw(st.integers(0, 2))
+    return a, b, k, j
+
+
+@given(_pairs_with_identity_dims())
+@settings(max_examples=300, deadline=None)
+def test_invert_and_compose_spreads_solutions_around_identity_dims(case):
+    a, b, k, j = case
+    # two extra dims that both layouts map identically onto out dims of their own: decoupled, so identity dims
+    w = LinearLayout.identity_1d(1 << k, "wx", "ox") * LinearLayout.identity_1d(1 << j, "wy", "oy")
+    A, B = w * a, b * w                     # the identity dims first in A, last in B: the orders differ
+    C = A.invert_and_compose(B)
+    inner = a.invert_and_compose(b)
+    ref = (inner * LinearLayout.identity_1d(1 << k, "wx", "wx") * LinearLayout.identity_1d(1 << j, "wy", "wy"))
+    ref = ref.transpose_ins(list(A.in_dim_names)).transpose_outs(list(B.in_dim_names))
+    assert C == ref
+    for i in range(k):                       # the definition, on the identity dims' basis inputs
+        x = {**{d: 0 for d in A.in_dim_names}, "wx": 1 << i}
+        assert dict(B.apply(dict(C.apply(x)))) == dict(A.apply(x))
+
+
+def test_identity_dims_keep_their_own_out_bits():
+    # the mutant that leaves a solution's packed bits unspread maps lane 1 to out bit 0 (register 1) instead of
+    # the lane's position after the identity dim
+    a = LinearLayout({"w": [[0, 1]], "lane": [[1, 0], [2, 0]]}, {"x": 4, "y": 2})
+    b = LinearLayout({"lane": [[2, 0], [1, 0]], "w": [[0, 1]]}, {"x": 4, "y": 2})
+    c = a.invert_and_compose(b)
+    assert dict(c.bases) == {"w": ((0, 1),), "lane": ((2, 0), (1, 0))}
+    assert c.out_dims == {"lane": 4, "w": 2}
+
+
+@given(layouts(max_bases=4))
+@settings(max_examples=300, deadline=None)
+def test_broadcast_registers_removed_as_the_checked_constructor_would(L):
+    got = remove_broadcast_registers(L)
+    if "register" not in L.in_dim_names:
+        assert got is L
+        return
+    regs = L.bases["register"]
+    keep = [regs[i] for i in kept_register_bits(L)]
+    want = LinearLayout([(d, keep if d == "register" else list(bs)) for d, bs in L.bases.items()],
+                        list(L.out_dims.items()), require_surjective=False)
+    assert got == want
+    assert len(set(b for b in got.bases["register"] if any(b))) == len(got.bases["register"])

@@ -103,6 +103,22 @@ def _supremum(xs: Sequence[str], ys: Sequence[str]) -> list[str]:
         done.add(pick)
 
 
+def _components_in_range(bases: Sequence[tuple[str, Sequence[Sequence[int]]]],
+                         out: Sequence[tuple[str, int]]) -> bool:
+    """Every basis has one component per out dim and component ``k`` lies in ``[0, size_k)``: checked per out dim
+    over all bases at once (``min``/``max`` of a column), the fast path of construction's validation."""
+    n_out = len(out)
+    every = [b for _, bs in bases for b in bs]
+    if not every:
+        return True
+    if any(len(b) != n_out for b in every):
+        return False
+    for (_, size), column in zip(out, zip(*every)):
+        if min(column) < 0 or max(column) >= size:
+            return False
+    return True
+
+
 class LinearLayout:
     """An immutable linear layout (see the module docstring).
 
@@ -141,23 +157,25 @@ class LinearLayout:
                 if not isinstance(size, int) or not _is_pow2(size):
                     raise LayoutError(f"out dim '{name}' has size {size}: out-dim sizes must be a power of two")
             n_out = len(out)
-            for d, bs in bases:
-                for i, b in enumerate(bs):
-                    if len(b) != n_out:
-                        raise LayoutError(
-                            f"in dim '{d}' basis {i} has {len(b)} components, expected one per out dim "
-                            f"({len(out)}: {onames})"
-                        )
-                    if n_out == 1 and 0 <= b[0] < out[0][1]:
-                        continue  # the common one-dim case, valid
-                    for (oname, osize), c in zip(out, b):
-                        if c < 0:
-                            raise LayoutError(f"in dim '{d}' basis {i} has a negative component {c} for out dim '{oname}'")
-                        if c >= osize:
+            if not _components_in_range(bases, out):
+                # some basis is malformed: find the first one, in order, and say what is wrong with it
+                for d, bs in bases:
+                    for i, b in enumerate(bs):
+                        if len(b) != n_out:
                             raise LayoutError(
-                                f"in dim '{d}' basis {i} has component {c} for out dim '{oname}', "
-                                f"which must be less than the out-dim size {osize}"
+                                f"in dim '{d}' basis {i} has {len(b)} components, expected one per out dim "
+                                f"({len(out)}: {onames})"
                             )
+                        if n_out == 1 and 0 <= b[0] < out[0][1]:
+                            continue  # the common one-dim case, valid
+                        for (oname, osize), c in zip(out, b):
+                            if c < 0:
+                                raise LayoutError(f"in dim '{d}' basis {i} has a negative component {c} for out dim '{oname}'")
+                            if c >= osize:
+                                raise LayoutError(
+                                    f"in dim '{d}' basis {i} has component {c} for out dim '{oname}', "
+                                    f"which must be less than the out-dim size {osize}"
+                                )
         self._set_out(out)
         self._set_in(tuple((d, len(bs)) for d, bs in bases))
         self._bases_c: tuple[tuple[str, tuple[Basis, ...]], ...] | None = bases

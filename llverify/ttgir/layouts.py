@@ -60,8 +60,9 @@ class LayoutProblem:
     reason: str
 
 
+@lru_cache(maxsize=1024)
 def element_bits(element: str) -> int:
-    """Bit width of an element type (pointers 64); 0 when unknown."""
+    """Bit width of an element type (pointers 64); 0 when unknown.  Memoised (a pure function of the text)."""
     try:
         return dtype_bits(element)
     except (LlverifyError, ValueError):

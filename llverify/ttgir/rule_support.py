@@ -22,7 +22,7 @@ from llverify.prove.locality import thread_local
 from llverify.prove.plan_banks import prove_bank_count
 from llverify.prove.properties import conversion, distributed, equal, memory
 from llverify.prove.verdict import Counterexample, Verdict
-from llverify.ttgir.layouts import BuiltLayout, LayoutProblem, layout_of
+from llverify.ttgir.layouts import BuiltLayout, LayoutProblem, element_bits, layout_of
 from llverify.ttgir.model import Function, Module, Op, TypeRef
 from llverify.ttgir.scalars import Scope, SymbolicScalars, ValueSets, partition_scopes
 
@@ -212,7 +212,7 @@ def bank_count_simulated(R: LinearLayout, M: LinearLayout, bits: int, padding: P
 def clear_caches() -> None:
     """Forget every memoised verdict (benchmarks measure a fresh process per module)."""
     for fn in (memo_distributed, memo_memory, memo_equal, memo_thread_local, memo_conversion, bank_count_exact,
-               bank_count_simulated, memo_shape_op, access_to_offsets):
+               bank_count_simulated, memo_shape_op, access_to_offsets, element_bits):
         fn.cache_clear()
     _clear_layout_memo()
 

@@ -320,13 +320,10 @@ def plan_shared_conversion(src: LinearLayout, dst: LinearLayout, bitwidth: int, 
     exactly on the chosen swizzle.  Raises ``LayoutError`` when the layouts do not fit the instructions."""
     from llverify.codegen.swizzle import flat_to_layout, optimal_swizzle
 
-    if set(src.out_dim_names) != set(dst.out_dim_names):
-        raise LayoutError("the two layouts describe different tensors")
+    best, pairs = select_conversion_instructions(src, dst, bitwidth, target)
     A = src.transpose_outs(list(src.out_dim_names))
     B = dst.transpose_outs(list(src.out_dim_names))
     side_a, side_b = _side(A), _side(B)
-    # select_conversion_instructions(src, dst, ..) on the same two sides (A equals src, B is its dst)
-    best, pairs = _select(side_a, side_b, bitwidth, target)
     if best is None:
         sw = optimal_swizzle(A, B, bitwidth)
         from llverify.codegen.banks import bank_wavefronts

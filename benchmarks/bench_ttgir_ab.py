@@ -38,6 +38,8 @@ cpu = []
 for _ in range(reps):
     _build.cache_clear(); clear_caches(); _changes.cache_clear()
     t0 = time.thread_time(); check_module(parse_module(text, name)); cpu.append(time.thread_time() - t0)
+import llverify
+assert llverify.__file__ == sys.argv[1] + "/llverify/__init__.py", (sys.argv[1], llverify.__file__)  # the tree asked for
 print(json.dumps([wall, n, min(cpu)]))
 '''
 def compile_job(job):
@@ -47,8 +49,10 @@ def compile_job(job):
     if p.returncode: return {"error": (p.stderr.strip().splitlines() or ["?"])[-1]}
     return json.loads(p.stdout.strip().splitlines()[-1])
 def gate(tree, path, name):
+    # cwd=tree: `python -c` puts the working directory first on sys.path, ahead of PYTHONPATH, so a child started in
+    # the new checkout (the usual place to run this script) would import the new llverify for the base tree too
     p = subprocess.run([sys.executable, "-c", GATE, tree, path, name + ".ttgir", str(REPEATS)], capture_output=True,
-                       text=True, env={**os.environ, "PYTHONPATH": tree})
+                       text=True, cwd=tree, env={**os.environ, "PYTHONPATH": tree})
     if p.returncode: raise SystemExit(p.stderr[-3000:])
     return json.loads(p.stdout)
 jobs = [j for j in build_corpus.jobs(build_corpus.load_cases(), None) if j["target"] in ("cuda:90", "hip:gfx942") and j["warps"] == 4]

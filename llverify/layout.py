@@ -29,13 +29,15 @@ Invalid arguments raise :class:`~llverify.errors.LayoutError` naming the dim.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from functools import lru_cache
 from types import MappingProxyType
-from typing import Any, Iterable, Mapping, Sequence, Union
+from typing import Any, Iterable, Sequence, Union
 
 from llverify import f2
 from llverify.errors import LayoutError
 
-__all__ = ["LinearLayout"]
+__all__ = ["LinearLayout", "clear_memo"]
 
 Basis = tuple[int, ...]
 BasesArg = Union[Mapping[str, Sequence[Sequence[int]]], Sequence[tuple[str, Sequence[Sequence[int]]]]]
@@ -101,6 +103,22 @@ def _supremum(xs: Sequence[str], ys: Sequence[str]) -> list[str]:
         done.add(pick)
 
 
+def _components_in_range(bases: Sequence[tuple[str, Sequence[Sequence[int]]]],
+                         out: Sequence[tuple[str, int]]) -> bool:
+    """Every basis has one component per out dim and component ``k`` lies in ``[0, size_k)``: checked per out dim
+    over all bases at once (``min``/``max`` of a column), the fast path of construction's validation."""
+    n_out = len(out)
+    every = [b for _, bs in bases for b in bs]
+    if not every:
+        return True
+    if any(len(b) != n_out for b in every):
+        return False
+    for (_, size), column in zip(out, zip(*every)):
+        if min(column) < 0 or max(column) >= size:
+            return False
+    return True
+
+
 class LinearLayout:
     """An immutable linear layout (see the module docstring).
 
@@ -139,23 +157,25 @@ class LinearLayout:
                 if not isinstance(size, int) or not _is_pow2(size):
                     raise LayoutError(f"out dim '{name}' has size {size}: out-dim sizes must be a power of two")
             n_out = len(out)
-            for d, bs in bases:
-                for i, b in enumerate(bs):
-                    if len(b) != n_out:
-                        raise LayoutError(
-                            f"in dim '{d}' basis {i} has {len(b)} components, expected one per out dim "
-                            f"({len(out)}: {onames})"
-                        )
-                    if n_out == 1 and 0 <= b[0] < out[0][1]:
-                        continue  # the common one-dim case, valid
-                    for (oname, osize), c in zip(out, b):
-                        if c < 0:
-                            raise LayoutError(f"in dim '{d}' basis {i} has a negative component {c} for out dim '{oname}'")
-                        if c >= osize:
+            if not _components_in_range(bases, out):
+                # some basis is malformed: find the first one, in order, and say what is wrong with it
+                for d, bs in bases:
+                    for i, b in enumerate(bs):
+                        if len(b) != n_out:
                             raise LayoutError(
-                                f"in dim '{d}' basis {i} has component {c} for out dim '{oname}', "
-                                f"which must be less than the out-dim size {osize}"
+                                f"in dim '{d}' basis {i} has {len(b)} components, expected one per out dim "
+                                f"({len(out)}: {onames})"
                             )
+                        if n_out == 1 and 0 <= b[0] < out[0][1]:
+                            continue  # the common one-dim case, valid
+                        for (oname, osize), c in zip(out, b):
+                            if c < 0:
+                                raise LayoutError(f"in dim '{d}' basis {i} has a negative component {c} for out dim '{oname}'")
+                            if c >= osize:
+                                raise LayoutError(
+                                    f"in dim '{d}' basis {i} has component {c} for out dim '{oname}', "
+                                    f"which must be less than the out-dim size {osize}"
+                                )
         self._set_out(out)
         self._set_in(tuple((d, len(bs)) for d, bs in bases))
         self._bases_c: tuple[tuple[str, tuple[Basis, ...]], ...] | None = bases
@@ -896,7 +916,13 @@ class LinearLayout:
         ``outer`` is not injective the smallest ``outer`` input is chosen
         (Triton's ``lstsq``).  Requires equal out dims and sizes and a
         surjective ``outer``.  Result: in dims of self, out dims = outer's in dims.
+
+        Memoised per pair (a pure function of two immutable values; a conversion's proof, plan and cost all
+        start from the same ``B⁻¹A``): :func:`clear_memo` forgets it.
         """
+        return _invert_and_compose(self, outer)
+
+    def _invert_and_compose(self, outer: "LinearLayout") -> "LinearLayout":
         from llverify.layout_invert import check_out_dims, solve  # lazy: keeps `import llverify` cheap
 
         outs = list(self.out_dim_names)
@@ -907,11 +933,34 @@ class LinearLayout:
         if not dest.is_surjective():
             raise LayoutError("invert_and_compose: the outer layout must be surjective to have a (pseudo)inverse")
         ident, sol = solve(dest._dim_columns(), first._dim_columns())
-        ret = LinearLayout._from_flat([(d, 1 << n) for d, n in first._in if d not in ident],
-                                      [(d, 1 << n) for d, n in dest._in if d not in ident], sol)
-        for d in ident:
-            ret = ret * LinearLayout.identity_1d(dest.in_dim_size(d), d, d)
-        return ret.transpose_ins(list(first.in_dim_names)).transpose_outs(list(dest.in_dim_names))
+        # The result, built directly in its final dim orders (first's in dims, dest's in dims as out dims): an
+        # identity dim's bit i goes to its own out bit i; every other column is its solution, a combination of
+        # dest's non-identity in bits numbered consecutively in dest's order, spread to their out positions.
+        out_dims = tuple((d, 1 << n) for d, n in dest._in)
+        if not ident:
+            return LinearLayout._raw(first._in, out_dims, tuple(sol))
+        out_off: dict[str, int] = {}
+        s = 0
+        for d, n in dest._in:
+            out_off[d] = s
+            s += n
+        packed = [out_off[d] + i for d, n in dest._in if d not in ident for i in range(n)]
+        flat: list[int] = []
+        k = 0
+        for d, n in first._in:
+            if d in ident:
+                flat.extend(1 << (out_off[d] + i) for i in range(n))
+                continue
+            for c in sol[k:k + n]:
+                v, j = 0, 0
+                while c:
+                    if c & 1:
+                        v |= 1 << packed[j]
+                    c >>= 1
+                    j += 1
+                flat.append(v)
+            k += n
+        return LinearLayout._raw(first._in, out_dims, tuple(flat))
 
     def pseudoinvert(self) -> "LinearLayout":
         """A right inverse ``R`` with ``self(R(y)) == y`` (self must be surjective).
@@ -1026,3 +1075,13 @@ class LinearLayout:
         from llverify.layout_views import shared_view
 
         return shared_view(self, hw)
+
+
+@lru_cache(maxsize=2048)
+def _invert_and_compose(first: LinearLayout, outer: LinearLayout) -> LinearLayout:
+    return first._invert_and_compose(outer)
+
+
+def clear_memo() -> None:
+    """Forget the memoised :meth:`LinearLayout.invert_and_compose` results (benchmarks measure from scratch)."""
+    _invert_and_compose.cache_clear()

@@ -111,10 +111,17 @@ class PhaseRule:
         return sum(1 for r in range(rep) if self.representative(r) == r)
 
     def phase_ids(self, lanes: int) -> np.ndarray:
-        """:meth:`phase_of` for lanes ``0 .. lanes-1`` (an int64 array)."""
-        reps = np.array([self.representative(x) for x in range(lanes)], dtype=np.int64)
-        _, ids = np.unique(reps, return_inverse=True)
-        return ids.astype(np.int64)
+        """:meth:`phase_of` for lanes ``0 .. lanes-1`` (a read-only int64 array, computed once per rule and count)."""
+        return _phase_ids(self, lanes)
+
+
+@lru_cache(maxsize=256)
+def _phase_ids(rule: PhaseRule, lanes: int) -> np.ndarray:
+    reps = np.array([rule.representative(x) for x in range(lanes)], dtype=np.int64)
+    _, ids = np.unique(reps, return_inverse=True)
+    ids = ids.astype(np.int64).reshape(-1)
+    ids.flags.writeable = False
+    return ids
 
 
 def consecutive(k: int, source: str, banks: int | None = None, split_words: bool = False) -> PhaseRule:

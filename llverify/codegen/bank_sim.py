@@ -71,27 +71,50 @@ def simulate_addresses(byte_addr: np.ndarray, vec_bytes: int, model: BankModel =
     banks = model.banks_of(rule)
     # the unit two lanes must share to be served together: a bank word, or (split_words) the sub-word access
     unit = vec_bytes if rule.split_words and vec_bytes < model.bank_bytes else model.bank_bytes
-    first_word = (byte_addr // unit).astype(np.int64)
+    first_word = (np.asarray(byte_addr) // unit).astype(np.int64)
     # every (instruction, lane, k) unit touched
     words = first_word[:, :, None] + np.arange(words_per_lane, dtype=np.int64)[None, None, :]
-    instr = np.broadcast_to(np.arange(n_instr, dtype=np.int64)[:, None, None], words.shape)
     lane_phase = rule.phase_ids(n_lanes)
-    phase = np.broadcast_to(lane_phase[None, :, None], words.shape)
-    bank = (words * unit // model.bank_bytes) % banks
     n_phase = int(lane_phase.max()) + 1 if n_lanes else 1
-    group = (instr * n_phase + phase) * banks + bank
-    g, wd = group.ravel(), words.ravel()
-    lo = int(wd.min()) if wd.size else 0
-    span = (int(wd.max()) - lo + 1) if wd.size else 1
-    if span * (n_instr * n_phase * banks) < (1 << 62):
-        # one integer key per (bank group, word): a 1-D unique is many times faster than a row-wise one
-        flat = np.unique(g * span + (wd - lo))
-        groups = flat // span
-    else:
-        groups = np.unique(np.stack([g, wd], axis=1), axis=0)[:, 0]
-    per_bank = np.bincount(groups, minlength=n_instr * n_phase * banks)
-    per_phase = per_bank.reshape(n_instr, n_phase, banks).max(axis=2)
-    return per_phase.sum(axis=1)
+    if n_instr == 0:
+        return np.zeros(0, dtype=np.int64)
+    rows = _phase_rows(words, lane_phase, n_phase)
+    return _max_words_per_bank(rows, unit, model.bank_bytes, banks).reshape(n_instr, n_phase).sum(axis=1)
+
+
+def _phase_rows(words: np.ndarray, lane_phase: np.ndarray, n_phase: int) -> np.ndarray:
+    """``words[i, lane, k]`` regrouped as one row per (instruction, phase): row ``i * n_phase + p`` holds every
+    unit the lanes of phase ``p`` touch in instruction ``i`` (rows padded with a repeat of their first entry where
+    phases differ in size, which adds no distinct unit)."""
+    n_instr, n_lanes, per_lane = words.shape
+    order = np.argsort(lane_phase, kind="stable")
+    sizes = np.bincount(lane_phase, minlength=n_phase)
+    width = int(sizes.max()) * per_lane
+    if np.all(sizes == sizes[0]):
+        return words[:, order, :].reshape(n_instr * n_phase, width)
+    rows = np.empty((n_instr, n_phase, width), dtype=np.int64)
+    for p in range(n_phase):
+        lanes = np.flatnonzero(lane_phase == p)
+        part = words[:, lanes, :].reshape(n_instr, lanes.size * per_lane)
+        rows[:, p, :part.shape[1]] = part
+        rows[:, p, part.shape[1]:] = part[:, :1]
+    return rows.reshape(n_instr * n_phase, width)
+
+
+def _max_words_per_bank(rows: np.ndarray, unit: int, bank_bytes: int, banks: int) -> np.ndarray:
+    """For each row of units (addresses in ``unit`` bytes), the largest number of distinct units that one of the
+    ``banks`` banks (``bank_bytes`` wide) must serve: sort each row, keep each unit's first occurrence, and count
+    the survivors per (row, bank) with one ``bincount`` on the dense key ``row * banks + bank``.
+
+    Postcondition: ``out[r] == max over b of |{u in rows[r] : (u * unit // bank_bytes) % banks == b}|``."""
+    n_rows, width = rows.shape
+    srt = np.sort(rows, axis=1)
+    first = np.ones(srt.shape, dtype=bool)
+    first[:, 1:] = srt[:, 1:] != srt[:, :-1]
+    bank = (srt * unit // bank_bytes) % banks
+    key = np.arange(n_rows, dtype=np.int64)[:, None] * banks + bank
+    per_bank = np.bincount(key[first], minlength=n_rows * banks)
+    return per_bank.reshape(n_rows, banks).max(axis=1)
 
 
 def simulate_wavefronts(access: LinearLayout, shared: LinearLayout, bitwidth: int,
@@ -179,14 +202,11 @@ def simulate_row_addresses(row_addr: np.ndarray, model: BankModel = NVIDIA) -> n
     per_phase = max(1, model.banks * model.bank_bytes // 16)
     n_phase = -(-n_lanes // per_phase)
     words = (row_addr // model.bank_bytes)[:, :, None] + np.arange(words_per_row, dtype=np.int64)[None, None, :]
-    instr = np.broadcast_to(np.arange(n_instr, dtype=np.int64)[:, None, None], words.shape)
-    phase = np.broadcast_to((np.arange(n_lanes, dtype=np.int64) // per_phase)[None, :, None], words.shape)
-    group = ((instr * n_phase + phase) * model.banks + words % model.banks).ravel()
-    wd = words.ravel()
-    lo = int(wd.min())
-    pairs = np.unique(np.stack([group, wd - lo], axis=1), axis=0)       # distinct (bank of a phase, word)
-    per_bank = np.bincount(pairs[:, 0], minlength=n_instr * n_phase * model.banks)
-    return per_bank.reshape(n_instr, n_phase, model.banks).max(axis=2).sum(axis=1)
+    if n_instr == 0:
+        return np.zeros(0, dtype=np.int64)
+    rows = _phase_rows(words, np.arange(n_lanes, dtype=np.int64) // per_phase, n_phase)
+    counts = _max_words_per_bank(rows, model.bank_bytes, model.bank_bytes, model.banks)
+    return counts.reshape(n_instr, n_phase).sum(axis=1)
 
 
 def simulate_matrix_wavefronts(access: LinearLayout, shared: LinearLayout, bitwidth: int, instruction: str,

@@ -34,6 +34,7 @@ of an unswizzled 32x32 tile: n = 4, phase lanes = rows 1, 2, 4 -> words 32,
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from llverify.codegen.common import check_bitwidth, log2, remove_broadcast_registers, span_dim_intersection_with_high_bits
 from llverify.codegen.vectorize import VectorPlan, largest_vectorisation
@@ -81,8 +82,12 @@ class BankReport:
         }
 
 
+@lru_cache(maxsize=1024)
 def access_to_offsets(access: LinearLayout, shared: LinearLayout) -> LinearLayout:
-    """``cvt = S^-1 L`` (broadcast registers removed): hardware -> shared ``offset``."""
+    """``cvt = S^-1 L`` (broadcast registers removed): hardware -> shared ``offset``.
+
+    Memoised (a pure function of two immutable layouts; the bank count, the vector choice and the matrix-tile
+    search of one access all start from it): ``access_to_offsets.cache_clear()`` forgets it."""
     if not shared.has_in_dim("offset"):
         raise LayoutError("the shared layout needs an 'offset' in dim")
     if not shared.is_surjective():

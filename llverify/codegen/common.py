@@ -49,9 +49,13 @@ def remove_broadcast_registers(layout: LinearLayout) -> LinearLayout:
     if not layout.has_in_dim("register"):
         return layout
     regs = layout.bases["register"]
-    keep = [regs[i] for i in kept_register_bits(layout)]
-    bases = [(d, keep if d == "register" else list(bs)) for d, bs in layout.bases.items()]
-    return LinearLayout(bases, list(layout.out_dims.items()), require_surjective=False)
+    kept = kept_register_bits(layout)
+    if len(kept) == len(regs):
+        return layout  # nothing to drop: the layout itself (immutable)
+    keep = [regs[i] for i in kept]
+    # a subset of a valid layout's bases on its own out dims: valid, so built without the checks
+    return LinearLayout._make([(d, keep if d == "register" else bs) for d, bs in layout.bases.items()],
+                              layout.out_dims.items())
 
 
 def kept_register_bits(layout: LinearLayout) -> list[int]:

@@ -7,7 +7,8 @@ or ``blocked`` (FMA dots, :mod:`llverify.hw.fma_dot`).
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping
+from typing import Any, Sequence
 
 from llverify.errors import LayoutError
 from llverify.layout import LinearLayout

@@ -24,7 +24,8 @@ import inspect
 import random
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Callable, Mapping, Protocol, Sequence
+from collections.abc import Mapping
+from typing import Any, Callable, Protocol, Sequence
 
 from llverify.errors import LayoutError
 from llverify.layout import LinearLayout

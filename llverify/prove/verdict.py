@@ -22,8 +22,9 @@ Everything is JSON-serialisable with :meth:`Verdict.to_json`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
-from typing import Any, Literal, Mapping
+from typing import Any, Literal
 
 Status = Literal["proved", "refuted", "unknown", "error"]
 Method = Literal["f2", "exhaustive", "smt"]
@@ -62,9 +63,9 @@ def _freeze(value: Any) -> Any:
     cls = type(value)
     if cls is FrozenDict or cls in _ATOMS:
         return value
-    if isinstance(value, Mapping):
+    if cls is dict or isinstance(value, Mapping):
         return FrozenDict({k: _freeze(v) for k, v in value.items()})
-    if isinstance(value, (list, tuple)):
+    if cls is list or cls is tuple or isinstance(value, (list, tuple)):
         return tuple(_freeze(v) for v in value)
     return value
 

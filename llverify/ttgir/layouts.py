@@ -60,8 +60,9 @@ class LayoutProblem:
     reason: str
 
 
+@lru_cache(maxsize=1024)
 def element_bits(element: str) -> int:
-    """Bit width of an element type (pointers 64); 0 when unknown."""
+    """Bit width of an element type (pointers 64); 0 when unknown.  Memoised (a pure function of the text)."""
     try:
         return dtype_bits(element)
     except (LlverifyError, ValueError):
@@ -92,21 +93,31 @@ def encoding_rank(spec: Mapping[str, Any]) -> int | None:
     return None
 
 
+#: values :func:`_freeze` and :func:`_thaw` return unchanged (neither dicts, lists nor tuples), tested by exact type
+_LEAVES = frozenset({int, str, bool, float, type(None)})
+
+
 def _freeze(value: Any) -> Any:
+    """The hashable form of an encoding spec: a dict becomes the sorted tuple of its ``(key, frozen value)`` pairs,
+    a list the tuple of its frozen items; anything else is kept."""
+    cls = type(value)
+    if cls in _LEAVES:
+        return value
     if isinstance(value, dict):
-        return tuple(sorted((k, _freeze(v)) for k, v in value.items()))
+        return tuple(sorted((k, v if type(v) in _LEAVES else _freeze(v)) for k, v in value.items()))
     if isinstance(value, list):
-        return tuple(_freeze(v) for v in value)
+        return tuple(v if type(v) in _LEAVES else _freeze(v) for v in value)
     return value
 
 
 def _thaw(value: Any) -> Any:
-    if isinstance(value, tuple) and value and all(isinstance(x, tuple) and len(x) == 2 and isinstance(x[0], str)
-                                                  for x in value):
-        return {k: _thaw(v) for k, v in value}
-    if isinstance(value, tuple):
-        return [_thaw(v) for v in value]
-    return value
+    """The inverse of :func:`_freeze` on specs: a non-empty tuple of ``(str, value)`` pairs becomes a dict, any other
+    tuple a list (recursively)."""
+    if type(value) in _LEAVES or not isinstance(value, tuple):
+        return value
+    if value and all(isinstance(x, tuple) and len(x) == 2 and isinstance(x[0], str) for x in value):
+        return {k: v if type(v) in _LEAVES else _thaw(v) for k, v in value}
+    return [v if type(v) in _LEAVES else _thaw(v) for v in value]
 
 
 @lru_cache(maxsize=4096)

@@ -13,16 +13,16 @@ from typing import Any, Callable, Iterable, Mapping
 
 from llverify.codegen.bank_model import NVIDIA, BankModel
 from llverify.codegen.bank_sim import simulate_wavefronts
-from llverify.codegen.banks import bank_wavefronts
+from llverify.codegen.banks import access_to_offsets, bank_wavefronts
 from llverify.codegen.shape_ops import infer_shape_op
 from llverify.errors import LlverifyError
 from llverify.hw.padded import Padding
-from llverify.layout import LinearLayout
+from llverify.layout import LinearLayout, clear_memo as _clear_layout_memo
 from llverify.prove.locality import thread_local
 from llverify.prove.plan_banks import prove_bank_count
 from llverify.prove.properties import conversion, distributed, equal, memory
 from llverify.prove.verdict import Counterexample, Verdict
-from llverify.ttgir.layouts import BuiltLayout, LayoutProblem, layout_of
+from llverify.ttgir.layouts import BuiltLayout, LayoutProblem, element_bits, layout_of
 from llverify.ttgir.model import Function, Module, Op, TypeRef
 from llverify.ttgir.scalars import Scope, SymbolicScalars, ValueSets, partition_scopes
 
@@ -212,8 +212,9 @@ def bank_count_simulated(R: LinearLayout, M: LinearLayout, bits: int, padding: P
 def clear_caches() -> None:
     """Forget every memoised verdict (benchmarks measure a fresh process per module)."""
     for fn in (memo_distributed, memo_memory, memo_equal, memo_thread_local, memo_conversion, bank_count_exact,
-               bank_count_simulated, memo_shape_op):
+               bank_count_simulated, memo_shape_op, access_to_offsets, element_bits):
         fn.cache_clear()
+    _clear_layout_memo()
 
 
 def unknown(prop: str, subject: str, reason: str) -> Verdict:

@@ -67,7 +67,9 @@ def _hardware_counts(ctx: OpContext, L: LinearLayout, subject: str) -> Verdict:
     lanes and CTAs are compared where the module states them (``ttg.threads-per-warp``, ``ttg.num-ctas``).
     Refuted with every count that differs."""
     t0 = time.perf_counter()
-    stated = {k.rsplit(".", 1)[-1] for k in ctx.module.attributes}
+    stated = ctx.value_sets.get("#stated counts")  # the module's attribute names, read once per module
+    if stated is None:
+        stated = ctx.value_sets["#stated counts"] = {k.rsplit(".", 1)[-1] for k in ctx.module.attributes}
     rows = [("warp", "warps", ctx.warps, True),
             ("lane", "threads per warp", ctx.module.threads_per_warp, "threads-per-warp" in stated),
             ("block", "CTAs", ctx.module.num_ctas, "num-ctas" in stated)]

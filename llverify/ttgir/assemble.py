@@ -180,6 +180,9 @@ class Assembler:
                                                                                operand_text):
             lhs_types = [self.typeref("i1")]  # MLIR prints an i1 constant bare: `%true = arith.constant true`
         res_types = self._result_types(name, names, lhs_types, rhs_types, for_results, operands)
+        implied = _IMPLIED_RESULT_TYPES.get(name)
+        if implied is not None and len(names) == 1:
+            res_types = [self.typeref(implied)]  # printed without its result type (the op fixes it)
         if rhs_types is None and not for_results and name in _IMPLIED_ELEMENT_OPS:
             res_types = [_implied_element(name, t) for t in res_types]
         results = []
@@ -356,6 +359,12 @@ def _unescape_symbol(text: str) -> str:
     return re.sub(r"\\([0-9a-fA-F]{2}|.)", lambda m: chr(int(m.group(1), 16)) if len(m.group(1)) == 2
                   else m.group(1), text)
 
+
+#: ops whose assembly format leaves the result type out (the op fixes it): ``%w = ttg.warp_id``,
+#: ``%t = ttg.async_commit_group tokens %a``, ``%t = ttg.async_wait %t0 {num = 0 : i32}``, and
+#: ``%t = ttg.async_copy_global_to_local %p, %buf : T -> <...>`` (whose ``->`` type is the buffer operand's)
+_IMPLIED_RESULT_TYPES = {"ttg.warp_id": "i32", "ttg.async_commit_group": "!ttg.async.token",
+                         "ttg.async_wait": "!ttg.async.token", "ttg.async_copy_global_to_local": "!ttg.async.token"}
 
 #: ops printing their operand types then the result type, without an arrow
 _LAST_TYPE_IS_RESULT = ("arith.select", "tt.make_tensor_descriptor")

@@ -173,9 +173,11 @@ def test_a_colon_glued_to_the_type_reads_as_printed(glue) -> None:
 
 
 def test_a_nested_symbol_reference_colon_is_no_signature() -> None:
-    m = parse_module(f"{HEAD}\n  tt.func @k() {{\n    tt.call @a::@b() : () -> ()\n    tt.return\n  }}\n}}\n")
-    call = m.functions[0].body.blocks[0].ops[0]
+    m = parse_module(f"{HEAD}\n  tt.func @k() {{\n    tt.call @a::@b() : () -> ()\n    %0 = foo.sym @a::@b\n"
+                     f"    tt.return\n  }}\n}}\n")
+    call, sym = m.functions[0].body.blocks[0].ops[:2]
     assert call.name == "tt.call" and call.results == ()
+    assert sym.name == "foo.sym" and sym.results[0].type.text == ""  # no type printed: unknown, not `@b`
 
 
 # -- 3. several alias definitions on one line -----------------------------------------------------------------------

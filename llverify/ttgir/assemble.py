@@ -136,8 +136,18 @@ class Assembler:
         text = " ".join([b.head, *b.tails]) if b.tails else b.head
         if len(text) > MAX_OP_CHARS:
             raise fail(self.path, b.line, b.col, f"operation longer than {MAX_OP_CHARS} characters")
-        common = common_op(text, self.balanced)  # one match for most ops; else the one-pass scan or the general path
-        if common is not None:
+        fast = b.fast if not b.tails else None
+        common = None if fast is not None else common_op(text, self.balanced)  # else one match for most ops
+        if fast is not None:  # the common op line, matched when it was read (llverify.ttgir.op_line)
+            results_text, signature, loc, attributes = (fast.group("results") or "", fast.group("signature"),
+                                                        fast.group("loc"), fast.group("attributes") or "")
+            name = canonical_op_name(fast.group("name"))
+            operand_text = fast.group("operands")
+            if operand_text is None:
+                operand_text = fast.group("literal")
+            rest = operand_text + attributes + " : " + signature
+            attrs = dict(self._attr_dict(attributes)) if attributes else {}
+        elif common is not None:
             results_text, loc, signature = common.results, common.loc, common.signature
             name = canonical_op_name(common.name)
             before_sig = common.operands + common.attributes
@@ -153,6 +163,8 @@ class Assembler:
         # region-header block arguments (scf.for induction variable, iter_args, scf.while before-args)
         region_args = self._region_header_args(name, rest) if name in ("scf.for", "scf.while") else []
         sig = self.sig_dicts.get(signature)
+        if sig is None and fast is not None:
+            sig = self.sig_dicts[signature] = ({}, signature)  # a common line's signature holds no dictionary
         if sig is None:
             sig_attrs: dict[str, str] = {}
             for brace in top_dicts(signature):

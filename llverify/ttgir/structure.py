@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, Match
 
 from llverify.ttgir.lines import logical_lines, strip_comment
 from llverify.ttgir.model import TtgirError
+from llverify.ttgir.op_line import LOC_LINE, OP_LINE
 from llverify.ttgir.op_text import OPNAME, RESULTS, attr_dict
 from llverify.ttgir.syntax import depth_at
 from llverify.ttgir.types import AliasTable, expand_type_aliases
@@ -40,13 +41,14 @@ _CONTINUATION = re.compile(r"^(?:else|do|default|partition\d+\b)")
 
 @dataclass
 class OpBuilder:
-    """One op as text: its header line (without a trailing ``{``), where it starts, its regions, and the text
-    printed after its regions' closing braces (``tails``)."""
+    """One op as text: its header line (without a trailing ``{``), where it starts, its regions, the text
+    printed after its regions' closing braces (``tails``), and the header's common-line match (``fast``)."""
     head: str
     line: int
     col: int
     regions: list["RegionBuilder"] = field(default_factory=list)
     tails: list[str] = field(default_factory=list)
+    fast: Match[str] | None = None  # :func:`~llverify.ttgir.op_line.fast_line`'s match of the head, if any
 
 
 @dataclass
@@ -104,7 +106,18 @@ def read_structure(lines: list[str], path: str) -> Structure:
     module_closed = False
     implicit = False
     late: list[tuple[str, int]] = []  # (`#name` / `!name`, line) of definitions after a module's first line
-    for lineno, col, s in _pieces(logical_lines(lines)):
+    for lineno, col, s, fast in _pieces(logical_lines(lines)):
+        if fast is not None:  # a common line (llverify.ttgir.op_line)
+            if fast.re is OP_LINE and stack:  # an op without regions
+                if len(stack) > MAX_REGION_DEPTH:
+                    raise fail(path, lineno, col, f"regions nested deeper than {MAX_REGION_DEPTH}")
+                op = OpBuilder(s, lineno, col, fast=fast)
+                stack[-1].blocks[-1].items.append(op)
+                last_closed = op
+                continue
+            if fast.re is LOC_LINE and (not stack or (implicit and len(stack) == 1)):
+                loc_defs[fast.group(1)] = fast.group(2)  # a location alias definition
+                continue
         if not stack or (implicit and len(stack) == 1 and s[:1] in "#!"):
             # MLIR reads alias definitions between top-level ops: an implicit module's may follow its ops
             if s[:1] in "#!" and (_ALIAS.match(s) or _TYPE_ALIAS.match(s)):
@@ -217,30 +230,30 @@ def read_structure(lines: list[str], path: str) -> Structure:
     return Structure([ModuleText(*m) for m in finished], aliases, loc_defs)
 
 
-def _pieces(logical: Iterable[tuple[int, str]]) -> Iterator[tuple[int, int, str]]:
-    """(line, column, stripped text) of each logical line, a line that closes regions after an op's text
-    (``tt.reduce.return %2 : f32 })``, ``scf.yield %x : f32 } else {``: MLIR is free-form) cut before its first
-    ``}`` that closes more than the line opened, so the op and the closer are read as two lines, and ``} }`` read
-    as one closer each."""
-    for lineno, raw in logical:
-        s = raw.strip()
-        if not s:
+def _pieces(logical: Iterable[tuple[int, int, str, Match[str] | None]]
+            ) -> Iterator[tuple[int, int, str, Match[str] | None]]:
+    """The logical lines (line, column, stripped text, common-line match), a line that closes regions after an op's
+    text (``tt.reduce.return %2 : f32 })``, ``scf.yield %x : f32 } else {``: MLIR is free-form) cut before its
+    first ``}`` that closes more than the line opened, so the op and the closer are read as two lines, and ``} }``
+    read as one closer each.  A common op line (a match) has balanced braces: it is passed on as it is."""
+    for lineno, col, s, fast in logical:
+        if fast is not None:
+            yield lineno, col, s, fast
             continue
-        col = len(raw) - len(raw.lstrip()) + 1
         while "}" in s and s[0] != "}":
             k = _unopened_brace(s)
             if k <= 0:
                 break
             head = s[:k].rstrip()
-            yield lineno, col, head
+            yield lineno, col, head, None
             col += k
             s = s[k:]
         while s[0] == "}" and s[1:].lstrip()[:1] == "}":  # `} }`: one closer each
-            yield lineno, col, "}"
+            yield lineno, col, "}", None
             rest = s[1:].lstrip()
             col += len(s) - len(rest)
             s = rest
-        yield lineno, col, s
+        yield lineno, col, s, None
 
 
 _BRACES = re.compile(r'"(?:[^"\\]|\\.)*"?|[{}]')

@@ -1,0 +1,84 @@
+"""The one-match reading of the op line Triton prints for nearly every operation.
+
+Nearly every line of a printed module is one complete operation of one shape::
+
+    %a_13 = arith.muli %a, %a_12 {overflowFlags = #arith.overflow<none>} : tensor<128x1xi32, #blocked1> loc(#loc33)
+
+results (``%r``, ``%r:2``, separated by ``, ``), a bare op name, either plain operand uses (``%x``, ``%x#1``) or
+one literal (``dense<...>``, ``0``, ``1.000000e+00``), at most one attribute dictionary, `` : ``, a type signature
+of one of the printed shapes (``T``, ``T, U``, ``A -> B``, ``(T, U) -> V``, ``T * U -> V``, ``A to B``, each side
+a type list, parenthesised or not) and an optional location alias.  :func:`fast_line` matches such a line at once
+(:data:`OP_LINE`), so the reader skips its general steps for it: joining continued lines, bracket balance, region
+and block recognition (:mod:`llverify.ttgir.lines`, :mod:`llverify.ttgir.structure`) and the split into results,
+name, operands, attributes, signature and location (:mod:`llverify.ttgir.assemble`).
+
+Why the general steps read such a line the same way (what ``tests/test_fast_paths_readfast.py`` checks on the
+corpus and on random lines): the grammar admits brackets only in matched pairs, nested at most four deep, with no
+quote or backslash, so the bracket scan is balanced and equals the pairs matched; no ``->`` but the signature's
+top-level arrow (checked: a ``->`` inside a bracket would be no closing ``>`` to the scan), so every ``>`` closes;
+the signature separator is the only `` : `` at depth 0 (the signature's types separate at depth 0 with ``, ``
+`` -> `` `` * `` `` to `` only), and the location alias is the last ``loc(`` at depth 0; the attribute dictionary
+is the only ``{`` at depth 0.  A line that is not of this shape (``//`` comments, strings, regions, block labels,
+continued lines, generic ``"op"(...)`` forms) is read by the general steps.
+
+>>> m = fast_line("%0 = tt.splat %x : i32 -> tensor<4xi32, #blocked> loc(#loc3)")
+>>> m.group("results"), m.group("name"), m.group("operands"), m.group("signature"), m.group("loc")
+('%0', 'tt.splat', ' %x', 'i32 -> tensor<4xi32, #blocked>', 'loc(#loc3)')
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["OP_LINE", "LOC_LINE", "fast_line"]
+
+_PLAIN = r'[^<>{}()\[\]"\\]'  # no bracket, quote or backslash
+
+
+def _nested(depth: int) -> str:
+    """The content of a bracket pair holding pairs nested at most ``depth`` deep (possessive: no backtracking)."""
+    body = _PLAIN + "*+"
+    for _ in range(depth):
+        body = rf"(?:{_PLAIN}++|<{body}>|\{{{body}\}}|\[{body}\])*+"
+    return body
+
+
+#: one type: a name (``i32``, ``tensor``, ``!tt.ptr``; empty before ``<`` as in ``-> <64xf32, #shared, ...>``) and
+#: an optional ``<...>`` with pairs nested at most three deep inside (``#ttg.swizzled_shared<{order = [1, 0]}>``)
+_TYPE = rf"(?=[!\w.$<])[!\w.$]*+(?:<{_nested(3)}>)?"
+_LIST = rf"{_TYPE}(?:, {_TYPE})*+"
+_SIDE = rf"(?:\((?:{_LIST})?\)|{_TYPE}(?:(?:, | \* ){_TYPE})*+)"
+_ATTRS = rf"\{{(?:{_PLAIN}++|<{_PLAIN}*+>|\[{_PLAIN}*+\])*+\}}"
+_USE = r"%[\w$.\-]+(?:#\d+)?"
+_RESULT = r"%[\w$.\-]+(?::\d+)?"
+
+#: the common op line (stripped), with its parts as :class:`~llverify.ttgir.op_text.CommonOp` names them
+OP_LINE = re.compile(
+    rf"(?:(?P<results>{_RESULT}(?:, {_RESULT})*+) = )?"
+    r"(?P<name>[A-Za-z_][\w.$]*+)"
+    rf"(?:(?P<operands>(?: {_USE}(?:, {_USE})*+)?)(?P<attributes> {_ATTRS})?"
+    rf"|(?P<literal> (?:dense<{_PLAIN}*+>|[\w.+\-]++)))"
+    rf" : (?P<signature>{_SIDE}(?P<arrow> -> {_SIDE}| to {_TYPE})?)"
+    r"(?: (?P<loc>loc\(#[\w$.\-]+\)))?")
+
+
+#: a location alias definition (``#loc3 = loc("k.py":4:9)``, ``#loc9 = loc(callsite(#loc3 at #loc4))``): parentheses
+#: nested at most two deep, no other bracket outside strings, strings without backslashes (group 1: the name,
+#: group 2: the ``loc(...)``); complete and balanced, as the general steps read it (strings are opaque to both)
+_LOC_ITEM = r'[^"()\\<>{}\[\]]|"[^"\\]*+"'
+LOC_LINE = re.compile(rf"#([A-Za-z_][A-Za-z0-9_$.]*+) = (loc\((?:{_LOC_ITEM}|\((?:{_LOC_ITEM})*+\))*+\))")
+
+
+def fast_line(s: str) -> re.Match[str] | None:
+    """:data:`OP_LINE`'s match of a stripped line when the general steps read it the same way (see the module
+    docstring), else None.
+
+    Postcondition: a match's brackets are balanced, its only ``->`` is the signature's arrow, it has no quote,
+    backslash or ``//``, and it does not start with ``module``."""
+    m = OP_LINE.fullmatch(s)
+    if m is None or "//" in s or s.startswith("module"):
+        return None
+    arrow = m.group("arrow")
+    if s.count("->") != (1 if arrow is not None and arrow.startswith(" ->") else 0):
+        return None
+    return m

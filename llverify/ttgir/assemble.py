@@ -13,10 +13,12 @@ with ``encoding_error``; an op text longer than :data:`MAX_OP_CHARS` is refused.
 from __future__ import annotations
 
 import re
-from typing import Mapping, Sequence
+from typing import Mapping, Match, Sequence
 
 from llverify.ttgir.locations import Locations, split_loc
-from llverify.ttgir.model import Block, Function, Location, Module, Op, Region, TypeRef, Value
+from llverify.ttgir.op_line import argument_types, signature_types
+from llverify.ttgir.model import (Block, Function, Location, Module, Op, Region, TypeRef, Value, new_location, new_op,
+                                  new_value)
 from llverify.ttgir.op_text import (OPNAME, RESULTS, attr_dict, canonical_op_name, common_op, remove_dicts,
                                     result_names,
                                     scan_op, signature_colon, top_dicts, uses)
@@ -96,6 +98,14 @@ class Assembler:
                         self.locs.resolve(loc), public=(m.group(1) or "public") == "public")
 
     def block_args(self, text: str) -> list[Value]:
+        fast = argument_types(text)  # one match per argument for the printed form
+        if fast is not None:
+            out = []
+            for name, ty in fast:
+                ref = self.typeref(ty)
+                self.types[name] = ref
+                out.append(new_value(name, ref))
+            return out
         out = []
         for part in split_top(text, ","):
             part, _ = split_loc(part.strip())
@@ -139,13 +149,11 @@ class Assembler:
         fast = b.fast if not b.tails else None
         common = None if fast is not None else common_op(text, self.balanced)  # else one match for most ops
         if fast is not None:  # the common op line, matched when it was read (llverify.ttgir.op_line)
-            results_text, signature, loc, attributes = (fast.group("results") or "", fast.group("signature"),
-                                                        fast.group("loc"), fast.group("attributes") or "")
-            name = canonical_op_name(fast.group("name"))
-            operand_text = fast.group("operands")
-            if operand_text is None:
-                operand_text = fast.group("literal")
-            rest = operand_text + attributes + " : " + signature
+            results_text, name, operand_text, attributes, signature, _, loc = fast.groups("")
+            if name.startswith("triton_"):
+                name = canonical_op_name(name)
+            loc = loc or None
+            rest = operand_text + attributes + " : " + signature if signature else operand_text + attributes
             attrs = dict(self._attr_dict(attributes)) if attributes else {}
         elif common is not None:
             results_text, loc, signature = common.results, common.loc, common.signature
@@ -187,7 +195,7 @@ class Assembler:
             operands = (operands[0], operands[2], operands[1], *operands[3:])
         names = result_names(results_text) if "," in results_text or ":" in results_text else (
             [results_text] if results_text else [])
-        lhs_types, rhs_types, for_results = self._signature(name, rest, signature)
+        lhs_types, rhs_types, for_results = self._signature(name, rest, signature, fast)
         if name == "arith.constant" and not signature.strip() and re.fullmatch(r"\s*(?:true|false)\s*",
                                                                                operand_text):
             lhs_types = [self.typeref("i1")]  # MLIR prints an i1 constant bare: `%true = arith.constant true`
@@ -199,7 +207,7 @@ class Assembler:
             res_types = [_implied_element(name, t) for t in res_types]
         results = []
         for rn, rt in zip(names, res_types):
-            v = Value(rn, rt)
+            v = new_value(rn, rt)
             self.types[rn] = rt
             results.append(v)
         if region_args:  # block arguments of the region header get types too
@@ -219,8 +227,8 @@ class Assembler:
                 printed = tuple(lhs_types)
             elif name in ("tt.dot", "tt.dot_scaled") and len(lhs_types) + 1 == len(operands) and len(rhs_types) == 1:
                 printed = (*lhs_types, rhs_types[0])  # `A * B -> C`: the accumulator has the result's type
-        return Op(name, tuple(results), operands, tuple(op_types), attrs, regions,
-                  Location(self.path, b.line, b.col), self.locs.resolve(loc), b.head[:200], printed)
+        return new_op(name, tuple(results), operands, tuple(op_types), attrs, regions,
+                      new_location(self.path, b.line, b.col), self.locs.resolve(loc), b.head[:200], printed)
 
     def _split(self, b: OpBuilder, text: str) -> tuple[str, str, str, str, str, str | None]:
         """(results text, canonical op name, the text after the name, its part before the signature separator,
@@ -291,16 +299,21 @@ class Assembler:
             return [self.typeref(t) for t in split_top(strip_parens(lhs), ",") if t.strip()]
         return []
 
-    def _signature(self, name: str, rest: str, signature: str) -> tuple[list[TypeRef], list[TypeRef] | None,
-                                                                       list[TypeRef]]:
+    def _signature(self, name: str, rest: str, signature: str, fast: Match[str] | None = None
+                   ) -> tuple[list[TypeRef], list[TypeRef] | None, list[TypeRef]]:
         """(operand types, result types or None, region-op result types) of the printed signature; outside the
         region ops (which read ``rest``) a function of the signature text, so kept per text (callers do not
-        mutate the lists)."""
+        mutate the lists).  ``fast``: the op's common-line match, whose signature splits in one pass."""
         if name in _REGION_RESULT_OPS:
             return self._read_signature(name, rest, signature)
         hit = self.sig_types.get(signature)
         if hit is None:
-            hit = self.sig_types[signature] = self._read_signature(name, rest, signature)
+            if fast is not None and name != "scf.for":
+                lhs, rhs = signature_types(fast)
+                hit = ([self.typeref(t) for t in lhs], None if rhs is None else [self.typeref(t) for t in rhs], [])
+            else:
+                hit = self._read_signature(name, rest, signature)
+            self.sig_types[signature] = hit
         return hit
 
     def _read_signature(self, name: str, rest: str, signature: str) -> tuple[list[TypeRef], list[TypeRef] | None,

@@ -93,16 +93,19 @@ def logical_lines(lines: list[str]) -> Iterator[tuple[int, int, str, Match[str] 
     start = col = 0
     stripped = [strip_comment(raw) if "/" in raw else raw.strip() for raw in lines]
     count = len(lines)
-    for lineno, s in enumerate(stripped, 1):
+    lineno = 0
+    for s in stripped:
+        lineno += 1
         if not s:
             continue
         if not buf:
-            raw = lines[lineno - 1]
-            start, col = lineno, len(raw) - len(raw.lstrip()) + 1
+            start, col = lineno, lines[lineno - 1].find(s[0]) + 1  # s[0]: the line's first non-blank character
             m = fast_line(s) if s[0] == "%" or s[0].isalpha() else LOC_LINE.fullmatch(s) if s[0] == "#" else None
-            if m is not None and not _next(stripped, lineno, count).startswith(_LEADS):
-                yield lineno, col, s, m
-                continue
+            if m is not None:
+                after = (stripped[lineno] if lineno < count else "") or _next(stripped, lineno, count)
+                if not after.startswith(_LEADS):
+                    yield lineno, col, s, m
+                    continue
         buf.append(s)
         body = " ".join(buf) if len(buf) > 1 else s
         if body.startswith("module") and _attributes_open(body):

@@ -4,10 +4,10 @@ Nearly every line of a printed module is one complete operation of one shape::
 
     %a_13 = arith.muli %a, %a_12 {overflowFlags = #arith.overflow<none>} : tensor<128x1xi32, #blocked1> loc(#loc33)
 
-results (``%r``, ``%r:2``, separated by ``, ``), a bare op name, either plain operand uses (``%x``, ``%x#1``) or
-one literal (``dense<...>``, ``0``, ``1.000000e+00``), at most one attribute dictionary, `` : ``, a type signature
-of one of the printed shapes (``T``, ``T, U``, ``A -> B``, ``(T, U) -> V``, ``T * U -> V``, ``A to B``, each side
-a type list, parenthesised or not) and an optional location alias.  :func:`fast_line` matches such a line at once
+results (``%r``, ``%r:2``, separated by ``, ``), a bare op name, operands (uses ``%x``, ``%x#1``, indices
+``%d[%i]``, keywords ``slt,`` ``deps``, literals ``0``, ``dense<...>``), at most one attribute dictionary, an optional
+`` : `` and type signature of one of the printed shapes (``T``, ``T, U``, ``A -> B``, ``(T, U) -> V``,
+``T * U -> V``, ``A to B``, each side a type list, parenthesised or not) and an optional location alias.  :func:`fast_line` matches such a line at once
 (:data:`OP_LINE`), so the reader skips its general steps for it: joining continued lines, bracket balance, region
 and block recognition (:mod:`llverify.ttgir.lines`, :mod:`llverify.ttgir.structure`) and the split into results,
 name, operands, attributes, signature and location (:mod:`llverify.ttgir.assemble`).
@@ -16,9 +16,9 @@ Why the general steps read such a line the same way (what ``tests/test_fast_path
 corpus and on random lines): the grammar admits brackets only in matched pairs, nested at most four deep, with no
 quote or backslash, so the bracket scan is balanced and equals the pairs matched; no ``->`` but the signature's
 top-level arrow (checked: a ``->`` inside a bracket would be no closing ``>`` to the scan), so every ``>`` closes;
-the signature separator is the only `` : `` at depth 0 (the signature's types separate at depth 0 with ``, ``
-`` -> `` `` * `` `` to `` only), and the location alias is the last ``loc(`` at depth 0; the attribute dictionary
-is the only ``{`` at depth 0.  A line that is not of this shape (``//`` comments, strings, regions, block labels,
+the signature separator is the only `` : `` at depth 0 (operands hold no ``:``, the signature's types separate at
+depth 0 with ``, `` `` -> `` `` * `` `` to `` only), and the location alias is the last ``loc(`` at depth 0; the
+attribute dictionary is the only ``{`` at depth 0; the operands hold no ``=`` (so the results end at the first).  A line that is not of this shape (``//`` comments, strings, regions, block labels,
 continued lines, generic ``"op"(...)`` forms) is read by the general steps.
 
 >>> m = fast_line("%0 = tt.splat %x : i32 -> tensor<4xi32, #blocked> loc(#loc3)")
@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["OP_LINE", "LOC_LINE", "fast_line"]
+__all__ = ["OP_LINE", "LOC_LINE", "fast_line", "signature_types", "argument_types"]
 
 _PLAIN = r'[^<>{}()\[\]"\\]'  # no bracket, quote or backslash
 
@@ -52,13 +52,16 @@ _ATTRS = rf"\{{(?:{_PLAIN}++|<{_PLAIN}*+>|\[{_PLAIN}*+\])*+\}}"
 _USE = r"%[\w$.\-]+(?:#\d+)?"
 _RESULT = r"%[\w$.\-]+(?::\d+)?"
 
+#: what an operand list holds: uses, indices ``%d[%i, %j]``, keywords (``slt,`` ``deps`` ``allow_reorder``), literals
+#: (``1``, ``-1.5e+00``, ``dense<0.0>``); no ``:`` ``=`` ``{`` or string, so its uses are its ``%`` names in order
+_OPERAND = r'(?:[\w%#$.+\-]|<[^<>{}()\[\]"\\:=]*+>|\[[^<>{}()\[\]"\\:=]*+\])++'
+
 #: the common op line (stripped), with its parts as :class:`~llverify.ttgir.op_text.CommonOp` names them
 OP_LINE = re.compile(
     rf"(?:(?P<results>{_RESULT}(?:, {_RESULT})*+) = )?"
     r"(?P<name>[A-Za-z_][\w.$]*+)"
-    rf"(?:(?P<operands>(?: {_USE}(?:, {_USE})*+)?)(?P<attributes> {_ATTRS})?"
-    rf"|(?P<literal> (?:dense<{_PLAIN}*+>|[\w.+\-]++)))"
-    rf" : (?P<signature>{_SIDE}(?P<arrow> -> {_SIDE}| to {_TYPE})?)"
+    rf"(?P<operands>(?: {_OPERAND},?)*+)(?P<attributes> {_ATTRS})?"
+    rf"(?: : (?P<signature>{_SIDE}(?P<arrow> -> {_SIDE}| to {_TYPE})?))?"
     r"(?: (?P<loc>loc\(#[\w$.\-]+\)))?")
 
 
@@ -82,3 +85,53 @@ def fast_line(s: str) -> re.Match[str] | None:
     if s.count("->") != (1 if arrow is not None and arrow.startswith(" ->") else 0):
         return None
     return m
+
+
+_TYPE_RE = re.compile(_TYPE)
+
+
+def signature_types(m: re.Match[str]) -> tuple[list[str], list[str] | None]:
+    """The operand and result type texts of a :func:`fast_line` match's signature: every type of the side before
+    the arrow (or `` to ``), every type after it (None without one), in order.
+
+    The general reading (``split_signature_plain``, or ``split_arrow`` / the cast split / ``split_top`` at ``,``
+    then `` * ``) cuts each side at its top-level separators and drops enclosing parentheses; in the grammar every
+    type starts a side or follows a separator and a ``(`` or ``)`` at depth 0 is a side's enclosing pair, so the
+    types found one after the other are those pieces (stripped, as the assembler reads them)."""
+    sig = m.group("signature")
+    if sig is None:
+        return [], None
+    arrow = m.group("arrow")
+    if arrow is None:
+        return _TYPE_RE.findall(sig), None
+    cut = m.start("arrow") - m.start("signature")
+    return _TYPE_RE.findall(sig, 0, cut), _TYPE_RE.findall(sig, cut + 4)
+
+
+#: one block or function argument as Triton prints it: ``%x: T``, argument attributes, a location
+_ARGUMENT = re.compile(rf"(%[\w$.\-]+): ({_TYPE})(?: {_ATTRS})?"
+                       rf"(?: loc\((?:{_LOC_ITEM}|\((?:{_LOC_ITEM})*+\))*+\))?")
+
+
+def argument_types(text: str) -> list[tuple[str, str]] | None:
+    """(name, type text) of each argument of an argument list printed as Triton prints it (``%a: T {attrs}
+    loc(...), %b: U``), or None for any other list (the general reading reads it).
+
+    The general reading cuts the list at top-level commas, each piece's trailing top-level ``loc(...)``, its name at
+    the first ``:`` and its type before a top-level ``{``; in the grammar every comma, ``{`` and quote but the
+    separators is inside a bracket pair or a string, so each match is one piece and its groups are those parts."""
+    out: list[tuple[str, str]] = []
+    i, end = 0, len(text)
+    while i < end:
+        m = _ARGUMENT.match(text, i)
+        if m is None:
+            return None
+        out.append((m.group(1), m.group(2)))
+        i = m.end()
+        if i < end:
+            if not text.startswith(", ", i):
+                return None
+            i += 2
+            if i == end:
+                return None
+    return out

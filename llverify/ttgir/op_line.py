@@ -47,7 +47,8 @@ def _nested(depth: int) -> str:
 #: an optional ``<...>`` with pairs nested at most three deep inside (``#ttg.swizzled_shared<{order = [1, 0]}>``)
 _TYPE = rf"(?=[!\w.$<])[!\w.$]*+(?:<{_nested(3)}>)?"
 _LIST = rf"{_TYPE}(?:, {_TYPE})*+"
-_SIDE = rf"(?:\((?:{_LIST})?\)|{_TYPE}(?:(?:, | \* ){_TYPE})*+)"
+_SIDE = rf"(?:\((?:{_LIST})?\)|{_TYPE}(?:(?:, | \* ){_TYPE})*+)"  # the operand side: `A * B -> C` of tt.dot
+_RESULT_SIDE = rf"(?:\((?:{_LIST})?\)|{_LIST})"
 _ATTRS = rf"\{{(?:{_PLAIN}++|<{_PLAIN}*+>|\[{_PLAIN}*+\])*+\}}"
 _USE = r"%[\w$.\-]+(?:#\d+)?"
 _RESULT = r"%[\w$.\-]+(?::\d+)?"
@@ -61,7 +62,7 @@ OP_LINE = re.compile(
     rf"(?:(?P<results>{_RESULT}(?:, {_RESULT})*+) = )?"
     r"(?P<name>[A-Za-z_][\w.$]*+)"
     rf"(?P<operands>(?: {_OPERAND},?)*+)(?P<attributes> {_ATTRS})?"
-    rf"(?: : (?P<signature>{_SIDE}(?P<arrow> -> {_SIDE}| to {_TYPE})?))?"
+    rf"(?: : (?P<signature>{_SIDE}(?P<arrow> -> {_RESULT_SIDE}| to {_TYPE})?))?"
     r"(?: (?P<loc>loc\(#[\w$.\-]+\)))?")
 
 
@@ -77,9 +78,9 @@ def fast_line(s: str) -> re.Match[str] | None:
     docstring), else None.
 
     Postcondition: a match's brackets are balanced, its only ``->`` is the signature's arrow, it has no quote,
-    backslash or ``//``, and it does not start with ``module``."""
+    backslash or ``//``, it does not start with ``module`` and does not end with ``,`` (which continues it)."""
     m = OP_LINE.fullmatch(s)
-    if m is None or "//" in s or s.startswith("module"):
+    if m is None or "//" in s or s.startswith("module") or s.endswith(","):  # `,`: the op goes on (lines.py)
         return None
     arrow = m.group("arrow")
     if s.count("->") != (1 if arrow is not None and arrow.startswith(" ->") else 0):

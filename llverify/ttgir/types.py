@@ -24,6 +24,7 @@ from typing import Any, Mapping
 
 from llverify.errors import LlverifyError
 from llverify.triton.parse import parse_attr
+from llverify.ttgir.flat_attrs import flat_attribute
 from llverify.ttgir.model import TypeRef
 from llverify.ttgir.syntax import split_top
 
@@ -68,7 +69,9 @@ class AliasTable:
             self.errors[name] = problem
             return
         try:
-            value = _parse_any_attr(text, self.specs)
+            value = flat_attribute(text, self.specs)  # one pass for the attributes Triton prints flat
+            if value is None:
+                value = _parse_any_attr(text, self.specs)
         except (LlverifyError, RecursionError) as exc:
             self.errors[name] = str(exc) if not isinstance(exc, RecursionError) else "nesting too deep"
             return
@@ -126,6 +129,9 @@ def _read_encoding(text: str, aliases: AliasTable) -> tuple[Any, str | None]:
     if problem:
         return None, problem
     try:
+        flat = flat_attribute(text, aliases.specs)  # one pass for the attributes Triton prints flat
+        if isinstance(flat, dict) and flat.get("kind") != "__opaque__":
+            return flat, None
         return parse_attr(text, aliases.specs), None
     except (LlverifyError, RecursionError) as exc:
         return None, str(exc) if not isinstance(exc, RecursionError) else "nesting too deep"

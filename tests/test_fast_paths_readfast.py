@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from llverify.ttgir import assemble, lines, op_line, reader, structure, syntax
+from llverify.ttgir import assemble, flat_attrs, lines, op_line, reader, structure, syntax
 from llverify.ttgir.signatures import split_signature_plain
 
 _NEVER = re.compile(r"(?!)")
@@ -186,3 +186,79 @@ def test_the_corpus_comparison_catches_a_wrong_location_definition(corpus, monke
     monkeypatch.setattr(lines, "LOC_LINE", mutant)
     monkeypatch.setattr(structure, "LOC_LINE", mutant)
     assert [repr(x) for x in corpus_reads.read_all(corpus[:40])] != [repr(x) for x in good]
+
+
+# -- flat layout attributes ------------------------------------------------------------------------------------------
+
+def _general_attr(text: str, specs) -> str:
+    from llverify.triton.parse import parse_value
+    try:
+        return repr(parse_value(text, specs))
+    except Exception as exc:  # noqa: BLE001 - compared by message
+        return f"{type(exc).__name__}: {exc}"
+
+
+def _flat_attr(text: str, specs) -> str | None:
+    try:
+        value = flat_attrs.flat_attribute(text, specs)
+    except Exception as exc:  # noqa: BLE001
+        return f"{type(exc).__name__}: {exc}"
+    return None if value is None else repr(value)
+
+
+def _corpus_attributes(corpus) -> list[tuple[str, dict]]:
+    """Every alias definition and inline encoding of the corpus, with the specs of the aliases before it."""
+    out = []
+    for path, text in corpus:
+        (module, *_) = reader.parse_modules(text, path)
+        specs: dict = {}
+        for raw in text.split("\n"):
+            m = re.match(r"#(\w+) = (#.*)$", raw.strip())
+            if m and not m.group(2).startswith("loc("):
+                out.append((m.group(2), dict(specs)))
+                if m.group(1) in module.aliases:
+                    specs[m.group(1)] = module.aliases[m.group(1)]
+        for inline in set(re.findall(r"#ttg\.\w+<\{[^{}<>]*\}>", text)):
+            out.append((inline, dict(specs)))
+    return out
+
+
+def test_flat_attributes_are_the_general_reading_on_the_corpus(corpus) -> None:
+    attributes = _corpus_attributes(corpus)
+    flat = 0
+    for text, specs in attributes:
+        got = _flat_attr(text, specs)
+        if got is not None:
+            flat += 1
+            assert got == _general_attr(text, specs), text
+    assert flat > 0.9 * len(attributes)
+
+
+_FIELD_TEXT = st.sampled_from(["sizePerThread = [1, 4]", "threadsPerWarp = [8, 4]", "warpsPerCTA = [4, 1]",
+                               "order = [1, 0]", "dim = 1", "parent = #b", "parent = #nope", "opIdx = 0",
+                               "kWidth = 2", "versionMajor = 2", "versionMinor = 0", "instrShape = [16, 8]",
+                               "vec = 8 : i32", "perPhase = 1", "maxPhase = 8", "transposed = true",
+                               "register = [[0, 1], [0, 2]]", "lane = []", "order = [1,]", "order = [01]",
+                               "bogus = 1", "x = mnThenK", 'x = "s"', "order=[1, 0]", "order = [ 1 , 0 ]",
+                               "dim = -1", "dim = 1 : i32 : i32"])
+_KIND = st.sampled_from(["#ttg.blocked", "#ttg.slice", "#ttg.dot_op", "#ttg.nvidia_mma", "#ttg.swizzled_shared",
+                         "#ttg.linear", "#ttg.padded_shared", "#ttg.nope", "#blocked", "#ttg.shared_memory"])
+
+
+@given(_KIND, st.lists(_FIELD_TEXT, max_size=5), st.sampled_from([", ", ",", " , "]))
+@settings(max_examples=1500, deadline=None)
+def test_random_attributes_read_as_the_general_reader_reads_them(kind, fields, sep) -> None:
+    specs = {"b": {"kind": "blocked", "size_per_thread": [1], "threads_per_warp": [32], "warps_per_cta": [4],
+                   "order": [0]}}
+    text = f"{kind}<{{{sep.join(fields)}}}>"
+    got = _flat_attr(text, specs)
+    if got is not None:
+        assert got == _general_attr(text, specs)
+
+
+def test_the_attribute_comparison_catches_a_wrong_field_reading(corpus, monkeypatch) -> None:
+    # the mutant: an integer's `: type` read as part of a list's last element (a list read one element short)
+    real = flat_attrs.json.loads
+    monkeypatch.setattr(flat_attrs.json, "loads", lambda raw: real(raw)[:-1] if real(raw) else real(raw))
+    with pytest.raises(AssertionError):
+        test_flat_attributes_are_the_general_reading_on_the_corpus(corpus)

@@ -292,6 +292,7 @@ def _no_one_match(monkeypatch) -> None:
     monkeypatch.setattr(lines, "fast_line", lambda s: None)
     monkeypatch.setattr(lines, "LOC_LINE", re.compile(r"(?!)"))
     monkeypatch.setattr(assemble, "argument_types", lambda text: None)
+    monkeypatch.setattr(assemble, "argument_list", lambda text, start: None)
 
 
 @pytest.fixture(scope="module")

@@ -1,8 +1,9 @@
 """The reader's one-match readings (``llverify.ttgir.op_line``, issue 11) agree with the general steps they skip:
 the common op line (``OP_LINE`` / ``fast_line``), the location definition line (``LOC_LINE``), the one-pass
-signature split (``signature_types``) and the argument list (``argument_types``) - on the whole TTGIR corpus and on
-random lines built from the pieces that can fool them; each comparison is shown able to fail (a mutant of the fast
-path it must catch, tried in ``test_*_mutant``)."""
+signature split (``signature_types``), the argument lists (``argument_types``, ``argument_list``) and the flat layout
+attributes (``flat_attrs``) - on the whole TTGIR corpus and on random lines built from the pieces that can fool
+them; each comparison is shown able to fail (the ``test_*_catches_*`` tests: a mutant of the fast path it must
+catch)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ def _general(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(lines, "fast_line", lambda s: None)
     monkeypatch.setattr(lines, "LOC_LINE", _NEVER)
     monkeypatch.setattr(assemble, "argument_types", lambda text: None)
+    monkeypatch.setattr(assemble, "argument_list", lambda text, start: None)
 
 
 def _read(text: str) -> str:

@@ -16,7 +16,7 @@ import re
 from typing import Mapping, Match, Sequence
 
 from llverify.ttgir.locations import Locations, split_loc
-from llverify.ttgir.op_line import argument_types, signature_types
+from llverify.ttgir.op_line import argument_list, argument_types, signature_types
 from llverify.ttgir.model import (Block, Function, Location, Module, Op, Region, TypeRef, Value, new_location, new_op,
                                   new_value)
 from llverify.ttgir.op_text import (OPNAME, RESULTS, attr_dict, canonical_op_name, common_op, remove_dicts,
@@ -73,8 +73,16 @@ class Assembler:
                       attributes=attrs, stage=stage, line=line)
 
     def function(self, b: OpBuilder) -> Function:
-        head, loc = split_loc(b.head)
-        m = _FUNC_HEAD.match(head)
+        # the printed argument list read one match per argument: then every `loc(` up to its `)` is inside it, so
+        # the head has a top-level location only when one follows
+        m = _FUNC_HEAD.match(b.head)
+        listed = argument_list(b.head, m.end()) if m else None
+        if listed is not None and "loc(" not in b.head[listed[1]:]:
+            head, loc = b.head.rstrip(), None
+        else:
+            listed = None
+            head, loc = split_loc(b.head)
+            m = _FUNC_HEAD.match(head)
         if not m:
             raise fail(self.path, b.line, b.col, f"malformed tt.func: {head[:60]!r}")
         fname = m.group(2) if m.group(2) is not None else _unescape_symbol(m.group(3))
@@ -82,7 +90,10 @@ class Assembler:
         rest = head[m.end():]
         args: list[Value] = []
         results: tuple[TypeRef, ...] = ()
-        if rest.startswith("("):
+        if listed is not None:
+            args = self._typed_args(listed[0])
+            rest = head[listed[1] + 1:].strip()
+        elif rest.startswith("("):
             close = matching_close(rest, 0)
             if close < 0:
                 raise fail(self.path, b.line, b.col, "unbalanced argument list of tt.func")
@@ -100,12 +111,7 @@ class Assembler:
     def block_args(self, text: str) -> list[Value]:
         fast = argument_types(text)  # one match per argument for the printed form
         if fast is not None:
-            out = []
-            for name, ty in fast:
-                ref = self.typeref(ty)
-                self.types[name] = ref
-                out.append(new_value(name, ref))
-            return out
+            return self._typed_args(fast)
         out = []
         for part in split_top(text, ","):
             part, _ = split_loc(part.strip())
@@ -120,6 +126,15 @@ class Assembler:
             v = Value(name.strip(), ref)
             self.types[v.name] = ref
             out.append(v)
+        return out
+
+    def _typed_args(self, args: list[tuple[str, str]]) -> list[Value]:
+        """The values of (name, type text) arguments, each recorded as defined."""
+        out = []
+        for name, ty in args:
+            ref = self.typeref(ty)
+            self.types[name] = ref
+            out.append(new_value(name, ref))
         return out
 
     def region(self, r: RegionBuilder, header_args: Sequence[str] = ()) -> Region:

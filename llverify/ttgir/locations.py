@@ -127,6 +127,8 @@ class Locations:
 def split_loc(text: str) -> tuple[str, str | None]:
     """``"... loc(#loc3)"`` -> (``"..."``, ``"loc(#loc3)"``) for a trailing top-level loc."""
     t = text.rstrip()
+    if not t.endswith((")", "]", "}", ">")):
+        return t, None  # a location ends the text with the bracket that closes its `loc(`
     i = rfind_top(t, "loc(")
     if i >= 0 and (i == 0 or not (t[i - 1].isalnum() or t[i - 1] == "_")):
         close = matching_close(t, i + 3)

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["OP_LINE", "LOC_LINE", "fast_line", "signature_types", "argument_types"]
+__all__ = ["OP_LINE", "LOC_LINE", "fast_line", "signature_types", "argument_types", "argument_list"]
 
 _PLAIN = r'[^<>{}()\[\]"\\]'  # no bracket, quote or backslash
 
@@ -136,3 +136,26 @@ def argument_types(text: str) -> list[tuple[str, str]] | None:
             if i == end:
                 return None
     return out
+
+
+def argument_list(text: str, start: int) -> tuple[list[tuple[str, str]], int] | None:
+    """:func:`argument_types` of the parenthesised argument list opening at ``text[start]`` (``(%a: T, %b: U)``) and
+    the index of its closing ``)``, or None when the list is not of the printed form.  Every bracket of an argument
+    is matched inside it, so that ``)`` is the one that closes the list (what ``matching_close`` finds)."""
+    if not text.startswith("(", start):
+        return None
+    out: list[tuple[str, str]] = []
+    i = start + 1
+    if text.startswith(")", i):
+        return out, i
+    while True:
+        m = _ARGUMENT.match(text, i)
+        if m is None:
+            return None
+        out.append((m.group(1), m.group(2)))
+        i = m.end()
+        if text.startswith(")", i):
+            return out, i
+        if not text.startswith(", ", i):
+            return None
+        i += 2

@@ -238,6 +238,9 @@ def uses(text: str) -> list[str]:
 
 
 
+_NESTING = ("(", "[", "{", "<", ")", "]", "}", ">", '"', "\\")
+
+
 def attr_dict(text: str) -> dict[str, str]:
     """``{a = 1 : i32, "b.c" = "x", flag}`` -> ``{"a": "1 : i32", "b.c": '"x"', "flag": "unit"}``."""
     t = text.strip()
@@ -246,7 +249,19 @@ def attr_dict(text: str) -> dict[str, str]:
     if not (t.startswith("{") and t.endswith("}")):
         return {}
     out: dict[str, str] = {}
-    for part in split_top(t[1:-1], ","):
+    inner = t[1:-1]
+    if not any(c in inner for c in _NESTING):  # no bracket or string inside: every `,` and `=` is at the top level
+        for part in inner.split(","):
+            part = part.strip()
+            if not part:
+                continue
+            eq = part.find("=")
+            if eq < 0:
+                out[part.strip('"')] = "unit"
+            else:
+                out[part[:eq].strip().strip('"')] = part[eq + 1:].strip()
+        return out
+    for part in split_top(inner, ","):
         part = part.strip()
         if not part:
             continue

@@ -168,7 +168,8 @@ class Assembler:
             if name.startswith("triton_"):
                 name = canonical_op_name(name)
             loc = loc or None
-            rest = operand_text + attributes + " : " + signature if signature else operand_text + attributes
+            rest = "" if name not in _READS_REST else (
+                operand_text + attributes + " : " + signature if signature else operand_text + attributes)
             attrs = dict(self._attr_dict(attributes)) if attributes else {}
         elif common is not None:
             results_text, loc, signature = common.results, common.loc, common.signature
@@ -185,16 +186,15 @@ class Assembler:
             operand_text = remove_dicts(before_sig)
         # region-header block arguments (scf.for induction variable, iter_args, scf.while before-args)
         region_args = self._region_header_args(name, rest) if name in ("scf.for", "scf.while") else []
-        sig = self.sig_dicts.get(signature)
-        if sig is None and fast is not None:
-            sig = self.sig_dicts[signature] = ({}, signature)  # a common line's signature holds no dictionary
-        if sig is None:
-            sig_attrs: dict[str, str] = {}
-            for brace in top_dicts(signature):
-                sig_attrs.update(attr_dict(brace))
-            sig = self.sig_dicts[signature] = (sig_attrs, remove_dicts(signature).strip())
-        attrs.update(sig[0])
-        signature = sig[1]
+        if fast is None:  # (a common line's signature holds no dictionary and no blank at either end)
+            sig = self.sig_dicts.get(signature)
+            if sig is None:
+                sig_attrs: dict[str, str] = {}
+                for brace in top_dicts(signature):
+                    sig_attrs.update(attr_dict(brace))
+                sig = self.sig_dicts[signature] = (sig_attrs, remove_dicts(signature).strip())
+            attrs.update(sig[0])
+            signature = sig[1]
         if name == "ttg.warp_specialize" and "partitionNumWarps" not in attrs:
             # Triton 3.9 prints each worker's warp count only in its region header: `partition0(...) num_warps(2) {`
             counts = [m.group(2) for r in b.regions for m in [_PARTITION_HEAD.match(r.head)] if m]
@@ -411,6 +411,8 @@ _LAST_TYPE_IS_RESULT = ("arith.select", "tt.make_tensor_descriptor")
 
 #: ops whose results are typed after the op header (``-> (T, U)``), not by the signature alone
 _REGION_RESULT_OPS = ("scf.for", "scf.if", "scf.execute_region", "scf.index_switch")
+#: the ops whose reading looks at the text after the name beyond its signature (region headers, region results)
+_READS_REST = frozenset({"scf.for", "scf.while", *_REGION_RESULT_OPS})
 
 _PARTITION_HEAD = re.compile(r"^partition\d+\s*\((.*)\)\s*num_warps\s*\(\s*(\d+)\s*\)\s*$", re.S)
 

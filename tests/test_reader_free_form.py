@@ -3,8 +3,8 @@
 * a region closed on an op's line (``tt.reduce.return %2 : f32 })``, ``scf.yield %x : f32 } else {``);
 * a colon glued to the type (``%x :tensor<...>``, ``%x:tensor<...>``);
 * several alias definitions on one line;
-* alias definitions between the top-level ops of an implicit module (no ``module {``), and a chunk holding only
-  aliases (an empty module);
+* alias definitions between the top-level ops of an implicit module (no ``module {``), and a ``// -----`` chunk
+  holding only aliases (an empty module; a whole file of aliases only is still refused: a truncated module);
 * ops whose assembly format leaves the result type out (``%w = ttg.warp_id``: i32; the async tokens).
 
 Each free-form text is compared with the form Triton prints for it (the same ops, results, operands and types),
@@ -265,8 +265,13 @@ def test_a_chunk_of_aliases_only_is_an_empty_module() -> None:
     assert first.aliases["blocked"]["size_per_thread"] == [1]
     assert isinstance(second, Module) and second.line == 4
     assert second.functions[0].arguments[0].type.encoding["size_per_thread"] == [2]
-    (only,) = parse_modules(f"// aliases\n\n#loc = loc(\"k.py\":1:1)\n#blocked = {BLOCKED}\n", "c.mlir")
-    assert only.functions == () and only.line == 3
+    only = f"// aliases\n\n#loc = loc(\"k.py\":1:1)\n#blocked = {BLOCKED}\n"
+    (empty,) = parse_modules(only, "c.mlir", aliases_only=True)
+    assert empty.functions == () and empty.line == 3
+    # a whole file of aliases only is more likely a module cut short (a truncated cache file): still refused
+    with pytest.raises(TtgirError, match="no 'module' found"):
+        parse_modules(only, "c.mlir")
+    assert isinstance(load_text(only, "c.mlir")[0], TtgirError)
 
 
 def test_an_empty_text_is_still_no_module() -> None:
@@ -340,7 +345,7 @@ def test_triton_accepts_the_free_forms_and_refuses_a_use_before_definition() -> 
     assert all(printed[k] is not None for k in _ACCEPTED), {k: v for k, v in printed.items() if v is None}
     assert all(printed[k] is None for k in _REFUSED)
     for name in _ACCEPTED:  # and the reader reads Triton's printing of each as it reads the free form
-        ours = [unnamed(m) for m in parse_modules(texts[name], name)]
+        ours = [unnamed(m) for m in parse_modules(texts[name], name, aliases_only=True)]
         assert ours == [unnamed(m) for m in parse_modules(printed[name], name)], name
     with pytest.raises(TtgirError):
         parse_modules(_REFUSED["used_before"], "used_before")

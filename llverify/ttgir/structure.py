@@ -89,8 +89,10 @@ def fail(path: str, line: int, col: int, message: str) -> TtgirError:
     return TtgirError(f"{path}:{line}:{col}: {message}")
 
 
-def read_structure(lines: list[str], path: str) -> Structure:
-    """The modules of a file's physical ``lines`` (see the module docstring).
+def read_structure(lines: list[str], path: str, aliases_only: bool = False) -> Structure:
+    """The modules of a file's physical ``lines`` (see the module docstring).  ``aliases_only``: a text of alias
+    definitions only is MLIR's empty module (a ``// -----`` chunk of a split file) rather than an error (a whole
+    file of aliases only is more likely a truncated module).
 
     Postcondition: at least one module; every region opened is closed."""
     aliases = AliasTable()
@@ -219,7 +221,7 @@ def read_structure(lines: list[str], path: str) -> Structure:
         open_line = stack[-1].line or module_line
         raise fail(path, len(lines), 1, f"unexpected end of module: {len(stack)} region(s) still open "
                                         f"(innermost opened at line {open_line})")
-    if not finished and not module_line and (aliases.texts or type_aliases or loc_defs):
+    if aliases_only and not finished and not module_line and (aliases.texts or type_aliases or loc_defs):
         # only alias definitions: MLIR reads an empty implicit module
         first = next((n for n, raw in enumerate(lines, 1) if strip_comment(raw)), 1)
         finished.append((top, {}, first, dict(type_aliases)))

@@ -204,11 +204,13 @@ def test_three_definitions_of_mixed_kinds_on_one_line() -> None:
 
 def test_an_equals_sign_inside_an_alias_value_does_not_split_it() -> None:
     text = (f"#blocked = {BLOCKED}\n#s = #ttg.slice<{{dim = 0, parent = #blocked}}>\n"
-            f'#loc = loc("a #b = c.py":1:2)\n'
-            f"{HEAD}\n  tt.func @k(%x: tensor<64xf32, #s>) {{\n    tt.return loc(#loc)\n  }}\n}}\n")
+            f'#loc = loc("a #b = c.py":1:2)\n#loc1 = loc(fused["d #e = f.py":3:4, #loc])\n'
+            f"{HEAD}\n  tt.func @k(%x: tensor<64xf32, #s>) {{\n    tt.return loc(#loc)\n"
+            f"    tt.return loc(#loc1)\n  }}\n}}\n")
     m = parse_module(text, "a.mlir")
     assert m.aliases["s"]["kind"] == "slice"
-    assert m.functions[0].body.blocks[0].ops[0].source.file == "a #b = c.py"
+    first, second = m.functions[0].body.blocks[0].ops
+    assert first.source.file == "a #b = c.py" and (second.source.file, second.source.line) == ("d #e = f.py", 3)
 
 
 # -- 4. aliases after the ops of an implicit module; chunks of aliases only ------------------------------------------

@@ -264,3 +264,13 @@ def test_the_attribute_comparison_catches_a_wrong_field_reading(corpus, monkeypa
     monkeypatch.setattr(flat_attrs.json, "loads", lambda raw: real(raw)[:-1] if real(raw) else real(raw))
     with pytest.raises(AssertionError):
         test_flat_attributes_are_the_general_reading_on_the_corpus(corpus)
+
+
+@pytest.mark.parametrize("line", ["%r = tt.splat %a : i32 -> i32 * i32 loc(#l)", "tt.splat slt,",
+                                  "%r = tt.splat %a : (i32, i32) * i32 -> i32"])
+def test_the_cases_the_random_comparison_found(line) -> None:
+    # a `*` after the arrow is no type separator (`i32 * i32` is one type to the general split), a trailing `,`
+    # continues the op on the next line, parentheses then `*` are no printed shape: none is a common line
+    assert op_line.fast_line(line) is None
+    fast, general = _both(PRELUDE + f"    {line}\n" + POSTLUDE)
+    assert fast == general

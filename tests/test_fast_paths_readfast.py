@@ -274,3 +274,12 @@ def test_the_cases_the_random_comparison_found(line) -> None:
     assert op_line.fast_line(line) is None
     fast, general = _both(PRELUDE + f"    {line}\n" + POSTLUDE)
     assert fast == general
+
+
+def test_an_arrow_inside_an_argument_type_is_left_to_the_general_steps() -> None:
+    # found by the random comparison: `t<x<a->>` is balanced to the argument grammar, open to the bracket scan
+    assert op_line.argument_types("%x: t<x<a->>") is None and op_line.argument_list("(%x: t<x<a->>)", 0) is None
+    assert op_line.argument_list("(%x: i32) -> i32", 0) == ([("%x", "i32")], 8)
+    text = PRELUDE.replace("tt.func @k(%a: i32, %b: f16, %c: tensor<4xf32, #b>)", "tt.func @k(%x: t<x<a->>)")
+    fast, general = _both(text + "    ^bb1(%y: t<x<a->>):\n" + POSTLUDE)
+    assert fast == general

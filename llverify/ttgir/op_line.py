@@ -121,6 +121,8 @@ def argument_types(text: str) -> list[tuple[str, str]] | None:
     The general reading cuts the list at top-level commas, each piece's trailing top-level ``loc(...)``, its name at
     the first ``:`` and its type before a top-level ``{``; in the grammar every comma, ``{`` and quote but the
     separators is inside a bracket pair or a string, so each match is one piece and its groups are those parts."""
+    if "->" in text:  # (a `>` that closes nothing to the bracket scan: see the module docstring)
+        return None
     out: list[tuple[str, str]] = []
     i, end = 0, len(text)
     while i < end:
@@ -155,7 +157,7 @@ def argument_list(text: str, start: int) -> tuple[list[tuple[str, str]], int] | 
         out.append((m.group(1), m.group(2)))
         i = m.end()
         if text.startswith(")", i):
-            return out, i
+            return (out, i) if "->" not in text[start:i] else None  # (as in argument_types)
         if not text.startswith(", ", i):
             return None
         i += 2

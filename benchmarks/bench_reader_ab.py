@@ -21,6 +21,8 @@ FILES = sorted(str(p) for p in Path(NEW, "tests", "data", "ttgir").rglob("*.ttgi
 
 CHILD = r'''
 import hashlib, json, sys, time
+import llverify
+assert llverify.__file__.startswith(sys.argv[3]), (llverify.__file__, sys.argv[3])
 from llverify.ttgir.model import TtgirError
 from llverify.ttgir.reader import parse_modules
 from llverify.ttgir.syntax import _changes
@@ -44,8 +46,9 @@ print(json.dumps(out))
 
 
 def run(tree: str) -> dict:
-    p = subprocess.run([sys.executable, "-c", CHILD, json.dumps(FILES), str(REPEATS)], capture_output=True,
-                       text=True, env={**os.environ, "PYTHONPATH": tree})
+    # cwd=tree: `python -c` puts the working directory first on sys.path, ahead of PYTHONPATH
+    p = subprocess.run([sys.executable, "-c", CHILD, json.dumps(FILES), str(REPEATS), tree], capture_output=True,
+                       text=True, env={**os.environ, "PYTHONPATH": tree}, cwd=tree)
     if p.returncode:
         raise SystemExit(p.stderr[-3000:])
     return json.loads(p.stdout)

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from llverify.ttgir import assemble, locations, op_text, reader, syntax, types
+from llverify.ttgir import assemble, lines, locations, op_text, reader, syntax, types
 from llverify.ttgir.locations import Locations, split_loc
 from llverify.ttgir.op_text import OPNAME, RESULTS, canonical_op_name, remove_dicts, signature_colon, top_dicts, uses
 from llverify.ttgir.types import AliasTable, parse_typeref
@@ -286,13 +286,25 @@ def corpus_texts() -> list[tuple[str, str]]:
     return corpus_reads.corpus_texts()
 
 
+def _no_one_match(monkeypatch) -> None:
+    """The later one-match readings of whole lines (``op_line``, ``test_fast_paths_readfast.py``) off, so that the
+    comparisons here go through this round's fast paths (which those readings otherwise preempt)."""
+    monkeypatch.setattr(lines, "fast_line", lambda s: None)
+    monkeypatch.setattr(lines, "LOC_LINE", re.compile(r"(?!)"))
+    monkeypatch.setattr(assemble, "argument_types", lambda text: None)
+    monkeypatch.setattr(assemble, "argument_list", lambda text, start: None)
+
+
 @pytest.fixture(scope="module")
 def corpus_modules(corpus_texts) -> list:
-    return _read_all(corpus_texts)
+    with pytest.MonkeyPatch.context() as mp:
+        _no_one_match(mp)
+        return _read_all(corpus_texts)
 
 
 def _general(monkeypatch, *, scans: bool) -> None:
     """The fast paths of this round off (and with ``scans`` False, the one-pass scans of the earlier round too)."""
+    _no_one_match(monkeypatch)
     monkeypatch.setattr(assemble, "common_op", lambda text, memo: None)
     monkeypatch.setattr(types, "_PLAIN_TENSOR", re.compile(r"(?!)"))
     monkeypatch.setattr(reader, "Locations", _Reference)
@@ -315,6 +327,7 @@ def test_corpus_comparison_catches_a_common_split_that_drops_the_attributes(corp
         c = real(text, memo)
         return None if c is None else c._replace(attributes="")
 
+    _no_one_match(monkeypatch)
     monkeypatch.setattr(assemble, "common_op", mutant)
     assert _read_all(corpus_texts[:40]) != corpus_modules[:40]
 
@@ -323,4 +336,5 @@ def test_corpus_comparison_catches_a_wrong_file_location(corpus_texts, corpus_mo
     # the mutant: the file-definition match reads the column as the line and the line as the column
     monkeypatch.setattr(locations, "_LOC_FILE", re.compile(r'loc\(\s*"((?:[^"\\]|\\.)*)":(?=\d+:(\d+))(\d+):\d+.*\)',
                                                            re.S))
+    _no_one_match(monkeypatch)
     assert _read_all(corpus_texts[:20]) != corpus_modules[:20]

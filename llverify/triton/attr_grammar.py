@@ -78,7 +78,9 @@ class Reader:
         self.s, self.i, self.aliases, self.resolve = text, 0, dict(aliases or {}), resolve
 
     def ws(self) -> None:
-        self.i = _WS.match(self.s, self.i).end()  # type: ignore[union-attr]
+        i = self.i
+        if i < len(self.s) and self.s[i].isspace():  # (``\s`` and ``str.isspace`` are one test: the regex only on a blank)
+            self.i = _WS.match(self.s, i).end()  # type: ignore[union-attr]
 
     def peek(self, tok: str) -> bool:
         self.ws()

@@ -13,10 +13,12 @@ with ``encoding_error``; an op text longer than :data:`MAX_OP_CHARS` is refused.
 from __future__ import annotations
 
 import re
-from typing import Mapping, Sequence
+from typing import Mapping, Match, Sequence
 
 from llverify.ttgir.locations import Locations, split_loc
-from llverify.ttgir.model import Block, Function, Location, Module, Op, Region, TypeRef, Value
+from llverify.ttgir.op_line import argument_list, argument_types, signature_types
+from llverify.ttgir.model import (Block, Function, Location, Module, Op, Region, TypeRef, Value, new_location, new_op,
+                                  new_value)
 from llverify.ttgir.op_text import (OPNAME, RESULTS, attr_dict, canonical_op_name, common_op, remove_dicts,
                                     result_names,
                                     scan_op, signature_colon, top_dicts, uses)
@@ -71,8 +73,16 @@ class Assembler:
                       attributes=attrs, stage=stage, line=line)
 
     def function(self, b: OpBuilder) -> Function:
-        head, loc = split_loc(b.head)
-        m = _FUNC_HEAD.match(head)
+        # the printed argument list read one match per argument: then every `loc(` up to its `)` is inside it, so
+        # the head has a top-level location only when one follows
+        m = _FUNC_HEAD.match(b.head)
+        listed = argument_list(b.head, m.end()) if m else None
+        if listed is not None and "loc(" not in b.head[listed[1]:]:
+            head, loc = b.head.rstrip(), None
+        else:
+            listed = None
+            head, loc = split_loc(b.head)
+            m = _FUNC_HEAD.match(head)
         if not m:
             raise fail(self.path, b.line, b.col, f"malformed tt.func: {head[:60]!r}")
         fname = m.group(2) if m.group(2) is not None else _unescape_symbol(m.group(3))
@@ -80,7 +90,10 @@ class Assembler:
         rest = head[m.end():]
         args: list[Value] = []
         results: tuple[TypeRef, ...] = ()
-        if rest.startswith("("):
+        if listed is not None:
+            args = self._typed_args(listed[0])
+            rest = head[listed[1] + 1:].strip()
+        elif rest.startswith("("):
             close = matching_close(rest, 0)
             if close < 0:
                 raise fail(self.path, b.line, b.col, "unbalanced argument list of tt.func")
@@ -96,6 +109,9 @@ class Assembler:
                         self.locs.resolve(loc), public=(m.group(1) or "public") == "public")
 
     def block_args(self, text: str) -> list[Value]:
+        fast = argument_types(text)  # one match per argument for the printed form
+        if fast is not None:
+            return self._typed_args(fast)
         out = []
         for part in split_top(text, ","):
             part, _ = split_loc(part.strip())
@@ -110,6 +126,15 @@ class Assembler:
             v = Value(name.strip(), ref)
             self.types[v.name] = ref
             out.append(v)
+        return out
+
+    def _typed_args(self, args: list[tuple[str, str]]) -> list[Value]:
+        """The values of (name, type text) arguments, each recorded as defined."""
+        out = []
+        for name, ty in args:
+            ref = self.typeref(ty)
+            self.types[name] = ref
+            out.append(new_value(name, ref))
         return out
 
     def region(self, r: RegionBuilder, header_args: Sequence[str] = ()) -> Region:
@@ -136,8 +161,17 @@ class Assembler:
         text = " ".join([b.head, *b.tails]) if b.tails else b.head
         if len(text) > MAX_OP_CHARS:
             raise fail(self.path, b.line, b.col, f"operation longer than {MAX_OP_CHARS} characters")
-        common = common_op(text, self.balanced)  # one match for most ops; else the one-pass scan or the general path
-        if common is not None:
+        fast = b.fast if not b.tails else None
+        common = None if fast is not None else common_op(text, self.balanced)  # else one match for most ops
+        if fast is not None:  # the common op line, matched when it was read (llverify.ttgir.op_line)
+            results_text, name, operand_text, attributes, signature, _, loc = fast.groups("")
+            if name.startswith("triton_"):
+                name = canonical_op_name(name)
+            loc = loc or None
+            rest = "" if name not in _READS_REST else (
+                operand_text + attributes + " : " + signature if signature else operand_text + attributes)
+            attrs = dict(self._attr_dict(attributes)) if attributes else {}
+        elif common is not None:
             results_text, loc, signature = common.results, common.loc, common.signature
             name = canonical_op_name(common.name)
             before_sig = common.operands + common.attributes
@@ -152,14 +186,15 @@ class Assembler:
             operand_text = remove_dicts(before_sig)
         # region-header block arguments (scf.for induction variable, iter_args, scf.while before-args)
         region_args = self._region_header_args(name, rest) if name in ("scf.for", "scf.while") else []
-        sig = self.sig_dicts.get(signature)
-        if sig is None:
-            sig_attrs: dict[str, str] = {}
-            for brace in top_dicts(signature):
-                sig_attrs.update(attr_dict(brace))
-            sig = self.sig_dicts[signature] = (sig_attrs, remove_dicts(signature).strip())
-        attrs.update(sig[0])
-        signature = sig[1]
+        if fast is None:  # (a common line's signature holds no dictionary and no blank at either end)
+            sig = self.sig_dicts.get(signature)
+            if sig is None:
+                sig_attrs: dict[str, str] = {}
+                for brace in top_dicts(signature):
+                    sig_attrs.update(attr_dict(brace))
+                sig = self.sig_dicts[signature] = (sig_attrs, remove_dicts(signature).strip())
+            attrs.update(sig[0])
+            signature = sig[1]
         if name == "ttg.warp_specialize" and "partitionNumWarps" not in attrs:
             # Triton 3.9 prints each worker's warp count only in its region header: `partition0(...) num_warps(2) {`
             counts = [m.group(2) for r in b.regions for m in [_PARTITION_HEAD.match(r.head)] if m]
@@ -175,16 +210,19 @@ class Assembler:
             operands = (operands[0], operands[2], operands[1], *operands[3:])
         names = result_names(results_text) if "," in results_text or ":" in results_text else (
             [results_text] if results_text else [])
-        lhs_types, rhs_types, for_results = self._signature(name, rest, signature)
+        lhs_types, rhs_types, for_results = self._signature(name, rest, signature, fast)
         if name == "arith.constant" and not signature.strip() and re.fullmatch(r"\s*(?:true|false)\s*",
                                                                                operand_text):
             lhs_types = [self.typeref("i1")]  # MLIR prints an i1 constant bare: `%true = arith.constant true`
         res_types = self._result_types(name, names, lhs_types, rhs_types, for_results, operands)
+        implied = _IMPLIED_RESULT_TYPES.get(name)
+        if implied is not None and len(names) == 1:
+            res_types = [self.typeref(implied)]  # printed without its result type (the op fixes it)
         if rhs_types is None and not for_results and name in _IMPLIED_ELEMENT_OPS:
             res_types = [_implied_element(name, t) for t in res_types]
         results = []
         for rn, rt in zip(names, res_types):
-            v = Value(rn, rt)
+            v = new_value(rn, rt)
             self.types[rn] = rt
             results.append(v)
         if region_args:  # block arguments of the region header get types too
@@ -204,8 +242,8 @@ class Assembler:
                 printed = tuple(lhs_types)
             elif name in ("tt.dot", "tt.dot_scaled") and len(lhs_types) + 1 == len(operands) and len(rhs_types) == 1:
                 printed = (*lhs_types, rhs_types[0])  # `A * B -> C`: the accumulator has the result's type
-        return Op(name, tuple(results), operands, tuple(op_types), attrs, regions,
-                  Location(self.path, b.line, b.col), self.locs.resolve(loc), b.head[:200], printed)
+        return new_op(name, tuple(results), operands, tuple(op_types), attrs, regions,
+                      new_location(self.path, b.line, b.col), self.locs.resolve(loc), b.head[:200], printed)
 
     def _split(self, b: OpBuilder, text: str) -> tuple[str, str, str, str, str, str | None]:
         """(results text, canonical op name, the text after the name, its part before the signature separator,
@@ -276,16 +314,21 @@ class Assembler:
             return [self.typeref(t) for t in split_top(strip_parens(lhs), ",") if t.strip()]
         return []
 
-    def _signature(self, name: str, rest: str, signature: str) -> tuple[list[TypeRef], list[TypeRef] | None,
-                                                                       list[TypeRef]]:
+    def _signature(self, name: str, rest: str, signature: str, fast: Match[str] | None = None
+                   ) -> tuple[list[TypeRef], list[TypeRef] | None, list[TypeRef]]:
         """(operand types, result types or None, region-op result types) of the printed signature; outside the
         region ops (which read ``rest``) a function of the signature text, so kept per text (callers do not
-        mutate the lists)."""
+        mutate the lists).  ``fast``: the op's common-line match, whose signature splits in one pass."""
         if name in _REGION_RESULT_OPS:
             return self._read_signature(name, rest, signature)
         hit = self.sig_types.get(signature)
         if hit is None:
-            hit = self.sig_types[signature] = self._read_signature(name, rest, signature)
+            if fast is not None and name != "scf.for":
+                lhs, rhs = signature_types(fast)
+                hit = ([self.typeref(t) for t in lhs], None if rhs is None else [self.typeref(t) for t in rhs], [])
+            else:
+                hit = self._read_signature(name, rest, signature)
+            self.sig_types[signature] = hit
         return hit
 
     def _read_signature(self, name: str, rest: str, signature: str) -> tuple[list[TypeRef], list[TypeRef] | None,
@@ -357,11 +400,19 @@ def _unescape_symbol(text: str) -> str:
                   else m.group(1), text)
 
 
+#: ops whose assembly format leaves the result type out (the op fixes it): ``%w = ttg.warp_id``,
+#: ``%t = ttg.async_commit_group tokens %a``, ``%t = ttg.async_wait %t0 {num = 0 : i32}``, and
+#: ``%t = ttg.async_copy_global_to_local %p, %buf : T -> <...>`` (whose ``->`` type is the buffer operand's)
+_IMPLIED_RESULT_TYPES = {"ttg.warp_id": "i32", "ttg.async_commit_group": "!ttg.async.token",
+                         "ttg.async_wait": "!ttg.async.token", "ttg.async_copy_global_to_local": "!ttg.async.token"}
+
 #: ops printing their operand types then the result type, without an arrow
 _LAST_TYPE_IS_RESULT = ("arith.select", "tt.make_tensor_descriptor")
 
 #: ops whose results are typed after the op header (``-> (T, U)``), not by the signature alone
 _REGION_RESULT_OPS = ("scf.for", "scf.if", "scf.execute_region", "scf.index_switch")
+#: the ops whose reading looks at the text after the name beyond its signature (region headers, region results)
+_READS_REST = frozenset({"scf.for", "scf.while", *_REGION_RESULT_OPS})
 
 _PARTITION_HEAD = re.compile(r"^partition\d+\s*\((.*)\)\s*num_warps\s*\(\s*(\d+)\s*\)\s*$", re.S)
 

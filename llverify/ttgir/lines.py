@@ -9,15 +9,16 @@ continuation token (``,`` ``:`` ``=`` ``->`` ``(`` ``*``) and the next line does
 ``* ``, ``: ``, ``{``); a line ending in ``{`` or starting with ``}`` or ``^`` always is.  ``//`` comments
 (outside strings) are dropped.
 
->>> list(logical_lines(["  %0 = tt.dot %a, %b, %c :", "    tensor<4xf32> * tensor<4xf32> -> tensor<4xf32>"]))
-[(1, '  %0 = tt.dot %a, %b, %c : tensor<4xf32> * tensor<4xf32> -> tensor<4xf32>')]
+>>> [(n, c, s) for n, c, s, _ in logical_lines(["  %0 = tt.dot %a, %b, %c :", "    A * B -> C"])]
+[(1, 3, '%0 = tt.dot %a, %b, %c : A * B -> C')]
 """
 
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from typing import Iterator, Match
 
+from llverify.ttgir.op_line import LOC_LINE, fast_line
 from llverify.ttgir.syntax import max_depth_final
 
 __all__ = ["logical_lines", "strip_comment"]
@@ -78,39 +79,57 @@ def _attributes_open(header: str) -> bool:
     return True
 
 
-def logical_lines(lines: list[str]) -> Iterator[tuple[int, str]]:
+def logical_lines(lines: list[str]) -> Iterator[tuple[int, int, str, Match[str] | None]]:
     """Physical lines joined where an op continues (unbalanced brackets, a trailing ``,`` ``:`` ``->``...):
     MLIR allows ``tt.func @f(\n  %a: ...,\n  %b: ...) {`` and ``tt.dot %a, %b, %c :\n  T * T -> T``.
-    Yields (first line number, joined text with the first line's indentation)."""
+    Yields (first line number, its 1-based column, the joined text stripped, and the match of :func:`fast_line`
+    or :data:`LOC_LINE` when the line is one common op line or location definition, which is complete: balanced,
+    ending in no continuation token).
+
+    >>> [(n, c, s) for n, c, s, _ in logical_lines(["  %0 = tt.dot %a, %b, %c :", "    T * T -> T"])]
+    [(1, 3, '%0 = tt.dot %a, %b, %c : T * T -> T')]
+    """
     buf: list[str] = []
-    start = 0
-    stripped = [strip_comment(raw) for raw in lines]
-    following = [""] * (len(lines) + 1)  # the next non-blank (comment-free) line after each line
-    for i in range(len(lines) - 1, -1, -1):
-        following[i] = stripped[i + 1] if i + 1 < len(lines) and stripped[i + 1] else following[i + 1]
-    for lineno, raw in enumerate(lines, 1):
-        s = stripped[lineno - 1]
+    start = col = 0
+    stripped = [strip_comment(raw) if "/" in raw else raw.strip() for raw in lines]
+    count = len(lines)
+    lineno = 0
+    for s in stripped:
+        lineno += 1
         if not s:
             continue
         if not buf:
-            start = lineno
-            buf.append(raw[:len(raw) - len(raw.lstrip())] + s)
-        else:
-            buf.append(s)
-        text = " ".join(buf) if len(buf) > 1 else buf[0]
-        body = text.strip()
+            start, col = lineno, lines[lineno - 1].find(s[0]) + 1  # s[0]: the line's first non-blank character
+            m = fast_line(s) if s[0] == "%" or s[0].isalpha() else LOC_LINE.fullmatch(s) if s[0] == "#" else None
+            if m is not None:
+                after = (stripped[lineno] if lineno < count else "") or _next(stripped, lineno, count)
+                if not after.startswith(_LEADS):
+                    yield lineno, col, s, m
+                    continue
+        buf.append(s)
+        body = " ".join(buf) if len(buf) > 1 else s
         if body.startswith("module") and _attributes_open(body):
             continue  # a hand-wrapped module header: `module attributes {` / `"ttg.num-warps" = 4 : i32,` / `} {`
         if body[:1] in "#!" and len(buf) <= 10_000 and _DEFINITION.match(body) and max_depth_final(body) > 0:
             continue  # a hand-wrapped alias: `#blocked = #ttg.blocked<{` / `sizePerThread = [1, 1],` / ... `}>`
         if (body.endswith("{") or body.startswith(("}", "^"))
                 or (not body.endswith(_CONTINUES) and max_depth_final(body) <= 0)):
-            if not body.endswith("{") and not body.startswith("^") and following[lineno - 1].startswith(_LEADS):
+            if (not body.endswith("{") and not body.startswith("^")
+                    and _next(stripped, lineno, count).startswith(_LEADS)):
                 continue  # hand-wrapped lit tests: the next line goes on with `-> T`, `* T`, `: T`, `{attrs}`
-            yield start, text
+            yield start, col, body, None
             buf = []
         elif len(buf) > 10_000:
-            yield start, text  # a runaway continuation: let the op parser report it
+            yield start, col, body, None  # a runaway continuation: let the op parser report it
             buf = []
     if buf:
-        yield start, " ".join(buf)
+        yield start, col, " ".join(buf), None
+
+
+def _next(stripped: list[str], lineno: int, count: int) -> str:
+    """The first non-blank (comment-free) line after line ``lineno`` (1-based), or ""."""
+    while lineno < count:
+        if stripped[lineno]:
+            return stripped[lineno]
+        lineno += 1
+    return ""

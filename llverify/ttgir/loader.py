@@ -145,8 +145,8 @@ def load_text(text: str, path: str) -> list[Module | TtgirError]:
         line = 1
         for part in parts:
             if part.strip() and not all(l.strip().startswith("//") or not l.strip() for l in part.splitlines()):
-                try:
-                    out.extend(parse_modules("\n" * (line - 1) + part, path))
+                try:  # a chunk of a split file may hold aliases only: MLIR's empty module
+                    out.extend(parse_modules("\n" * (line - 1) + part, path, aliases_only=len(parts) > 1))
                 except TtgirError as exc:
                     out.append(exc)
             line += part.count("\n")

@@ -23,6 +23,8 @@ __all__ = ["Locations", "split_loc"]
 _FILE_LOC = re.compile(r'^"((?:[^"\\]|\\.)*)":(\d+):(\d+)')
 _NAMED_LOC = re.compile(r'^"((?:[^"\\]|\\.)*)"\((.*)\)$', re.S)
 #: a whole (stripped) location text that resolves to a file location: ``loc("file":line:col ...)``
+#: a call site of two location aliases (what ``split_top(body, " at ")`` cuts it into: one ``at`` at the top level)
+_CALLSITE_ALIASES = re.compile(r"(#[\w$.\-]+) at (#[\w$.\-]+)")
 _LOC_FILE = re.compile(r'loc\(\s*"((?:[^"\\]|\\.)*)":(\d+):(\d+).*\)', re.S)
 
 
@@ -74,7 +76,8 @@ class Locations:
             return SourceLocation(inner.file, inner.line, inner.col, m.group(1)) if inner else None
         if t.startswith("callsite(") and t.endswith(")"):
             body = t[len("callsite("):-1]
-            parts = split_top(body, " at ")
+            m = _CALLSITE_ALIASES.fullmatch(body)  # `#a at #b`, as Triton prints nearly every call site
+            parts = [m.group(1), m.group(2)] if m else split_top(body, " at ")
             for part in parts:
                 found = self.resolve(part, depth + 1)
                 if found:
@@ -124,6 +127,8 @@ class Locations:
 def split_loc(text: str) -> tuple[str, str | None]:
     """``"... loc(#loc3)"`` -> (``"..."``, ``"loc(#loc3)"``) for a trailing top-level loc."""
     t = text.rstrip()
+    if not t.endswith((")", "]", "}", ">")):
+        return t, None  # a location ends the text with the bracket that closes its `loc(`
     i = rfind_top(t, "loc(")
     if i >= 0 and (i == 0 or not (t[i - 1].isalnum() or t[i - 1] == "_")):
         close = matching_close(t, i + 3)

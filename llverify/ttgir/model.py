@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator, Mapping
 
 __all__ = ["Location", "SourceLocation", "TypeRef", "Value", "Op", "Block", "Region", "Function", "Module",
-           "TtgirError"]
+           "TtgirError", "new_op", "new_value", "new_location"]
 
 from llverify.errors import TtgirError  # defined with the other error types; re-exported here
 
@@ -130,6 +130,39 @@ class Op:
             return int(head)
         except ValueError:
             return None
+
+
+_new = object.__new__
+
+
+def new_location(file: str, line: int, col: int) -> Location:
+    """``Location(file, line, col)``, built without the frozen dataclass's generated ``__init__`` (one
+    ``object.__setattr__`` per field): the same value (fields, equality, hash, repr).  The reader builds one per op."""
+    loc = _new(Location)
+    loc.__dict__.update(file=file, line=line, col=col)
+    return loc
+
+
+def new_value(name: str, type: TypeRef) -> Value:
+    """``Value(name, type)``, built as :func:`new_location` builds a location."""
+    value = _new(Value)
+    value.__dict__.update(name=name, type=type)
+    return value
+
+
+def new_op(name: str, results: tuple[Value, ...], operands: tuple[str, ...],
+           operand_types: tuple[TypeRef | None, ...], attributes: Mapping[str, str], regions: tuple["Region", ...],
+           location: Location, source: SourceLocation | None, text: str,
+           printed_operand_types: tuple[TypeRef | None, ...] = ()) -> Op:
+    """``Op(...)`` with the same arguments, built as :func:`new_location` builds a location (``__post_init__``'s
+    rule included: printed operand types that do not align with the operands are dropped)."""
+    if printed_operand_types and len(printed_operand_types) != len(operands):
+        printed_operand_types = ()
+    op = _new(Op)
+    op.__dict__.update(name=name, results=results, operands=operands, operand_types=operand_types,
+                       attributes=attributes, regions=regions, location=location, source=source, text=text,
+                       printed_operand_types=printed_operand_types)
+    return op
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from llverify.ttgir.syntax import (find_top, matching_close, plain_balanced, plain_encloses, rfind_top,
+from llverify.ttgir.syntax import (depth_at, find_top, matching_close, plain_balanced, plain_encloses, rfind_top,
                                    split_top)
 
 __all__ = ["RESULTS", "OPNAME", "canonical_op_name", "CommonOp", "common_op", "scan_op", "signature_colon",
@@ -156,15 +156,21 @@ def common_op(text: str, balanced: dict[str, bool]) -> CommonOp | None:
 
 
 def signature_colon(rest: str) -> tuple[int, int]:
-    """Where an op's type signature starts: the last top-level `` : ``, or a `:` glued to the operand before it
-    (``%b: tensor<...>``, ``{axis = 1 : i32}: tensor<...>``, ``%d[%i]: !tt.tensordesc<...>``, all of which MLIR
-    accepts); (start, end of the separator), or (-1, -1)."""
+    """Where an op's type signature starts: the last top-level `` : ``, else a ``:`` glued to the operand before
+    it (``%b: tensor<...>``, ``{axis = 1 : i32}: tensor<...>``, ``%d[%i]: !tt.tensordesc<...>``), else one glued to
+    the type after it (``%x :tensor<...>``, ``%x:tensor<...>``), all of which MLIR's lexer reads as the same colon
+    token (a ``::`` of a nested symbol reference is no separator); (start, end of the separator), or (-1, -1)."""
     i = rfind_top(rest, " : ")
     if i >= 0:
         return i, i + 3
     j = rfind_top(rest, ": ")
     if j > 0 and not rest[j - 1].isspace():
         return j, j + 2
+    j = rest.rfind(":")
+    while j >= 0:
+        if rest[j + 1:j + 2] != ":" and rest[j - 1:j] != ":" and depth_at(rest, j) == 0:
+            return (j - 1 if j > 0 and rest[j - 1] == " " else j), j + 1
+        j = rest.rfind(":", 0, j)
     return -1, -1
 
 
@@ -232,6 +238,9 @@ def uses(text: str) -> list[str]:
 
 
 
+_NESTING = ("(", "[", "{", "<", ")", "]", "}", ">", '"', "\\")
+
+
 def attr_dict(text: str) -> dict[str, str]:
     """``{a = 1 : i32, "b.c" = "x", flag}`` -> ``{"a": "1 : i32", "b.c": '"x"', "flag": "unit"}``."""
     t = text.strip()
@@ -240,7 +249,19 @@ def attr_dict(text: str) -> dict[str, str]:
     if not (t.startswith("{") and t.endswith("}")):
         return {}
     out: dict[str, str] = {}
-    for part in split_top(t[1:-1], ","):
+    inner = t[1:-1]
+    if not any(c in inner for c in _NESTING):  # no bracket or string inside: every `,` and `=` is at the top level
+        for part in inner.split(","):
+            part = part.strip()
+            if not part:
+                continue
+            eq = part.find("=")
+            if eq < 0:
+                out[part.strip('"')] = "unit"
+            else:
+                out[part[:eq].strip().strip('"')] = part[eq + 1:].strip()
+        return out
+    for part in split_top(inner, ","):
         part = part.strip()
         if not part:
             continue

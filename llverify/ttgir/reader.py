@@ -61,16 +61,18 @@ def parse_module(text: str, path: str = "<string>", stage: str = "") -> Module:
     return modules[0]
 
 
-def parse_modules(text: str, path: str = "<string>", stage: str = "") -> list[Module]:
+def parse_modules(text: str, path: str = "<string>", stage: str = "", aliases_only: bool = False) -> list[Module]:
     """Every top-level module of ``text`` in order (MLIR allows several in one file; Triton's lit tests do this
     without ``// -----``), each with the file's line numbers. Attribute, type and location aliases are the
-    file's: defined once, visible to every module after the definition (MLIR's rule)."""
+    file's: defined once, visible to every module after the definition (MLIR's rule).  ``aliases_only``: a text
+    of alias definitions only is read as MLIR reads it, an empty module (the loader's ``// -----`` chunks), not
+    refused."""
     if len(text) > MAX_MODULE_BYTES:
         raise fail(path, 1, 1, f"module larger than {MAX_MODULE_BYTES >> 20} MiB")
     if "\x00" in text:
         line = text.count("\n", 0, text.index("\x00")) + 1
         raise fail(path, line, 1, "NUL byte: not a text module")
-    structure = read_structure(text.split("\n"), path)
+    structure = read_structure(text.split("\n"), path, aliases_only)
     locs = Locations(structure.loc_defs)
     return [Assembler(path, structure.aliases, locs, m.type_aliases).module(m.body, m.attributes, stage, m.line)
             for m in structure.modules]

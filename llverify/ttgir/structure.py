@@ -17,10 +17,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Iterable, Iterator, Match
 
-from llverify.ttgir.lines import logical_lines
+from llverify.ttgir.lines import logical_lines, strip_comment
 from llverify.ttgir.model import TtgirError
+from llverify.ttgir.op_line import LOC_LINE, OP_LINE
 from llverify.ttgir.op_text import OPNAME, RESULTS, attr_dict
+from llverify.ttgir.syntax import depth_at
 from llverify.ttgir.types import AliasTable, expand_type_aliases
 
 __all__ = ["MAX_REGION_DEPTH", "OpBuilder", "BlockBuilder", "RegionBuilder", "ModuleText", "Structure",
@@ -38,13 +41,14 @@ _CONTINUATION = re.compile(r"^(?:else|do|default|partition\d+\b)")
 
 @dataclass
 class OpBuilder:
-    """One op as text: its header line (without a trailing ``{``), where it starts, its regions, and the text
-    printed after its regions' closing braces (``tails``)."""
+    """One op as text: its header line (without a trailing ``{``), where it starts, its regions, the text
+    printed after its regions' closing braces (``tails``), and the header's common-line match (``fast``)."""
     head: str
     line: int
     col: int
     regions: list["RegionBuilder"] = field(default_factory=list)
     tails: list[str] = field(default_factory=list)
+    fast: Match[str] | None = None  # :func:`~llverify.ttgir.op_line.fast_line`'s match of the head, if any
 
 
 @dataclass
@@ -85,8 +89,10 @@ def fail(path: str, line: int, col: int, message: str) -> TtgirError:
     return TtgirError(f"{path}:{line}:{col}: {message}")
 
 
-def read_structure(lines: list[str], path: str) -> Structure:
-    """The modules of a file's physical ``lines`` (see the module docstring).
+def read_structure(lines: list[str], path: str, aliases_only: bool = False) -> Structure:
+    """The modules of a file's physical ``lines`` (see the module docstring).  ``aliases_only``: a text of alias
+    definitions only is MLIR's empty module (a ``// -----`` chunk of a split file) rather than an error (a whole
+    file of aliases only is more likely a truncated module).
 
     Postcondition: at least one module; every region opened is closed."""
     aliases = AliasTable()
@@ -101,24 +107,43 @@ def read_structure(lines: list[str], path: str) -> Structure:
     last_closed: OpBuilder | None = None
     module_closed = False
     implicit = False
-    for lineno, raw in logical_lines(lines):
-        s = raw.strip()
-        if not s:
-            continue
-        col = len(raw) - len(raw.lstrip()) + 1
-        if not stack:
-            m = _ALIAS.match(s)
-            if m:
-                name, value = m.group(1), m.group(2).strip()
-                if value.startswith("loc("):
-                    loc_defs[name] = value
-                else:
-                    aliases.define(name, value)
+    late: list[tuple[str, int]] = []  # (`#name` / `!name`, line) of definitions after a module's first line
+    for lineno, col, s, fast in _pieces(logical_lines(lines)):
+        if fast is not None:  # a common line (llverify.ttgir.op_line)
+            if fast.re is OP_LINE and stack:  # an op without regions
+                if len(stack) > MAX_REGION_DEPTH:
+                    raise fail(path, lineno, col, f"regions nested deeper than {MAX_REGION_DEPTH}")
+                op = OpBuilder(s, lineno, col, fast=fast)
+                stack[-1].blocks[-1].items.append(op)
+                last_closed = op
                 continue
-            m = _TYPE_ALIAS.match(s)
-            if m:
-                type_aliases[m.group(1)] = expand_type_aliases(m.group(2).strip(), type_aliases)
+            if fast.re is LOC_LINE and (not stack or (implicit and len(stack) == 1)):
+                loc_defs[fast.group(1)] = fast.group(2)  # a location alias definition
                 continue
+        if not stack or (implicit and len(stack) == 1 and s[:1] in "#!"):
+            # MLIR reads alias definitions between top-level ops: an implicit module's may follow its ops
+            if s[:1] in "#!" and (_ALIAS.match(s) or _TYPE_ALIAS.match(s)):
+                for d in _definitions(s):
+                    m = _ALIAS.match(d)
+                    if m:
+                        name, value = m.group(1), m.group(2).strip()
+                        if value.startswith("loc("):
+                            loc_defs[name] = value  # location aliases may be used before their definition
+                            continue
+                        aliases.define(name, value)
+                        if module_line:
+                            late.append(("#" + name, lineno))
+                        continue
+                    m = _TYPE_ALIAS.match(d)
+                    if m:
+                        type_aliases[m.group(1)] = expand_type_aliases(m.group(2).strip(), type_aliases)
+                        if module_line:
+                            late.append(("!" + m.group(1), lineno))
+                        continue
+                    raise fail(path, lineno, col, f"expected an alias definition, found {d[:40]!r}")
+                continue
+            if stack:
+                raise fail(path, lineno, col, f"expected an operation, found {s[:40]!r}")
             if s.startswith("module") and s.endswith("{") and not implicit:
                 if module_closed:  # a further top-level module
                     top, module_attrs, last_closed, module_closed = RegionBuilder(None, 0), {}, None, False
@@ -132,9 +157,10 @@ def read_structure(lines: list[str], path: str) -> Structure:
                 stack.append(top)
                 continue
             if not module_line and (s.startswith("tt.func") or RESULTS.match(s)) and OPNAME.match(s):
-                # MLIR's implicit module: top-level ops without a `module { }` (Triton's lit tests)
+                # MLIR's implicit module: top-level ops without a `module { }` (Triton's lit tests); its type
+                # aliases are the file's, defined before use (checked below)
                 module_line = lineno
-                in_force = dict(type_aliases)
+                in_force = type_aliases
                 implicit = True
                 stack.append(top)
             else:
@@ -195,9 +221,93 @@ def read_structure(lines: list[str], path: str) -> Structure:
         open_line = stack[-1].line or module_line
         raise fail(path, len(lines), 1, f"unexpected end of module: {len(stack)} region(s) still open "
                                         f"(innermost opened at line {open_line})")
+    if aliases_only and not finished and not module_line and (aliases.texts or type_aliases or loc_defs):
+        # only alias definitions: MLIR reads an empty implicit module
+        first = next((n for n, raw in enumerate(lines, 1) if strip_comment(raw)), 1)
+        finished.append((top, {}, first, dict(type_aliases)))
     if not finished:
         raise fail(path, 1, 1, "no 'module' found: not a TTGIR module")
+    if late:
+        _check_defined_before_use(lines, late, path)
     return Structure([ModuleText(*m) for m in finished], aliases, loc_defs)
+
+
+def _pieces(logical: Iterable[tuple[int, int, str, Match[str] | None]]
+            ) -> Iterator[tuple[int, int, str, Match[str] | None]]:
+    """The logical lines (line, column, stripped text, common-line match), a line that closes regions after an op's
+    text (``tt.reduce.return %2 : f32 })``, ``scf.yield %x : f32 } else {``: MLIR is free-form) cut before its
+    first ``}`` that closes more than the line opened, so the op and the closer are read as two lines, and ``} }``
+    read as one closer each.  A common op line (a match) has balanced braces: it is passed on as it is."""
+    for lineno, col, s, fast in logical:
+        if fast is not None:
+            yield lineno, col, s, fast
+            continue
+        while "}" in s and s[0] != "}":
+            k = _unopened_brace(s)
+            if k <= 0:
+                break
+            head = s[:k].rstrip()
+            yield lineno, col, head, None
+            col += k
+            s = s[k:]
+        while s[0] == "}" and s[1:].lstrip()[:1] == "}":  # `} }`: one closer each
+            yield lineno, col, "}", None
+            rest = s[1:].lstrip()
+            col += len(s) - len(rest)
+            s = rest
+        yield lineno, col, s, None
+
+
+_BRACES = re.compile(r'"(?:[^"\\]|\\.)*"?|[{}]')
+
+
+def _unopened_brace(s: str) -> int:
+    """Index of the first ``}`` of ``s`` (quoted strings skipped) that closes a ``{`` opened before ``s``, or -1.
+
+    Braces nest inside every other bracket of MLIR's syntax (``<{...}>``, ``[{...}]``), so their count alone says
+    which ``}`` closes a region opened on an earlier line."""
+    depth = 0
+    for m in _BRACES.finditer(s):
+        tok = m.group()
+        if tok == "{":
+            depth += 1
+        elif tok == "}":
+            depth -= 1
+            if depth < 0:
+                return m.start()
+    return -1
+
+
+#: a further definition on an alias definition's line: `` #name =`` / `` !name =``
+_NEXT_DEFINITION = re.compile(r"\s([#!][A-Za-z_][A-Za-z0-9_$.]*)\s*=(?!=)")
+
+
+def _definitions(s: str) -> list[str]:
+    """The alias definitions of one line (MLIR allows several: ``#a = ... #b = ...``), cut at each top-level
+    `` #name =`` / `` !name =`` (inside brackets or strings, never)."""
+    if s.count("=") < 2:
+        return [s]
+    out, start = [], 0
+    for m in _NEXT_DEFINITION.finditer(s):
+        if m.start() > start and depth_at(s, m.start()) == 0:
+            out.append(s[start:m.start()].strip())
+            start = m.start() + 1
+    out.append(s[start:].strip())
+    return out
+
+
+def _check_defined_before_use(lines: list[str], late: list[tuple[str, int]], path: str) -> None:
+    """MLIR reads an attribute or type alias only after its definition: a use of an alias defined after a module's
+    first line, on an earlier line (outside ``//`` comments), is refused at the use, as Triton's parser does."""
+    for ref, line in late:
+        pattern = re.compile(re.escape(ref) + (r"(?![\w$.])" if ref[0] == "#" else r"(?![\w$.<])"))
+        for n in range(line - 1):
+            text = strip_comment(lines[n])
+            m = pattern.search(text) if ref in text else None
+            if m is not None and not text[m.end():].lstrip().startswith("="):
+                col = lines[n].find(text) + m.start() + 1
+                raise fail(path, n + 1, col, f"undefined alias {ref}: used before its definition at line {line} "
+                                             f"(MLIR reads an alias only after it is defined)")
 
 
 def _items(region: RegionBuilder) -> list[OpBuilder]:

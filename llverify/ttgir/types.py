@@ -24,6 +24,7 @@ from typing import Any, Mapping
 
 from llverify.errors import LlverifyError
 from llverify.triton.parse import parse_attr
+from llverify.ttgir.flat_attrs import flat_attribute
 from llverify.ttgir.model import TypeRef
 from llverify.ttgir.syntax import split_top
 
@@ -37,8 +38,10 @@ MAX_ENCODING_DEPTH = 32
 _DIMS = re.compile(r"^((?:(?:\d+|\?)x)*)(.+)$", re.S)
 _SHAPE = re.compile(r"^\d+(?:x\d+)*$")
 #: the common tensor type: dims, a scalar or pointer element, an encoding alias (no other comma or bracket)
+#: or an inline encoding whose fields hold no bracket (``#ttg.slice<{dim = 1, parent = #blocked}>``)
 _PLAIN_TENSOR = re.compile(r"tensor<((?:(?:\d+|\?)x)*)([A-Za-z0-9_]+|!tt\.ptr<[A-Za-z0-9_]+>), "
-                           r"(#[A-Za-z_][\w$.]*)>")
+                           r"(#[A-Za-z_][\w$.]*(?:<\{[^{}<>\[\]()\"\\]*\}>)?)>")
+_SCALAR = re.compile(r"(i\d+|f\d+|bf16|tf32|f8\w*|f4\w*|f6\w*|index|none)")
 _LONG_INT = re.compile(r"\d{%d,}" % (MAX_LITERAL_DIGITS + 1))
 _ALIAS_REF = re.compile(r"#([A-Za-z_][A-Za-z0-9_$]*)(?![.\w<])")
 #: a use of an MLIR type alias ``!name`` (no dot: ``!tt.ptr`` is a dialect type)
@@ -66,7 +69,9 @@ class AliasTable:
             self.errors[name] = problem
             return
         try:
-            value = _parse_any_attr(text, self.specs)
+            value = flat_attribute(text, self.specs)  # one pass for the attributes Triton prints flat
+            if value is None:
+                value = _parse_any_attr(text, self.specs)
         except (LlverifyError, RecursionError) as exc:
             self.errors[name] = str(exc) if not isinstance(exc, RecursionError) else "nesting too deep"
             return
@@ -124,6 +129,9 @@ def _read_encoding(text: str, aliases: AliasTable) -> tuple[Any, str | None]:
     if problem:
         return None, problem
     try:
+        flat = flat_attribute(text, aliases.specs)  # one pass for the attributes Triton prints flat
+        if isinstance(flat, dict) and flat.get("kind") != "__opaque__":
+            return flat, None
         return parse_attr(text, aliases.specs), None
     except (LlverifyError, RecursionError) as exc:
         return None, str(exc) if not isinstance(exc, RecursionError) else "nesting too deep"
@@ -164,7 +172,10 @@ def parse_typeref(text: str, aliases: AliasTable | Mapping[str, Any]) -> TypeRef
         return TypeRef(t, "tensor", shape, elem, enc, enc_text, err)
     head = next((h for h in _MEMDESC_HEADS if t.startswith(h)), None)
     if head is not None and t.endswith(">"):
-        parts = [p.strip() for p in split_top(t[len(head):-1], ",")]
+        inner = t[len(head):-1]
+        # without brackets or quotes every comma is at the top level
+        parts = [p.strip() for p in (inner.split(",") if "<" not in inner and '"' not in inner and "(" not in inner
+                                     and "[" not in inner and "{" not in inner else split_top(inner, ","))]
         shape, elem = _split_dims(parts[0])
         enc = enc_text = err = space = None
         mutable = False
@@ -189,7 +200,7 @@ def parse_typeref(text: str, aliases: AliasTable | Mapping[str, Any]) -> TypeRef
                        inner.encoding_error)
     if t.startswith("!tt.ptr<"):
         return TypeRef(t, "ptr", (), t)
-    if re.fullmatch(r"(i\d+|f\d+|bf16|tf32|f8\w*|f4\w*|f6\w*|index|none)", t):
+    if _SCALAR.fullmatch(t):
         return TypeRef(t, "scalar", (), t)
     return TypeRef(t, "other")
 

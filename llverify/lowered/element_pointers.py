@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from llverify.ttgir.constants import integer_constant
 from llverify.ttgir.layouts import element_bits
 from llverify.ttgir.model import Function, Op, Region, Value
 
@@ -57,8 +58,6 @@ class _Val:
     esize: int = 0            # a pointer: bytes per element
 
 
-_DENSE = re.compile(r"=\s*arith\.constant\s+dense<(-?\d+)>\s*:")
-_SCALAR = re.compile(r"=\s*arith\.constant\s+(-?\d+)\s*:\s*i\d+")
 _INT = re.compile(r"^i(\d+)$")
 _SHIFTS = ("arith.addi", "arith.subi")
 _EXACT = {"arith.andi": np.bitwise_and, "arith.ori": np.bitwise_or, "arith.xori": np.bitwise_xor,
@@ -113,10 +112,10 @@ class _Evaluator:
         line = op.location.line
         k = op.name
         if k == "arith.constant":
-            m = _DENSE.search(op.text)
-            if m is None:
+            c = integer_constant(op)
+            if c is None or not c.splat:
                 raise NotModelled(f"the constant at line {line} is not a dense integer splat")
-            return _Val(np.full(n, int(m.group(1)), dtype=np.int64), frozenset())
+            return _Val(np.full(n, c.value, dtype=np.int64), frozenset())
         if k == "tt.make_range":
             return _Val(int(op.attr_int("start") or 0) + coords[:, 0], frozenset())
         if k == "tt.splat":
@@ -151,9 +150,9 @@ class _Evaluator:
         raise NotModelled(f"{k} at line {line} in the pointer's computation is not evaluated element by element")
 
     def _scalar(self, op: Op, name: str, n: int) -> _Val:
-        m = _SCALAR.search(op.text) if op.name == "arith.constant" else None
-        if m is not None:
-            return _Val(np.full(n, int(m.group(1)), dtype=np.int64), frozenset())
+        c = integer_constant(op)
+        if c is not None and not c.splat:
+            return _Val(np.full(n, c.value, dtype=np.int64), frozenset())
         if op.name == "tt.addptr":  # a scalar pointer moved by a scalar: the argument plus a uniform unknown
             p = self.value(op.operands[0], np.zeros((n, 0), dtype=np.int64))
             if p.base is None:

@@ -45,9 +45,9 @@ complete proof, not an estimate.  The induction variable of a loop with constant
 
 from __future__ import annotations
 
-import re
 from typing import Iterable, Sequence
 
+from llverify.ttgir.constants import integer_constant
 from llverify.ttgir.model import Function, Op, Region
 
 __all__ = ["ValueSets", "SymbolicScalars", "MAX_VALUES", "MAX_STATES"]
@@ -246,13 +246,11 @@ class ValueSets:
     def _eval(self, op: Op, env: dict[str, int]) -> int:
         rtype = op.results[0].type.text if op.results else ""
         if op.name == "arith.constant":
-            # Triton 3.4 prints an attribute dictionary first: `arith.constant {async_task_id = array<i32: 1>} 0 : i32`
-            m = re.match(r"^\s*%[\w$.\-#]+\s*=\s*arith\.constant\s+(?:\{[^{}]*\}\s*)?(-?\d+|true|false)\s*:\s*"
-                         r"(i\d+|index)\b", op.text)
-            if not m:
+            c = integer_constant(op)
+            width = _WIDTH.get(rtype)
+            if c is None or c.splat or width is None:
                 raise _Unknown("not an integer constant")
-            lit = m.group(1)
-            return 1 if lit == "true" else 0 if lit == "false" else _signed(int(lit), _WIDTH[m.group(2)])
+            return _signed(c.value, width)
         w = _width(rtype)
         if w is None:
             raise _Unknown(f"type {rtype!r}")

@@ -10,8 +10,10 @@ per-module rows and the median and total ratio new / base; writes ``benchmarks/r
 
     git archive BASE_COMMIT | tar -x -C /tmp/base && python3 benchmarks/bench_check_ab.py /tmp/base [ROUNDS]
 """
-import json, os, statistics, subprocess, sys
+import json, os, statistics, sys
 from pathlib import Path
+
+from tree_run import run_in_tree
 
 NEW = str(Path(__file__).resolve().parent.parent)
 if len(sys.argv) < 2 or not Path(sys.argv[1], "llverify").is_dir():
@@ -40,13 +42,7 @@ print(min(gate[1:]), min(check[1:]), n, llverify.__file__)
 
 
 def run(tree: str, path: Path) -> tuple[float, float, int]:
-    # cwd=tree: ``python -c`` puts the working directory first on sys.path, before PYTHONPATH, so a child started
-    # in another checkout would import that checkout's llverify
-    p = subprocess.run([sys.executable, "-c", CHILD, str(path), "5"], capture_output=True, text=True, cwd=tree,
-                       env={**os.environ, "PYTHONPATH": tree})
-    if p.returncode:
-        raise SystemExit(p.stderr[-3000:])
-    g, c, n, where = p.stdout.split()
+    g, c, n, where = run_in_tree(tree, CHILD, [str(path), "5"]).split()
     assert where == str(Path(tree, "llverify", "__init__.py")), (tree, where)  # the tree asked for ran
     return float(g), float(c), int(n)
 

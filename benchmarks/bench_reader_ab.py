@@ -8,8 +8,10 @@ same modules (``repr`` digest per file): a speed-up must not change the reader's
 
     git archive BASE_COMMIT | tar -x -C /tmp/base && python3 benchmarks/bench_reader_ab.py /tmp/base [ROUNDS] [REPEATS]
 """
-import hashlib, json, os, statistics, subprocess, sys
+import json, os, statistics, sys
 from pathlib import Path
+
+from tree_run import run_in_tree
 
 NEW = str(Path(__file__).resolve().parent.parent)
 if len(sys.argv) < 2 or not Path(sys.argv[1], "llverify").is_dir():
@@ -46,12 +48,7 @@ print(json.dumps(out))
 
 
 def run(tree: str) -> dict:
-    # cwd=tree: `python -c` puts the working directory first on sys.path, ahead of PYTHONPATH
-    p = subprocess.run([sys.executable, "-c", CHILD, json.dumps(FILES), str(REPEATS), tree], capture_output=True,
-                       text=True, env={**os.environ, "PYTHONPATH": tree}, cwd=tree)
-    if p.returncode:
-        raise SystemExit(p.stderr[-3000:])
-    return json.loads(p.stdout)
+    return json.loads(run_in_tree(tree, CHILD, [json.dumps(FILES), str(REPEATS), tree]))
 
 
 loads = [os.getloadavg()[0]]

@@ -17,6 +17,7 @@ BASE = str(Path(sys.argv[1]).resolve())
 sys.path.insert(0, NEW + "/benchmarks"); sys.path.insert(0, NEW + "/examples"); sys.path.insert(0, NEW + "/examples/kernels")
 import bench_ttgir as b
 import build_corpus
+from tree_run import run_in_tree
 REPEATS = int(sys.argv[2]) if len(sys.argv) > 2 else 5
 CHILD = b.CHILD.replace("times = []", "times = []; cpu = []").replace(
     "    t0 = time.perf_counter()\n    try:", "    t0 = time.perf_counter(); c0 = time.process_time()\n    try:").replace(
@@ -49,12 +50,7 @@ def compile_job(job):
     if p.returncode: return {"error": (p.stderr.strip().splitlines() or ["?"])[-1]}
     return json.loads(p.stdout.strip().splitlines()[-1])
 def gate(tree, path, name):
-    # cwd=tree: `python -c` puts the working directory first on sys.path, ahead of PYTHONPATH, so a child started in
-    # the new checkout (the usual place to run this script) would import the new llverify for the base tree too
-    p = subprocess.run([sys.executable, "-c", GATE, tree, path, name + ".ttgir", str(REPEATS)], capture_output=True,
-                       text=True, cwd=tree, env={**os.environ, "PYTHONPATH": tree})
-    if p.returncode: raise SystemExit(p.stderr[-3000:])
-    return json.loads(p.stdout)
+    return json.loads(run_in_tree(tree, GATE, [tree, path, name + ".ttgir", str(REPEATS)]))
 jobs = [j for j in build_corpus.jobs(build_corpus.load_cases(), None) if j["target"] in ("cuda:90", "hip:gfx942") and j["warps"] == 4]
 rows = []; loads = [os.getloadavg()[0]]; TMP = tempfile.mkdtemp(prefix="bench-ttgir-ab-")
 for k, job in enumerate(jobs):

@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import random
 import sqlite3
 import sys
 import time
@@ -224,24 +225,45 @@ def move_aside(path: str) -> None:
                 pass
 
 
+#: how long :func:`open_db` keeps retrying a file another run is setting up or holds (SQLite's busy handler is not
+#: called for every lock: two connections that open a new file at once can deadlock on its first journal-mode
+#: change, and one of them is then told "locked" at once)
+OPEN_RETRY_SECONDS = 30.0
+
+
 def open_db(path: str) -> tuple[sqlite3.Connection, bool]:
-    """A connection to a valid cache file at ``path`` and whether it had to be rebuilt (see the module docstring)."""
-    try:
-        conn = _connect(path)
-        state = _state(conn)
-        if state == "old":
-            _reset(conn)
-            state = "new"
-        if state in ("new", "ok"):
-            if state == "new":
+    """A connection to a valid cache file at ``path`` and whether it had to be rebuilt (see the module docstring).
+
+    Contention (another run creating or holding the file) is retried with a short growing back-off for up to
+    :data:`OPEN_RETRY_SECONDS`; only then does this run go on without the file (an in-memory cache, the file
+    untouched).  A damaged or foreign file is moved aside and rebuilt."""
+    deadline = time.monotonic() + OPEN_RETRY_SECONDS
+    pause = 0.005
+    while True:
+        conn = None
+        try:
+            conn = _connect(path)
+            state = _state(conn)
+            if state == "old":
+                _reset(conn)
+                state = "new"
+            if state in ("new", "ok"):
+                if state == "new":
+                    _create(conn)
+                return conn, False
+            conn.close()
+            break
+        except sqlite3.DatabaseError as exc:
+            if conn is not None:
+                conn.close()
+            if not is_contention(exc):
+                break
+            if time.monotonic() >= deadline:  # held past the deadline: no cache for this run, file untouched
+                conn = _connect(":memory:")
                 _create(conn)
-            return conn, False
-        conn.close()
-    except sqlite3.DatabaseError as exc:
-        if is_contention(exc):  # held by another run past the busy timeout: no cache for this run, file untouched
-            conn = _connect(":memory:")
-            _create(conn)
-            return conn, False
+                return conn, False
+            time.sleep(pause * (0.5 + random.random()))
+            pause = min(pause * 2, 0.25)
     return fresh_db(path), True
 
 

@@ -150,9 +150,9 @@ def _state(conn: sqlite3.Connection) -> str:
     return "ok" if meta.get("schema") == str(SCHEMA_VERSION) and tables == TABLES else "old"
 
 
-#: SQLite's primary result codes for a lock another connection holds (SQLITE_BUSY, SQLITE_LOCKED): the file is
-#: fine, only taken for now
-_CONTENTION_CODES = (5, 6)
+#: SQLite's primary result codes for a lock another connection holds (SQLITE_BUSY, SQLITE_LOCKED) or a WAL lock
+#: race it gave up retrying (SQLITE_PROTOCOL): the file is fine, only taken for now
+_CONTENTION_CODES = (5, 6, 15)
 
 
 def is_contention(exc: BaseException | None) -> bool:

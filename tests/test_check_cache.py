@@ -52,3 +52,27 @@ def test_an_unusable_cache_file_still_decides(tmp_path: Path) -> None:
     spec = _load(tmp_path, SPEC)
     res = run_specs([spec], Budget(cache=str(bad)))
     assert [r.verdict.status for r in res] == ["proved", "refuted"]
+
+
+def test_no_cache_wins_over_cache_on_the_command_line(tmp_path: Path) -> None:
+    """`llverify check --no-cache` is accepted (as by `llverify ttgir`) and neither reads nor writes the file."""
+    from click.testing import CliRunner
+
+    from llverify.spec.cli import check
+
+    spec = tmp_path / "s.yaml"
+    spec.write_text(SPEC)
+    cache = tmp_path / "c.sqlite"
+    runner = CliRunner()
+    off = runner.invoke(check, ["--format", "json", "--cache", str(cache), "--no-cache", str(spec)])
+    assert off.exit_code == 0, off.output
+    assert not cache.exists()
+    on = runner.invoke(check, ["--format", "json", "--cache", str(cache), str(spec)])
+    assert on.exit_code == 0 and cache.exists()
+    import json
+
+    served = runner.invoke(check, ["--format", "json", "--cache", str(cache), str(spec)])
+    bypassed = runner.invoke(check, ["--format", "json", "--cache", str(cache), "--no-cache", str(spec)])
+    cached = [r.get("details", {}).get("cached") for r in json.loads(served.output)["results"]]
+    fresh = [r.get("details", {}).get("cached") for r in json.loads(bypassed.output)["results"]]
+    assert cached[0] is True and not any(fresh)

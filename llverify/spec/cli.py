@@ -232,12 +232,15 @@ class _ListsKinds(click.Command):
 @click.option("-v", "--verbose", is_flag=True, help="Print each verdict's message and details.")
 @click.option("--cache", "cache_path", type=click.Path(dir_okay=False), default=None,
               help="Remember proved verdicts in this SQLite file and serve them to identical checks "
-                   "(keyed by claim, layouts, budget, llverify's code and Z3's version).")
+                   "(keyed by claim, layouts, budget, llverify's code and Z3's version).  Off by default for "
+                   "`check`.")
+@click.option("--no-cache", is_flag=True,
+              help="Use no verdict cache (the default for `check`; wins over --cache, as in `llverify ttgir`).")
 @click.option("--paranoid", is_flag=True,
               help="Re-count proved bank wavefronts with the brute-force simulator up to 2^22 points (default 2^16).")
 def check(paths: tuple[str, ...], fmt: str, output: str | None, report_dir: str | None, timeout: float | None,
           rlimit: int | None, method: str, jobs: int, fail_on_unknown: bool, quiet: bool, verbose: bool,
-          cache_path: str | None, paranoid: bool) -> None:
+          cache_path: str | None, no_cache: bool, paranoid: bool) -> None:
     """Check layout spec files (default: ./specs, else the bundled examples).
 
     Exit status: 0 every check ended as expected, 1 a check was decided the
@@ -260,7 +263,7 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, report_dir: str 
     files, diags = discover(paths)
     if jobs == 0:
         jobs = os.cpu_count() or 1
-    budget = Budget(timeout=timeout, rlimit=rlimit, method=method, cache=cache_path)
+    budget = Budget(timeout=timeout, rlimit=rlimit, method=method, cache=None if no_cache else cache_path)
     progress = _Progress(enabled=sys.stderr.isatty() and not quiet)
     specs: list = []
     try:

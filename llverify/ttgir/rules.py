@@ -21,6 +21,7 @@ from llverify.ttgir.rule_support import OpContext, Rule
 from llverify.ttgir.rule_support import clear_caches as _clear_proofs
 from llverify.ttgir.rules_data import (IN_THREAD_OPS, SHAPE_OPS, STORE_OPS, UPCAST_OPS, convert_layout, fp4_upcast,
                                        gather, in_thread, reduce_scan, shape_op, stores)
+from llverify.ttgir.rules_descriptor_gather import DESCRIPTOR_GATHER_OPS, descriptor_gather
 from llverify.ttgir.rules_dot import dot_operands
 from llverify.ttgir.rules_register_tiles import REGISTER_TILE_OPS, register_tiles
 from llverify.ttgir.rules_memory import (ASYNC_COPY_OPS, TMA_COPIES, async_copy, memdesc_index, memdesc_subview, shared_access, subslice, tma_buffer,
@@ -92,6 +93,9 @@ RULES: tuple[Rule, ...] = (
     Rule("register_tiles", "AMD extract_slice / concat: one register map, found at thread 0, gives every thread the "
          "right elements (no data moves between threads)", "seed 000, theorem 9.3 (thread locality); TritonAMDGPU "
          "ExtractSliceOp / ConcatOp verifiers", lambda op: op.name in REGISTER_TILE_OPS, register_tiles),
+    Rule("descriptor_gather", "tt.descriptor_gather / _scatter: a box of one descriptor row per index, staged in "
+         "shared memory in the descriptor's layout at M x N (a memory layout)", "seed 000, definition 4.14; "
+         "Triton DescriptorGatherOp verifier", lambda op: op.name in DESCRIPTOR_GATHER_OPS, descriptor_gather),
     Rule("unmodelled_op", "an op no rule models, whose result layout differs from an operand's, is reported: it may "
          "move data between threads and nothing about that movement is proved", "soundness: unmodelled operations "
          "are unknown (DESIGN.md, verdict rules)", lambda op: _unmodelled(op), unmodelled_layout_change),
@@ -101,7 +105,7 @@ RULES: tuple[Rule, ...] = (
 MODELLED_OPS: frozenset[str] = frozenset({
     "ttg.convert_layout", *SHAPE_OPS, *IN_THREAD_OPS, *UPCAST_OPS, "tt.reduce", "tt.scan", "tt.gather", *TMA_COPIES, *TMEM_ACCESS_OPS,
     *STORE_OPS, *SHARED_ACCESS_OPS, *ASYNC_COPY_OPS, *DOT_OPS, *SUBSLICE_OPS, "ttg.memdesc_index", "ttg.memdesc_subview",
-    *MEMORY_OPS, *BOUNDARY_OPS, *REGISTER_TILE_OPS})
+    *MEMORY_OPS, *BOUNDARY_OPS, *REGISTER_TILE_OPS, *DESCRIPTOR_GATHER_OPS})
 
 #: ops that relate no layouts of their own: calls and control flow (what crosses their boundaries is the callee's or
 #: the region_boundary rule's), terminators, ops whose results are their operands passed through (a wgmma wait
@@ -122,7 +126,7 @@ def _unmodelled(op: Op) -> bool:
 NAME_ONLY: frozenset[str] = frozenset({
     "same_layout", "memory_operands", "region_boundary", "conversion", "shape_op", "reduce_scan", "gather",
     "tma_buffer", "tmem_access", "broadcast_store", "shared_access", "dot_operands", "view_in_bounds",
-    "buffer_index", "subview_in_bounds", "in_thread", "fp4_upcast", "async_copy", "register_tiles", "unmodelled_op"})
+    "buffer_index", "subview_in_bounds", "in_thread", "fp4_upcast", "async_copy", "register_tiles", "descriptor_gather", "unmodelled_op"})
 
 #: op name -> the rules that may apply to an op of that name (the name-only rules that do, and every other rule)
 _candidates: dict[str, tuple[tuple[Rule, bool], ...]] = {}

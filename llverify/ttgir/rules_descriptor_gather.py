@@ -1,0 +1,116 @@
+"""Row gathers and scatters through a tensor descriptor (``tt.descriptor_gather`` / ``tt.descriptor_scatter``):
+the gathered box and the shared buffer it is staged in.
+
+``%r = tt.descriptor_gather %desc[%x, %y]`` reads, for each of the ``M`` row indices ``x[i]``, the ``N`` elements
+``(x[i], y .. y + N - 1)`` of the descriptor's tensor into row ``i`` of ``r: tensor<M x N>``; a scatter writes
+``v: tensor<M x N>`` back the same way.  Neither moves data between threads in registers: Triton lowers both
+through shared memory (NVIDIA: ``ttng.async_tma_gather`` / ``async_tma_scatter``, Blackwell ``tile::gather4``;
+AMD gfx1250: ``amdg.async_tdm_gather`` / ``_scatter``) into or out of a buffer of ``M x N`` laid out by the
+descriptor's shared encoding, then a ``local_load`` (a ``local_alloc``) converts to (from) the value's layout,
+which may be any distributed layout (the ``layout`` rule checks it).  So the result layout differing from the
+indices' is by design, and the obligations are about the box and the staging buffer:
+
+* ``gather_shape`` (exact comparison; Triton's ``DescriptorGatherOp`` verifier and the TMA minimums it states):
+  the descriptor's block is one row ``[1, N]``; the indices are one vector of ``M``; the value is ``M x N`` of
+  the block's element type (signless); ``M >= 8``; elements are at most 32 bits; a row is at least 32 bytes
+  (``N * bits >= 256``).
+* ``gather_staging`` (F2, checked certificate): the descriptor's shared layout built at ``M x N`` (the buffer
+  the lowering allocates) is a memory layout (def. 4.14): every element of the box has exactly one offset, so
+  the copy and the ``local_load`` / ``local_alloc`` agree on where each element lives.  Skipped when the
+  descriptor has no encoding yet (before Triton's descriptor-encoding pass).
+
+Example: ``(!tt.tensordesc<1x128xbf16, #nvmma_shared<{swizzlingByteWidth = 128, ...}>>, tensor<32xi32, #b>, i32)
+-> tensor<32x128xbf16, #blocked>``: box proved, the 128-byte swizzle at 32x128 is a bijection: proved; a result
+``tensor<32x64xbf16, ...>`` is refuted (64 columns, not the block's 128).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import replace
+from typing import Iterable
+
+from llverify.prove.verdict import Verdict
+from llverify.ttgir.layouts import BuiltLayout, LayoutProblem, element_bits
+from llverify.ttgir.model import TypeRef
+from llverify.ttgir.rule_support import OpContext, enc_text, memo_memory, op_names, structural, unknown
+
+__all__ = ["DESCRIPTOR_GATHER_OPS", "descriptor_gather"]
+
+DESCRIPTOR_GATHER_OPS = ("tt.descriptor_gather", "tt.descriptor_scatter")
+
+
+def _signless(element: str) -> str:
+    return re.sub(r"^[su](i\d+)$", r"\1", element)
+
+
+def box_problems(block: tuple[int, ...], indices: tuple[int, ...], value: tuple[int, ...], block_elem: str,
+                 value_elem: str) -> list[str]:
+    """What breaks the gather box contract (module docstring, ``gather_shape``); empty when it holds.
+
+    >>> box_problems((1, 128), (32,), (32, 128), "bf16", "bf16")
+    []
+    >>> box_problems((1, 128), (32,), (32, 64), "bf16", "bf16")
+    ["the value's columns (64) are not the block's (128)"]
+    """
+    problems = []
+    bits = element_bits(block_elem)
+    if len(block) != 2 or block[0] != 1:
+        problems.append(f"the descriptor's block {list(block)} is not one row [1, N]")
+    if len(indices) != 1:
+        problems.append(f"the indices {list(indices)} are not one vector")
+    if len(value) != 2:
+        problems.append(f"the value {list(value)} is not 2-D")
+    else:
+        if len(indices) == 1 and value[0] != indices[0]:
+            problems.append(f"the value's rows ({value[0]}) are not one per index ({indices[0]})")
+        if len(block) == 2 and value[1] != block[1]:
+            problems.append(f"the value's columns ({value[1]}) are not the block's ({block[1]})")
+        if value[0] < 8:
+            problems.append(f"{value[0]} rows: a gather needs at least 8")
+    if _signless(value_elem) != _signless(block_elem):
+        problems.append(f"the value's element type {value_elem} is not the block's {block_elem}")
+    if bits > 32:
+        problems.append(f"{bits}-bit elements: at most 32 bits")
+    elif bits and len(block) == 2 and block[1] * bits < 256:
+        problems.append(f"a row of {block[1]} x {bits} bits is under 32 bytes")
+    return problems
+
+
+def descriptor_gather(ctx: OpContext) -> Iterable[Verdict]:
+    """``gather_shape`` and ``gather_staging`` of one ``tt.descriptor_gather`` / ``tt.descriptor_scatter``."""
+    op = ctx.op
+    t0 = time.perf_counter()
+    types = tuple(op.operand_types)
+    desc = types[0] if types else None
+    idx = types[1] if len(types) > 1 else None
+    value: TypeRef | None
+    if op.name == "tt.descriptor_gather":
+        value = op.results[0].type if op.results else None
+    else:
+        value = types[3] if len(types) > 3 else None
+    subject = f"{op_names(op)}: {desc.text if desc else '?'} rows {idx.text if idx else '?'} " \
+              f"{'->' if op.name == 'tt.descriptor_gather' else '<-'} {value.text if value else '?'}"
+    if desc is None or desc.kind != "tensordesc" or idx is None or idx.kind != "tensor" or value is None \
+            or value.kind != "tensor":
+        yield unknown("gather_shape", subject, "the descriptor, index or value type is not read")
+        return
+    bits = element_bits(desc.element)
+    if not bits:
+        yield unknown("gather_shape", subject, f"element type {desc.element!r} has no known width")
+        return
+    problems = box_problems(tuple(desc.shape), tuple(idx.shape), tuple(value.shape), desc.element, value.element)
+    sides = {"descriptor block": list(desc.shape), "indices": list(idx.shape), "value": list(value.shape),
+             "element (descriptor, value)": [desc.element, value.element]}
+    yield structural("gather_shape", subject, not problems, {}, sides, "; ".join(problems), t0)
+    if problems or desc.encoding is None:
+        return  # no box to stage, or no shared encoding yet (before the descriptor-encoding pass)
+    box = tuple(value.shape)
+    staging = f"{op.name}: staging buffer {enc_text(desc)} at {box[0]}x{box[1]}"
+    built = ctx.built(replace(desc, kind="memdesc", shape=box, element=_signless(desc.element)))
+    if isinstance(built, LayoutProblem):
+        yield unknown("gather_staging", staging, built.reason)
+        return
+    assert isinstance(built, BuiltLayout)
+    yield memo_memory(built.layout).with_(property="gather_staging", subject=staging)

@@ -29,12 +29,13 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import replace
-from typing import Iterable
+from typing import Any, Iterable, Mapping
 
 from llverify.prove.verdict import Verdict
 from llverify.ttgir.layouts import BuiltLayout, LayoutProblem, element_bits
 from llverify.ttgir.model import TypeRef
 from llverify.ttgir.rule_support import OpContext, enc_text, memo_memory, op_names, structural, unknown
+from llverify.ttgir.types import parse_typeref
 
 __all__ = ["DESCRIPTOR_GATHER_OPS", "descriptor_gather"]
 
@@ -78,12 +79,44 @@ def box_problems(block: tuple[int, ...], indices: tuple[int, ...], value: tuple[
     return problems
 
 
+def _types(defined: tuple[TypeRef | None, ...], printed: tuple[TypeRef | None, ...]
+           ) -> tuple[TypeRef | None, ...]:
+    """Each operand's type from its definition, or from the op's own signature where the definition's type was
+    not read (Triton 3.9 prints ``tt.make_tensor_descriptor``'s result type without ``!tt.tensordesc``; the
+    ``use_type`` rule compares the two where both are read)."""
+    def pick(i: int) -> TypeRef | None:
+        d = defined[i] if i < len(defined) else None
+        p = printed[i] if i < len(printed) else None
+        return p if (d is None or d.kind in ("other", "")) and p is not None else d
+    return tuple(pick(i) for i in range(max(len(defined), len(printed))))
+
+
+def printed_descriptor(op_text: str, aliases: Mapping[str, Any]) -> TypeRef | None:
+    """The first ``!tt.tensordesc<...>`` of an op's printed signature (after ``" : "``), or None.
+
+    >>> printed_descriptor("tt.descriptor_scatter %d[%x, %y], %v : !tt.tensordesc<1x64xf16>, tensor<8xi32>", {}).shape
+    (1, 64)
+    """
+    sig = op_text.split(" : ", 1)[1] if " : " in op_text else ""
+    start = sig.find("!tt.tensordesc<")
+    if start < 0:
+        return None
+    depth = 0
+    for i in range(start + len("!tt.tensordesc"), len(sig)):
+        depth += {"<": 1, ">": -1}.get(sig[i], 0)
+        if depth == 0:
+            return parse_typeref(sig[start:i + 1], aliases)
+    return None
+
+
 def descriptor_gather(ctx: OpContext) -> Iterable[Verdict]:
     """``gather_shape`` and ``gather_staging`` of one ``tt.descriptor_gather`` / ``tt.descriptor_scatter``."""
     op = ctx.op
     t0 = time.perf_counter()
-    types = tuple(op.operand_types)
+    types = _types(op.operand_types, op.printed_operand_types)
     desc = types[0] if types else None
+    if desc is None or desc.kind != "tensordesc":  # a definition printed without `!tt.tensordesc` (Triton 3.9's
+        desc = printed_descriptor(op.text, ctx.module.aliases) or desc  # make_tensor_descriptor): the op's own
     idx = types[1] if len(types) > 1 else None
     value: TypeRef | None
     if op.name == "tt.descriptor_gather":

@@ -23,6 +23,7 @@ from llverify.ttgir.rules_data import (IN_THREAD_OPS, SHAPE_OPS, STORE_OPS, UPCA
                                        gather, in_thread, reduce_scan, shape_op, stores)
 from llverify.ttgir.rules_descriptor_gather import DESCRIPTOR_GATHER_OPS, descriptor_gather
 from llverify.ttgir.rules_dot import dot_operands
+from llverify.ttgir.rules_dot_i8 import DOT_I8, dot_i8
 from llverify.ttgir.rules_register_tiles import REGISTER_TILE_OPS, register_tiles
 from llverify.ttgir.rules_memory import (ASYNC_COPY_OPS, TMA_COPIES, async_copy, memdesc_index, memdesc_subview, shared_access, subslice, tma_buffer,
                                         tmem_access)
@@ -34,7 +35,7 @@ __all__ = ["Rule", "OpContext", "RULES", "rules_for", "clear_caches", "MODELLED_
 
 #: the op names of the rules below that relate an op's operand and result layouts (one place: the rules' predicates
 #: and :data:`MODELLED_OPS` read these)
-DOT_OPS = ("tt.dot", "tt.dot_scaled", "ttng.warp_group_dot", "ttng.tc_gen5_mma", "ttng.tc_gen5_mma_scaled")
+DOT_OPS = ("tt.dot", "tt.dot_scaled", "ttng.warp_group_dot", "ttng.tc_gen5_mma", "ttng.tc_gen5_mma_scaled", "tti.dot_i8")
 SUBSLICE_OPS = ("ttg.memdesc_subslice", "ttng.tmem_subslice")
 
 
@@ -96,6 +97,9 @@ RULES: tuple[Rule, ...] = (
     Rule("descriptor_gather", "tt.descriptor_gather / _scatter: a box of one descriptor row per index, staged in "
          "shared memory in the descriptor's layout at M x N (a memory layout)", "seed 000, definition 4.14; "
          "Triton DescriptorGatherOp verifier", lambda op: op.name in DESCRIPTOR_GATHER_OPS, descriptor_gather),
+    Rule("dot_i8", "tti.dot_i8: i8 operands of an NVIDIA MMA v2 layout and an i32 MMA v2 result (it lowers only to "
+         "mma.sync m16n8k32 s8/u8)", "seed 000, proposition 4.7; the op's verifier",
+         lambda op: op.name == DOT_I8, dot_i8),
     Rule("unmodelled_op", "an op no rule models, whose result layout differs from an operand's, is reported: it may "
          "move data between threads and nothing about that movement is proved", "soundness: unmodelled operations "
          "are unknown (DESIGN.md, verdict rules)", lambda op: _unmodelled(op), unmodelled_layout_change),
@@ -126,7 +130,7 @@ def _unmodelled(op: Op) -> bool:
 NAME_ONLY: frozenset[str] = frozenset({
     "same_layout", "memory_operands", "region_boundary", "conversion", "shape_op", "reduce_scan", "gather",
     "tma_buffer", "tmem_access", "broadcast_store", "shared_access", "dot_operands", "view_in_bounds",
-    "buffer_index", "subview_in_bounds", "in_thread", "fp4_upcast", "async_copy", "register_tiles", "descriptor_gather", "unmodelled_op"})
+    "buffer_index", "subview_in_bounds", "in_thread", "fp4_upcast", "async_copy", "register_tiles", "descriptor_gather", "dot_i8", "unmodelled_op"})
 
 #: op name -> the rules that may apply to an op of that name (the name-only rules that do, and every other rule)
 _candidates: dict[str, tuple[tuple[Rule, bool], ...]] = {}

@@ -25,6 +25,7 @@ from llverify.ttgir.rules_descriptor_gather import DESCRIPTOR_GATHER_OPS, descri
 from llverify.ttgir.rules_dot import dot_operands
 from llverify.ttgir.rules_dot_i8 import DOT_I8, dot_i8
 from llverify.ttgir.rules_mfma_commit import MFMA_COMMIT, mfma_commit
+from llverify.ttgir.rules_packed_arith import PACKED_ARITH, packed_arith
 from llverify.ttgir.rules_register_tiles import REGISTER_TILE_OPS, register_tiles
 from llverify.ttgir.rules_memory import (ASYNC_COPY_OPS, TMA_COPIES, async_copy, memdesc_index, memdesc_subview, shared_access, subslice, tma_buffer,
                                         tmem_access)
@@ -104,6 +105,9 @@ RULES: tuple[Rule, ...] = (
     Rule("mfma_commit", "amdg.mfma_commit returns its operands unchanged, each a whole native CDNA4 MFMA register "
          "fragment", "TritonAMDGPU MfmaCommitOp verifier (a completion boundary, no data movement)",
          lambda op: op.name == MFMA_COMMIT, mfma_commit),
+    Rule("packed_arith", "ttng.packed_arith: operands in the result's layout, fp4 bytes unpacked in place into it "
+         "(no data between threads), whole packs of registers", "seed 000, theorem 9.3; Meta Triton PackedArithOp "
+         "verifier", lambda op: op.name == PACKED_ARITH, packed_arith),
     Rule("unmodelled_op", "an op no rule models, whose result layout differs from an operand's, is reported: it may "
          "move data between threads and nothing about that movement is proved", "soundness: unmodelled operations "
          "are unknown (DESIGN.md, verdict rules)", lambda op: _unmodelled(op), unmodelled_layout_change),
@@ -113,7 +117,7 @@ RULES: tuple[Rule, ...] = (
 MODELLED_OPS: frozenset[str] = frozenset({
     "ttg.convert_layout", *SHAPE_OPS, *IN_THREAD_OPS, *UPCAST_OPS, "tt.reduce", "tt.scan", "tt.gather", *TMA_COPIES, *TMEM_ACCESS_OPS,
     *STORE_OPS, *SHARED_ACCESS_OPS, *ASYNC_COPY_OPS, *DOT_OPS, *SUBSLICE_OPS, "ttg.memdesc_index", "ttg.memdesc_subview",
-    *MEMORY_OPS, *BOUNDARY_OPS, *REGISTER_TILE_OPS, *DESCRIPTOR_GATHER_OPS, MFMA_COMMIT})
+    *MEMORY_OPS, *BOUNDARY_OPS, *REGISTER_TILE_OPS, *DESCRIPTOR_GATHER_OPS, MFMA_COMMIT, PACKED_ARITH})
 
 #: ops that relate no layouts of their own: calls and control flow (what crosses their boundaries is the callee's or
 #: the region_boundary rule's), terminators, ops whose results are their operands passed through (a wgmma wait
@@ -134,7 +138,7 @@ def _unmodelled(op: Op) -> bool:
 NAME_ONLY: frozenset[str] = frozenset({
     "same_layout", "memory_operands", "region_boundary", "conversion", "shape_op", "reduce_scan", "gather",
     "tma_buffer", "tmem_access", "broadcast_store", "shared_access", "dot_operands", "view_in_bounds",
-    "buffer_index", "subview_in_bounds", "in_thread", "fp4_upcast", "async_copy", "register_tiles", "descriptor_gather", "dot_i8", "mfma_commit", "unmodelled_op"})
+    "buffer_index", "subview_in_bounds", "in_thread", "fp4_upcast", "async_copy", "register_tiles", "descriptor_gather", "dot_i8", "mfma_commit", "packed_arith", "unmodelled_op"})
 
 #: op name -> the rules that may apply to an op of that name (the name-only rules that do, and every other rule)
 _candidates: dict[str, tuple[tuple[Rule, bool], ...]] = {}

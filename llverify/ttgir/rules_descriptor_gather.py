@@ -26,7 +26,6 @@ Example: ``(!tt.tensordesc<1x128xbf16, #nvmma_shared<{swizzlingByteWidth = 128, 
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import replace
 from typing import Any, Iterable, Mapping
@@ -35,15 +34,12 @@ from llverify.prove.verdict import Verdict
 from llverify.ttgir.layouts import BuiltLayout, LayoutProblem, element_bits
 from llverify.ttgir.model import TypeRef
 from llverify.ttgir.rule_support import OpContext, enc_text, memo_memory, op_names, structural, unknown
+from llverify.ttgir.rules_tma_gather import _signless
 from llverify.ttgir.types import parse_typeref
 
 __all__ = ["DESCRIPTOR_GATHER_OPS", "descriptor_gather"]
 
 DESCRIPTOR_GATHER_OPS = ("tt.descriptor_gather", "tt.descriptor_scatter")
-
-
-def _signless(element: str) -> str:
-    return re.sub(r"^[su](i\d+)$", r"\1", element)
 
 
 def box_problems(block: tuple[int, ...], indices: tuple[int, ...], value: tuple[int, ...], block_elem: str,

@@ -106,7 +106,7 @@ def _coords(L: LinearLayout, rank: int) -> tuple[np.ndarray, list[str], int]:
     Lt = L.transpose_ins(order)
     vals = evaluate(Lt)
     nreg = Lt.in_dim_size("register") if Lt.has_in_dim("register") else 1
-    cols = [vals.get(f"dim{i}", np.zeros(Lt.total_in_size, dtype=np.int64)).astype(np.int64) for i in range(rank)]
+    cols = [vals[f"dim{i}"].astype(np.int64) for i in range(rank)]
     arr = np.stack(cols, axis=-1).reshape(-1, nreg, rank)
     return arr, others, nreg
 
@@ -182,6 +182,11 @@ def decide(name: str, S: LinearLayout, D: LinearLayout,
                        "operand and result are spread over different threads",
                        Counterexample({}, {"operand threads": s_threads, "result threads": d_threads},
                                       "the thread dims of both layouts, recomputed"))
+    dims_wanted = {f"dim{i}" for i in range(rank)}
+    if set(S.out_dim_names) != dims_wanted or set(D.out_dim_names) != dims_wanted:
+        return Verdict("unknown", prop, subject, None, time.perf_counter() - t0,
+                       f"the layouts' out dims {list(S.out_dim_names)} / {list(D.out_dim_names)} are not dim0.."
+                       f"dim{rank - 1}")
     if D.total_in_size > MAX_POINTS or S.total_in_size > MAX_POINTS:
         return Verdict("unknown", prop, subject, None, time.perf_counter() - t0,
                        f"more than {MAX_POINTS} hardware indices to enumerate")

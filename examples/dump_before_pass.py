@@ -31,8 +31,9 @@ backend, arch = job["target"].split(":")
 consts = case.configs[job["config"]]
 sig = dict(case.signature, **{k: "constexpr" for k in consts})
 src = triton.compiler.ASTSource(fn=case.fn, signature=sig, constexprs=consts)
+wave = 32 if backend == "cuda" or arch.startswith(("gfx11", "gfx12")) else 64  # RDNA / gfx1250: wave32
 arch = int(arch) if backend == "cuda" else arch
-triton.compile(src, target=GPUTarget(backend, arch, 32 if backend == "cuda" else 64),
+triton.compile(src, target=GPUTarget(backend, arch, wave),
                options={"num_warps": job["warps"], **case.options})
 '''
 
@@ -43,7 +44,7 @@ def main(argv: list[str]) -> int:
         return 2
     kernel, config, target, warps, pass_name, out = argv
     job = {"kernel": kernel, "config": config, "target": target, "warps": int(warps)}
-    env = dict(os.environ, MLIR_ENABLE_DUMP="1")
+    env = dict(os.environ, MLIR_ENABLE_DUMP="1", TRITON_ALWAYS_COMPILE="1")  # a cached kernel runs no passes
     proc = subprocess.run([sys.executable, "-c", CHILD, str(HERE), json.dumps(job)], env=env, capture_output=True,
                           text=True, timeout=600)
     for part in proc.stderr.split("// -----// IR Dump ")[1:]:

@@ -16,8 +16,10 @@ indices' is by design, and the obligations are about the box and the staging buf
   (``N * bits >= 256``).
 * ``gather_staging`` (F2, checked certificate): the descriptor's shared layout built at ``M x N`` (the buffer
   the lowering allocates) is a memory layout (def. 4.14): every element of the box has exactly one offset, so
-  the copy and the ``local_load`` / ``local_alloc`` agree on where each element lives.  Skipped when the
-  descriptor has no encoding yet (before Triton's descriptor-encoding pass).
+  the copy and the ``local_load`` / ``local_alloc`` agree on where each element lives.  A ``#ttg.padded_shared``
+  descriptor encoding is printed for the block (``shape = [1, N]``); AMD's lowering re-makes it at the box's
+  shape for the buffer, and so does this check (only for an order-given linear component; explicit bases stay
+  ``unknown``).  Skipped when the descriptor has no encoding yet (before Triton's descriptor-encoding pass).
 
 Example: ``(!tt.tensordesc<1x128xbf16, #nvmma_shared<{swizzlingByteWidth = 128, ...}>>, tensor<32xi32, #b>, i32)
 -> tensor<32x128xbf16, #blocked>``: box proved, the 128-byte swizzle at 32x128 is a bijection: proved; a result
@@ -137,7 +139,16 @@ def descriptor_gather(ctx: OpContext) -> Iterable[Verdict]:
         return  # no box to stage, or no shared encoding yet (before the descriptor-encoding pass)
     box = tuple(value.shape)
     staging = f"{op.name}: staging buffer {enc_text(desc)} at {box[0]}x{box[1]}"
-    built = ctx.built(replace(desc, kind="memdesc", shape=box, element=_signless(desc.element)))
+    staged = replace(desc, kind="memdesc", shape=box, element=_signless(desc.element))
+    spec = dict(desc.encoding)
+    if spec.get("kind") == "padded_shared" and spec.get("shape") not in (None, list(box)) and \
+            set(spec) <= {"kind", "order", "shape", "interval_padding_pairs"}:
+        # AMD's TDM lowering allocates the box with the descriptor's padded encoding re-made at the box's shape
+        # (Triton 3.9, gfx1250: `shape = [1, 128]` on the descriptor, `shape = [32, 128]` on the buffer); only an
+        # order-given linear component (no explicit bases) is re-made that way
+        staged = replace(staged, encoding=dict(spec, shape=list(box)))
+        staging += f" (padded encoding re-made at shape {list(box)}, as AMD's TDM lowering allocates it)"
+    built = ctx.built(staged)
     if isinstance(built, LayoutProblem):
         yield unknown("gather_staging", staging, built.reason)
         return

@@ -21,7 +21,12 @@ from llverify.ttgir.rule_support import OpContext, Rule
 from llverify.ttgir.rule_support import clear_caches as _clear_proofs
 from llverify.ttgir.rules_data import (IN_THREAD_OPS, SHAPE_OPS, STORE_OPS, UPCAST_OPS, convert_layout, fp4_upcast,
                                        gather, in_thread, reduce_scan, shape_op, stores)
+from llverify.ttgir.rules_descriptor_gather import DESCRIPTOR_GATHER_OPS, descriptor_gather
 from llverify.ttgir.rules_dot import dot_operands
+from llverify.ttgir.rules_dot_i8 import DOT_I8, dot_i8
+from llverify.ttgir.rules_mfma_commit import MFMA_COMMIT, mfma_commit
+from llverify.ttgir.rules_packed_arith import PACKED_ARITH, packed_arith
+from llverify.ttgir.rules_register_tiles import REGISTER_TILE_OPS, register_tiles
 from llverify.ttgir.rules_memory import (ASYNC_COPY_OPS, TMA_COPIES, async_copy, memdesc_index, memdesc_subview, shared_access, subslice, tma_buffer,
                                         tmem_access)
 from llverify.ttgir.rules_values import (BOUNDARY_OPS, MEMORY_OPS, boundary, elementwise, has_layout_result,
@@ -32,7 +37,7 @@ __all__ = ["Rule", "OpContext", "RULES", "rules_for", "clear_caches", "MODELLED_
 
 #: the op names of the rules below that relate an op's operand and result layouts (one place: the rules' predicates
 #: and :data:`MODELLED_OPS` read these)
-DOT_OPS = ("tt.dot", "tt.dot_scaled", "ttng.warp_group_dot", "ttng.tc_gen5_mma", "ttng.tc_gen5_mma_scaled")
+DOT_OPS = ("tt.dot", "tt.dot_scaled", "ttng.warp_group_dot", "ttng.tc_gen5_mma", "ttng.tc_gen5_mma_scaled", "tti.dot_i8")
 SUBSLICE_OPS = ("ttg.memdesc_subslice", "ttng.tmem_subslice")
 
 
@@ -88,6 +93,21 @@ RULES: tuple[Rule, ...] = (
     Rule("subview_in_bounds", "Triton 3.4's memdesc_subview: every offset keeps the view inside its allocation "
          "for every reachable value", "TritonGPU memdesc semantics; as buffer_index",
          lambda op: op.name == "ttg.memdesc_subview", memdesc_subview),
+    Rule("register_tiles", "AMD extract_slice / concat: one register map, found at thread 0, gives every thread the "
+         "right elements (no data moves between threads)", "seed 000, theorem 9.3 (thread locality); TritonAMDGPU "
+         "ExtractSliceOp / ConcatOp verifiers", lambda op: op.name in REGISTER_TILE_OPS, register_tiles),
+    Rule("descriptor_gather", "tt.descriptor_gather / _scatter: a box of one descriptor row per index, staged in "
+         "shared memory in the descriptor's layout at M x N (a memory layout)", "seed 000, definition 4.14; "
+         "Triton DescriptorGatherOp verifier", lambda op: op.name in DESCRIPTOR_GATHER_OPS, descriptor_gather),
+    Rule("dot_i8", "tti.dot_i8: i8 operands of an NVIDIA MMA v2 layout and an i32 MMA v2 result (it lowers only to "
+         "mma.sync m16n8k32 s8/u8)", "seed 000, proposition 4.7; the op's verifier",
+         lambda op: op.name == DOT_I8, dot_i8),
+    Rule("mfma_commit", "amdg.mfma_commit returns its operands unchanged, each a whole native CDNA4 MFMA register "
+         "fragment", "TritonAMDGPU MfmaCommitOp verifier (a completion boundary, no data movement)",
+         lambda op: op.name == MFMA_COMMIT, mfma_commit),
+    Rule("packed_arith", "ttng.packed_arith: operands in the result's layout, fp4 bytes unpacked in place into it "
+         "(no data between threads), whole packs of registers", "seed 000, theorem 9.3; Meta Triton PackedArithOp "
+         "verifier", lambda op: op.name == PACKED_ARITH, packed_arith),
     Rule("unmodelled_op", "an op no rule models, whose result layout differs from an operand's, is reported: it may "
          "move data between threads and nothing about that movement is proved", "soundness: unmodelled operations "
          "are unknown (DESIGN.md, verdict rules)", lambda op: _unmodelled(op), unmodelled_layout_change),
@@ -97,7 +117,7 @@ RULES: tuple[Rule, ...] = (
 MODELLED_OPS: frozenset[str] = frozenset({
     "ttg.convert_layout", *SHAPE_OPS, *IN_THREAD_OPS, *UPCAST_OPS, "tt.reduce", "tt.scan", "tt.gather", *TMA_COPIES, *TMEM_ACCESS_OPS,
     *STORE_OPS, *SHARED_ACCESS_OPS, *ASYNC_COPY_OPS, *DOT_OPS, *SUBSLICE_OPS, "ttg.memdesc_index", "ttg.memdesc_subview",
-    *MEMORY_OPS, *BOUNDARY_OPS})
+    *MEMORY_OPS, *BOUNDARY_OPS, *REGISTER_TILE_OPS, *DESCRIPTOR_GATHER_OPS, MFMA_COMMIT, PACKED_ARITH})
 
 #: ops that relate no layouts of their own: calls and control flow (what crosses their boundaries is the callee's or
 #: the region_boundary rule's), terminators, ops whose results are their operands passed through (a wgmma wait
@@ -118,7 +138,7 @@ def _unmodelled(op: Op) -> bool:
 NAME_ONLY: frozenset[str] = frozenset({
     "same_layout", "memory_operands", "region_boundary", "conversion", "shape_op", "reduce_scan", "gather",
     "tma_buffer", "tmem_access", "broadcast_store", "shared_access", "dot_operands", "view_in_bounds",
-    "buffer_index", "subview_in_bounds", "in_thread", "fp4_upcast", "async_copy", "unmodelled_op"})
+    "buffer_index", "subview_in_bounds", "in_thread", "fp4_upcast", "async_copy", "register_tiles", "descriptor_gather", "dot_i8", "mfma_commit", "packed_arith", "unmodelled_op"})
 
 #: op name -> the rules that may apply to an op of that name (the name-only rules that do, and every other rule)
 _candidates: dict[str, tuple[tuple[Rule, bool], ...]] = {}

@@ -20,7 +20,7 @@ def dot_operands(ctx: OpContext) -> Iterable[Verdict]:
     op = ctx.op
     t0 = time.perf_counter()
     res = op.results[0].type if op.results else None
-    if op.name in ("tt.dot", "tt.dot_scaled"):
+    if op.name in ("tt.dot", "tt.dot_scaled", "tti.dot_i8"):  # tti.dot_i8: a tt.dot of i8 with signedness flags
         scaled = op.name == "tt.dot_scaled"
         # tt.dot: (a, b, c); tt.dot_scaled: (a, a_scale, b, b_scale, c), printed `%a scale %as, %b scale %bs, %c`
         positions = (0, 2) if scaled else (0, 1)

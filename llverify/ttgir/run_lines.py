@@ -12,7 +12,10 @@ in the ``ttg.target`` spelling:
 * ``target=cuda:N`` / ``target=hip:gfxX`` (``-convert-triton-to-tritongpu``, in a ``-pass-pipeline``'s
   braces too) -> as written; ``target=nvidia`` / ``target=amd`` name a vendor, not a target: ignored;
 * ``-mcpu=sm_N`` (``sm_Na``, ``sm_Nf``) -> ``cuda:N``; ``-mcpu=gfxX`` -> ``hip:gfxX`` (the ``llc`` stage of a
-  pipeline).
+  pipeline); ``target-arch=gfxX`` (``--optimize-amd-lds-usage``) -> ``hip:gfxX``;
+* ``--convert-triton-gpu-to-llvm`` without a ``compute-capability`` option -> ``cuda:80``: that pass lowers for
+  its option's default, 80 (Triton's ``TritonNVIDIAGPUToLLVM/Passes.td``).  ``--allocate-shared-memory-nv``
+  and AMD's passes given no option name nothing (AMD's lowering has no default arch).
 
 :func:`run_line_target` is the one target they name, or None (none named, or several different ones: a
 file whose RUN lines lower the same module for gfx942 and gfx950 has no single target).
@@ -35,6 +38,8 @@ no regular expression backtracks; a command of 10 MB is read in well under a sec
 ('hip:gfx942', 'hip:gfx950')
 >>> run_line_target('// RUN: opt --convert-triton-amdgpu-to-llvm=arch=gfx942\\n// RUN: opt arch=gfx950\\n') is None
 True
+>>> run_line_targets("// RUN: triton-opt %s --allocate-shared-memory-nv --convert-triton-gpu-to-llvm | FileCheck %s")
+('cuda:80',)
 >>> parse_target("cuda:90"), parse_target("hip:gfx942"), parse_target("sm_90")
 ('cuda:90', 'hip:gfx942', None)
 """
@@ -54,8 +59,15 @@ _SEP = r"\s'\"{}(),;|="
 #: an option that may name a target: its key at the start of the command or after a separator, with up to two
 #: dashes, and its value (after a quote, as in ``gfx-arch="gfx1250"``) up to the next separator.  One pass over
 #: the command: no nested repetition, nothing to backtrack over.
-_OPTION = re.compile(rf"(?:^|(?<=[{_SEP}]))-{{0,2}}(compute-capability|gfx-arch|arch|target|mcpu)=[\"']?"
+_OPTION = re.compile(rf"(?:^|(?<=[{_SEP}]))-{{0,2}}(compute-capability|gfx-arch|target-arch|arch|target|mcpu)=[\"']?"
                      rf"([^{_SEP}]*)")
+#: Triton's NVIDIA lowering pass, which lowers for ``compute-capability=80`` when not given one (its option's
+#: default in ``third_party/nvidia/include/TritonNVIDIAGPUToLLVM/Passes.td``); AMD's lowering has no default arch
+_NV_LOWERING = re.compile(rf"(?:^|(?<=[{_SEP}]))-{{0,2}}convert-triton-gpu-to-llvm(?![\w-])")
+NV_LOWERING_DEFAULT = "cuda:80"
+#: the longest option string of one pass that is read (real ones are tens of characters): bounds the work per
+#: occurrence of the pass, so that a hostile command of many occurrences is still read in linear time
+_MAX_PASS_OPTIONS = 1000
 _DIGITS = frozenset("0123456789")
 _GFX_TAIL = frozenset("0123456789abcdefghijklmnopqrstuvwxyz")
 
@@ -123,7 +135,7 @@ def _target_of(key: str, value: str) -> str | None:
     """The ``ttg.target`` an option ``key=value`` of a RUN command names, or None."""
     if key == "compute-capability":
         return f"cuda:{value}" if _capability(value) else None
-    if key in ("arch", "gfx-arch"):
+    if key in ("arch", "gfx-arch", "target-arch"):
         return f"hip:{value}" if _gfx(value) else None
     if key == "target":
         return parse_target(value)
@@ -143,11 +155,33 @@ def run_line_targets(text: str) -> tuple[str, ...]:
     names ``cuda:90`` and ``--some-arch=gfx942`` or ``march=...`` name nothing."""
     seen: dict[str, None] = {}
     for cmd in run_commands(text):
+        found = []
         for m in _OPTION.finditer(cmd):
             t = _target_of(m.group(1), m.group(2))
             if t is not None:
-                seen.setdefault(t)
+                found.append((m.start(), t))
+        for m in _NV_LOWERING.finditer(cmd):
+            if "compute-capability=" not in _pass_options(cmd, m.end()):
+                found.append((m.start(), NV_LOWERING_DEFAULT))
+        for _, t in sorted(found):
+            seen.setdefault(t)
     return tuple(seen)
+
+
+def _pass_options(cmd: str, at: int) -> str:
+    """The option string of the pass whose name ends at ``cmd[at]``: ``=value``, ``='a b'`` / ``="a b"``, or a
+    pipeline's ``{a b}``; "" when it has none.  At most :data:`_MAX_PASS_OPTIONS` characters are read."""
+    head = cmd[at:at + 2]
+    if head[:1] == "{":
+        start, close = at + 1, "}"
+    elif head[:1] == "=" and head[1:] in ("'", '"'):
+        start, close = at + 2, head[1]
+    elif head[:1] == "=":
+        start, close = at + 1, " "
+    else:
+        return ""
+    end = cmd.find(close, start, start + _MAX_PASS_OPTIONS)
+    return cmd[start:end if end >= 0 else start + _MAX_PASS_OPTIONS]
 
 
 def run_line_target(text: str) -> str | None:

@@ -363,3 +363,28 @@ def test_baseline_modules_borrow_the_same_target(tmp_path: Path) -> None:
     assert res.exit_code == 1 and "REGRESSION: wavefronts" in res.stdout and "kernel copy (cuda:90)" in res.stdout
     same = CliRunner().invoke(ttgir, ["--no-cache", rows, "--target", "cuda:90", "--baseline", rows])
     assert same.exit_code == 0 and "REGRESSION" not in same.stdout
+
+
+def test_lowered_code_sees_the_borrowed_target(tmp_path: Path) -> None:
+    """--lowered validates the .llir beside a .ttgir with the module's target: stripped of its ttg.target, a
+    module given it back with --target is validated exactly as the original (its wavefront claims included)."""
+    src = ROOT / "tests" / "data" / "lowered" / "cvt_mma3_to_blocked_f32-cuda_90-w4"
+    stem = tmp_path / "cvt_mma3_to_blocked_f32-cuda_90-w4"
+    for ext in ("llir", "json"):
+        (tmp_path / f"{stem.name}.{ext}").write_bytes(Path(f"{src}.{ext}").read_bytes())
+    text = Path(f"{src}.ttgir").read_text()
+    bare = text.replace(', ttg.target = "cuda:90"', "").replace('ttg.target = "cuda:90", ', "")
+    assert "ttg.target" not in bare
+    Path(f"{stem}.ttgir").write_text(bare)
+
+    def lowered(doc: dict) -> list:
+        return sorted((r["rule"], r["status"], r["location"]["line"]) for r in doc["results"]
+                      if r["rule"].startswith("lowered"))
+
+    original = gate("--lowered", f"{src}.ttgir")[1]
+    without = gate("--lowered", f"{stem}.ttgir")[1]
+    given = gate("--lowered", "--target", "cuda:90", f"{stem}.ttgir")[1]
+    assert lowered(given) == lowered(original) and any(r[0] == "lowered_wavefronts" for r in lowered(given))
+    assert not any(r[0] == "lowered_wavefronts" for r in lowered(without))  # no target, no wavefront claims
+    assert all(r["target"] == "cuda:90" and r["details"]["target_origin"] == "--target" for r in given["results"]
+               if r["rule"].startswith("lowered"))

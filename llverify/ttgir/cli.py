@@ -1,7 +1,7 @@
 """``llverify ttgir``: the CI gate over Triton's TTGIR (see docs/ttgir.md).
 
 ``llverify ttgir PATHS... [--format text|json|junit|sarif|markdown] [--output F] [--report DIR] [--policy FILE]
-[--baseline PATHS]... [-j N] [--cache PATH | --no-cache] [--list-rules]``
+[--baseline PATHS]... [--target T] [-j N] [--cache PATH | --no-cache] [--list-rules]``
 
 PATHS are modules (``*.ttgir``, ``*.mlir``), directories (searched
 recursively; a Triton cache directory is one), or ``MLIR_ENABLE_DUMP`` output
@@ -71,12 +71,16 @@ def _render(fmt: str, findings: Sequence[Any], errors: Sequence[str], diff_text:
 @click.option("--lowered", is_flag=True,
               help="Also prove the lowered code: for a .ttgir with its .llir and Triton's .json beside it (a Triton "
                    "cache directory), every shared-memory access (docs/lowered.md).")
+@click.option("--target", "default_target", default=None, metavar="TARGET",
+              help="The target of modules without ttg.target (cuda:90, hip:gfx942, ...); a module's own "
+                   "ttg.target is kept.  Without it, the one target a file's // RUN: lines name (Triton's lit "
+                   "tests) is used.")
 @click.option("--list-rules", is_flag=True, help="List the obligations the gate checks and exit.")
 @click.option("-v", "--verbose", is_flag=True, help="Show every obligation, not only the failing ones.")
 def ttgir(paths: tuple[str, ...], fmt: str, output: str | None, report_dir: str | None, policy_path: str | None,
           baseline_paths: tuple[str, ...], jobs: int, executor: str, ray_address: str | None,
-          cache_path: str | None, no_cache: bool, allow_unknown: bool, lowered: bool, list_rules: bool,
-          verbose: bool) -> None:
+          cache_path: str | None, no_cache: bool, allow_unknown: bool, lowered: bool, default_target: str | None,
+          list_rules: bool, verbose: bool) -> None:
     """Gate Triton's TTGIR: prove every layout-bearing op of every module under PATHS."""
     from llverify.ttgir.loader import discover
     from llverify.errors import TtgirError
@@ -90,6 +94,13 @@ def ttgir(paths: tuple[str, ...], fmt: str, output: str | None, report_dir: str 
     if not paths:
         click.echo("error: give at least one TTGIR module, directory or dump (llverify ttgir --help)", err=True)
         sys.exit(EXIT_USAGE)
+    if default_target is not None:
+        from llverify.ttgir.run_lines import TARGET_SPELLING, parse_target
+
+        if parse_target(default_target) is None:
+            click.echo(f"<command line>:1:1: error: --target {default_target[:80]!r} is not a target: give "
+                       f"{TARGET_SPELLING}", err=True)
+            sys.exit(EXIT_USAGE)
     policy = None
     if policy_path:
         from llverify.ttgir.policy import PolicyError, load_policy
@@ -128,7 +139,7 @@ def ttgir(paths: tuple[str, ...], fmt: str, output: str | None, report_dir: str 
         if stream and body:
             click.echo("\n".join(body))
             body = []
-    with _Runner(cache_file, jobs, executor, ray_address) as runner:
+    with _Runner(cache_file, jobs, executor, ray_address, default_target) as runner:
         outcomes = []
         for o in runner.gate_iter(names, need, lowered):
             errors.extend(o.errors)
@@ -239,8 +250,10 @@ class _Runner:
     """Serves what the module cache holds, runs the rest as units (one pool for the whole command), and
     writes the new records when the command is done with it."""
 
-    def __init__(self, cache_file: str | None, jobs: int, executor: str, ray_address: str | None) -> None:
+    def __init__(self, cache_file: str | None, jobs: int, executor: str, ray_address: str | None,
+                 target: str | None = None) -> None:
         self.cache_file, self.jobs, self.executor_kind, self.ray_address = cache_file, jobs, executor, ray_address
+        self.target = target  # --target: the target of modules without ttg.target (baseline modules too)
         self.cache: Any = None
         self.executor: Any = None
         self.records: list[tuple[Any, ...]] = []
@@ -280,7 +293,7 @@ class _Runner:
                     click.echo(f"{self.cache_file}:1:1: warning: verdict cache not used: {exc}", err=True)
                     self.cache_file = None
             if self.cache is not None:
-                context = key_context(lowered)
+                context = key_context(lowered, self.target)
                 self._serve(names, outcomes, context, need, lowered)
         todo = [i for i, o in enumerate(outcomes) if o is None]
         checked: Iterator[Any] = iter(())
@@ -288,7 +301,7 @@ class _Runner:
             from llverify.executor.pool import WorkerFailure
             from llverify.ttgir.units import failed_outcome, preload, run_unit, unit_cost
 
-            units = [(names[i], need, lowered, context) for i in todo]
+            units = [(names[i], need, lowered, context, self.target) for i in todo]
             # only a pool schedules by cost (an inline run reads no file twice), and only a worthwhile one starts
             inline = self.jobs == 1 and self.executor_kind == "process"
             weights = None if inline else [unit_cost(names[i]) for i in todo]

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Iterator, Sequence
 
 from llverify.prove.verdict import Verdict
+from llverify.ttgir.default_target import annotate, choose_target, needs_target, with_target
 from llverify.ttgir.findings import Finding
 from llverify.ttgir.model import Function, Module, Op, Region, TtgirError
 from llverify.ttgir.passes import is_tritongpu, validate_passes
@@ -107,12 +108,13 @@ class GateResult:
     seconds: float
 
 
-def gate_file(path: str) -> GateResult:
-    """Read ``path`` (a module or a dump) and check every module in it; never raises."""
-    return gate_path(path)[0]
+def gate_file(path: str, target: str | None = None) -> GateResult:
+    """Read ``path`` (a module or a dump) and check every module in it; never raises.  ``target``: the
+    ``--target`` option, for modules without ``ttg.target`` (:mod:`llverify.ttgir.default_target`)."""
+    return gate_path(path, target)[0]
 
 
-def gate_path(path: str) -> tuple[GateResult, bytes | None]:
+def gate_path(path: str, target: str | None = None) -> tuple[GateResult, bytes | None]:
     """:func:`gate_file`, with the bytes that were read and checked (None when the file could not be read):
     the module cache hashes exactly these, never a second read that could see another text."""
     from llverify.ttgir.loader import load_files
@@ -124,21 +126,28 @@ def gate_path(path: str) -> tuple[GateResult, bytes | None]:
     data: bytes | None = None
     try:
         files = load_files([path])
-        loaded = [m for _, mods in files for m in mods]
         data = files[0][0] if len(files) == 1 else None
     except Exception as exc:  # noqa: BLE001 - a reader bug is reported for this file only
-        loaded = [TtgirError(f"{path}:1:1: internal error while reading: {type(exc).__name__}: {exc}")]
+        files = [(None, [TtgirError(f"{path}:1:1: internal error while reading: {type(exc).__name__}: {exc}")])]
     snapshots = []
-    for m in loaded:
-        if isinstance(m, TtgirError):
-            errors.append(str(m))
-            continue
-        modules += 1
-        if m.stage:
-            snapshots.append(m)
-            if not is_tritongpu(m):
-                continue  # TTIR or LLVM-dialect snapshots carry no layouts to check
-        findings.extend(check_module(m))
+    for raw, loaded in files:
+        choice = None  # the file's target for modules without one: read from its RUN lines when first needed
+        for m in loaded:
+            if isinstance(m, TtgirError):
+                errors.append(str(m))
+                continue
+            modules += 1
+            if m.stage:
+                snapshots.append(m)
+                if not is_tritongpu(m):
+                    continue  # TTIR or LLVM-dialect snapshots carry no layouts to check
+            if not needs_target(m):
+                findings.extend(check_module(m))
+                continue
+            if choice is None:
+                choice = choose_target(raw.decode("utf-8", "replace") if raw is not None and not target else "",
+                                       target)
+            findings.extend(annotate(check_module(with_target(m, choice)), m, choice))
     if len(snapshots) > 1:
         findings.extend(validate_passes(snapshots))
     return GateResult(path, tuple(findings), tuple(errors), modules, time.perf_counter() - t0), data

@@ -11,7 +11,9 @@ baseline).  It is stored in the ``modules`` table of the verdict cache file
 * the *context*: llverify's version and code fingerprint (every ``*.py`` and ``*.json`` of the
   package, so an edited checkout never reuses a stale record), the Python version, the installed Z3
   (distribution and native library size and time) and numpy, the options verdicts depend on
-  (``LLVERIFY_PARANOID``, ``--lowered``) and this record format's version;
+  (``LLVERIFY_PARANOID``, ``--lowered``, ``--target``: a module checked under another default target is
+  another record) and this record format's version (the RUN lines that may name a target are part of the
+  file's bytes);
 * the file's path, only where the record mentions it anywhere but in the obligations' own location
   (then it is not valid at another path), and always with ``--lowered`` (whose findings name the
   ``.llir`` beside the module), together with the SHA-256 of the ``.llir`` and ``.json`` beside it.
@@ -99,11 +101,13 @@ class Outcome:
             setattr(self, s, v)
 
 
-def key_context(lowered: bool) -> str:
-    """The part of every key that is not the module (see the module docstring), as canonical JSON."""
+def key_context(lowered: bool, target: str | None = None) -> str:
+    """The part of every key that is not the module (see the module docstring), as canonical JSON; ``target``:
+    the ``--target`` option (the target of modules without ``ttg.target``), None when not given."""
     return json.dumps({"record": RECORD_VERSION, "llverify": __version__, "code": code_fingerprint(),
                        "deps": dependency_identity(),
-                       "options": {"paranoid": os.environ.get("LLVERIFY_PARANOID") == "1", "lowered": bool(lowered)}},
+                       "options": {"paranoid": os.environ.get("LLVERIFY_PARANOID") == "1", "lowered": bool(lowered),
+                                   "target": target or None}},
                       sort_keys=True, separators=(",", ":"))
 
 

@@ -26,25 +26,27 @@ __all__ = ["run_unit", "preload", "lowered_findings", "finding_doc", "failed_out
 NEEDS = ("text", "json", "sarif", "findings")
 
 
-def run_unit(unit: tuple[str, str | bool, bool, str | None]) -> Outcome:
-    """Gate ``path``; ``unit`` = (path, ``need``, --lowered, the cache key context or None).
+def run_unit(unit: tuple[Any, ...]) -> Outcome:
+    """Gate ``path``; ``unit`` = (path, ``need``, --lowered, the cache key context or None[, --target]).
 
     ``need``: ``text`` (counts and the text report's lines only), ``json`` (also each result's fragment of
     the JSON report), ``sarif`` (also the SARIF results) or ``findings`` (the Finding objects themselves);
-    True and False mean ``findings`` and ``text``."""
+    True and False mean ``findings`` and ``text``.  ``--target``: the target of modules without
+    ``ttg.target`` (None: their file's RUN line decides, :mod:`llverify.ttgir.default_target`)."""
     from llverify.ttgir.gate import gate_path
     from llverify.ttgir.modcache import key_context
 
-    path, need, lowered, context = unit
+    path, need, lowered, context = unit[:4]
+    target = unit[4] if len(unit) > 4 else None
     need = "findings" if need is True else "text" if need is False else need
-    if context is not None and key_context(lowered) != context:
+    if context is not None and key_context(lowered, target) != context:
         context = None  # this worker runs other code or solvers than the parent keyed (a remote Ray node): no record
-    res, data = gate_path(path)
+    res, data = gate_path(path, target)
     findings = list(res.findings)
     errors = list(res.errors)
     side = None
     if lowered:
-        low, low_errors, side = lowered_findings(path, data)
+        low, low_errors, side = lowered_findings(path, data, target)
         findings.extend(low)
         errors.extend(low_errors)
     return make_outcome(path, findings, errors, res.modules, need, context, data, side)
@@ -205,16 +207,19 @@ def make_outcome(path: str, findings: list[Any], errors: list[str], modules: int
                    findings if need == "findings" else None, record, False, per_op, rules, fragments, sarif)
 
 
-def lowered_findings(path: str, data: bytes | None) -> tuple[list[Any], list[str], dict[str, Any]]:
+def lowered_findings(path: str, data: bytes | None, target: str | None = None
+                     ) -> tuple[list[Any], list[str], dict[str, Any]]:
     """Lowered-code findings for a ``.ttgir`` whose ``.llir`` (and Triton's ``.json`` metadata, for the shared
     size) sit beside it, as in a Triton cache directory; nothing when they do not.  Also the side files'
-    identity (:func:`llverify.ttgir.modcache.side_digests`) computed from the very bytes validated."""
+    identity (:func:`llverify.ttgir.modcache.side_digests`) computed from the very bytes validated.
+    ``target``: ``--target``, for a module without ``ttg.target`` (else its RUN line, as the gate does)."""
     import hashlib
     import json
     from dataclasses import replace
 
     from llverify.lowered.llir import LlirError, parse_llir
     from llverify.lowered.validate import validate
+    from llverify.ttgir.default_target import NO_CHOICE, annotate, choose_target, needs_target, with_target
     from llverify.ttgir.loader import decode_text, read_bytes, read_text
     from llverify.errors import TtgirError
     from llverify.ttgir.reader import parse_module
@@ -233,15 +238,18 @@ def lowered_findings(path: str, data: bytes | None) -> tuple[list[Any], list[str
     try:
         shared = int(json.loads(decode_text(raw["json"], stem + ".json")).get("shared") or 0)
         text = decode_text(data, path) if data is not None else read_text(path)
-        found = validate(parse_module(text, path), parse_llir(decode_text(raw["llir"], stem + ".llir"), stem + ".llir"),
-                         shared)
+        module = parse_module(text, path)
+        choice = choose_target(text, target) if needs_target(module) else NO_CHOICE
+        found = validate(with_target(module, choice),
+                         parse_llir(decode_text(raw["llir"], stem + ".llir"), stem + ".llir"), shared)
     except (TtgirError, LlirError, OSError, ValueError, TypeError, AttributeError) as exc:
         return [], [f"{stem}.llir:1:1: lowered code not validated: {exc}"], side
     out = []
-    for lf in found:
+    noted = annotate([lf.finding for lf in found], module, choice)
+    for lf, finding in zip(found, noted):
         low = lf.lowered
-        v = lf.finding.verdict
-        out.append(replace(lf.finding, verdict=v.with_(details={**v.details, "lowered": {
+        v = finding.verdict
+        out.append(replace(finding, verdict=v.with_(details={**v.details, "lowered": {
             "file": low.file, "line": low.line, "col": low.col}}),
                            rule=v.property if v.property.startswith("lowered") else f"lowered_{v.property}"))
     return out, [], side

@@ -320,10 +320,12 @@ def plan_shared_conversion(src: LinearLayout, dst: LinearLayout, bitwidth: int, 
     exactly on the chosen swizzle.  Raises ``LayoutError`` when the layouts do not fit the instructions."""
     from llverify.codegen.swizzle import flat_to_layout, optimal_swizzle
 
-    best, pairs = select_conversion_instructions(src, dst, bitwidth, target)
-    A = src.transpose_outs(list(src.out_dim_names))
-    B = dst.transpose_outs(list(src.out_dim_names))
+    if set(src.out_dim_names) != set(dst.out_dim_names):
+        raise LayoutError("the two layouts describe different tensors")
+    # the sides are built once: the selection and the costing below read the same ones
+    A, B = src, dst.transpose_outs(list(src.out_dim_names))
     side_a, side_b = _side(A), _side(B)
+    best, pairs = _select(side_a, side_b, bitwidth, target)  # select_conversion_instructions(src, dst, ...)
     if best is None:
         sw = optimal_swizzle(A, B, bitwidth)
         from llverify.codegen.banks import bank_wavefronts

@@ -82,7 +82,16 @@ def check_left_inverse(cols: Sequence[int], P: Sequence[int]) -> bool:
 
 
 def _named_masks(L: LinearLayout, masks: Sequence[int]) -> list[dict[str, int]]:
-    return [unflatten_in(L, m) for m in masks]
+    """``[unflatten_in(L, m) for m in masks]``, the in dims' sizes read once."""
+    dims = [(d, size - 1, size.bit_length() - 1) for d, size in L.in_dims.items()]
+    out = []
+    for x in masks:
+        point = {}
+        for d, mask, bits in dims:
+            point[d] = x & mask
+            x >>= bits
+        out.append(point)
+    return out
 
 
 def _bit_name(L: LinearLayout, j: int) -> str:

@@ -63,10 +63,11 @@ def _freeze(value: Any) -> Any:
     cls = type(value)
     if cls is FrozenDict or cls in _ATOMS:
         return value
+    atoms = _ATOMS  # an atom is its own frozen form: tested inline, no call
     if cls is dict or isinstance(value, Mapping):
-        return FrozenDict({k: _freeze(v) for k, v in value.items()})
+        return FrozenDict({k: v if type(v) in atoms else _freeze(v) for k, v in value.items()})
     if cls is list or cls is tuple or isinstance(value, (list, tuple)):
-        return tuple(_freeze(v) for v in value)
+        return tuple([v if type(v) in atoms else _freeze(v) for v in value])
     return value
 
 
@@ -163,17 +164,20 @@ class Verdict:
 
     def with_(self, **changes: Any) -> "Verdict":
         """A copy with some fields replaced (verdicts are immutable); validated as a new verdict is."""
-        unknown = changes.keys() - _VERDICT_FIELDS
-        if unknown:
+        keys = changes.keys()
+        if not keys <= _VERDICT_FIELDS:
             return replace(self, **changes)  # raises the usual TypeError naming the field
         new = object.__new__(Verdict)
         current = self.__dict__
         details = changes.get("details")
         if details is not None and type(details) is not FrozenDict and isinstance(details, Mapping):
             changes["details"] = _refreeze(details, current["details"])
-        for name in _VERDICT_FIELDS:
-            object.__setattr__(new, name, changes[name] if name in changes else current[name])
-        new.__post_init__()
+        # the fields, copied then replaced (a verdict's __dict__ holds exactly its fields)
+        fresh = new.__dict__
+        fresh.update(current)
+        fresh.update(changes)
+        if not keys <= _UNCHECKED or type(fresh["details"]) is not FrozenDict:
+            new.__post_init__()  # a changed status, method or counterexample is validated as a new verdict is
         return new
 
     def to_json(self) -> dict[str, Any]:
@@ -191,3 +195,5 @@ class Verdict:
 
 
 _VERDICT_FIELDS = frozenset(f.name for f in fields(Verdict))
+#: the fields :meth:`Verdict.__post_init__` does not validate: changing only these keeps a valid verdict valid
+_UNCHECKED = frozenset({"property", "subject", "seconds", "message", "certificate", "details"})

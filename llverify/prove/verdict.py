@@ -98,6 +98,9 @@ def to_jsonable(value: Any) -> Any:
     return value
 
 
+#: the default of :class:`Verdict`'s ``details`` (a fresh empty dict, as ``field(default_factory=dict)`` gives)
+_NO_DETAILS: Any = object()
+
 #: immutable leaf types that :func:`_freeze` returns unchanged without further checks
 _ATOMS = frozenset({str, int, float, bool, type(None)})
 
@@ -128,7 +131,19 @@ class Counterexample:
         return out
 
 
-@dataclass(frozen=True)
+def _validate(status: Any, method: Any, counterexample: Any) -> None:
+    """The rules every verdict obeys (``ValueError`` naming the broken one)."""
+    if status not in STATUSES:
+        raise ValueError(f"unknown verdict status {status!r}")
+    if method is not None and method not in METHODS:
+        raise ValueError(f"unknown proof method {method!r}")
+    if status == "refuted" and counterexample is None:
+        raise ValueError("a refuted verdict needs a (replayed) counterexample")
+    if status != "refuted" and counterexample is not None:
+        raise ValueError("only refuted verdicts carry a counterexample")
+
+
+@dataclass(frozen=True, init=False)
 class Verdict:
     """The outcome of checking one claim (see the module docstring)."""
 
@@ -142,15 +157,23 @@ class Verdict:
     certificate: Any = None
     details: Mapping[str, Any] = field(default_factory=dict)
 
+    def __init__(self, status: Status, property: str, subject: str, method: Method | None, seconds: float = 0.0,
+                 message: str = "", counterexample: Counterexample | None = None, certificate: Any = None,
+                 details: Mapping[str, Any] = _NO_DETAILS) -> None:  # type: ignore[assignment]
+        # the generated __init__ of a frozen dataclass, in one step (the fields written into the instance's dict;
+        # every later assignment is refused), then the same validation
+        _validate(status, method, counterexample)
+        if details is _NO_DETAILS:
+            details = FrozenDict()
+        elif type(details) is not FrozenDict:
+            details = _freeze(dict(details))
+        self.__dict__.update(status=status, property=property, subject=subject, method=method, seconds=seconds,
+                             message=message, counterexample=counterexample, certificate=certificate,
+                             details=details)
+
     def __post_init__(self) -> None:
-        if self.status not in STATUSES:
-            raise ValueError(f"unknown verdict status {self.status!r}")
-        if self.method is not None and self.method not in METHODS:
-            raise ValueError(f"unknown proof method {self.method!r}")
-        if self.status == "refuted" and self.counterexample is None:
-            raise ValueError("a refuted verdict needs a (replayed) counterexample")
-        if self.status != "refuted" and self.counterexample is not None:
-            raise ValueError("only refuted verdicts carry a counterexample")
+        """Validate the fields and freeze ``details`` (what :meth:`__init__` does; :meth:`with_` calls it)."""
+        _validate(self.status, self.method, self.counterexample)
         details = self.details
         object.__setattr__(self, "details", details if type(details) is FrozenDict else _freeze(dict(details)))
 

@@ -61,6 +61,12 @@ def combine(vectors: Sequence[int], mask: int) -> int:
     bit vector ``x = mask``.  ``combine([0b01, 0b10, 0b11], 0b101) == 0b10``.
     """
     v = 0
+    if mask.bit_count() * 3 < mask.bit_length():  # sparse (a unit mask, a few bits): one step per set bit
+        while mask:
+            low = mask & -mask
+            v ^= vectors[low.bit_length() - 1]
+            mask ^= low
+        return v
     j = 0
     while mask:
         if mask & 1:

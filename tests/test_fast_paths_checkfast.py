@@ -75,6 +75,18 @@ def test_echelon_is_the_fully_reduced_form_with_its_combinations(vs):
         assert residual ^ f2.combine(vs, combo) == x and (residual == 0) == (x in _span(vs))
 
 
+@given(st.lists(st.integers(0, 1 << 12), min_size=1, max_size=14), st.data())
+@settings(max_examples=400, deadline=None)
+def test_combine_is_the_xor_of_the_selected_vectors(vs, data):
+    # sparse masks (one step per set bit) and dense ones (one step per position) alike
+    mask = data.draw(st.one_of(st.integers(0, len(vs) - 1).map(lambda i: 1 << i), st.integers(0, (1 << len(vs)) - 1)))
+    want = 0
+    for j, v in enumerate(vs):
+        if mask >> j & 1:
+            want ^= v
+    assert f2.combine(vs, mask) == want
+
+
 def test_unit_fast_paths_see_duplicates_zeros_and_non_units():
     # mutants: counting repeats, counting zero, taking 3 for a unit vector
     assert f2.rank([4, 4, 0, 1]) == 2 and f2.pivot_columns([4, 4, 0, 1]) == [0, 3]

@@ -174,16 +174,17 @@ def bijective(L: LinearLayout) -> Finding:
 
 
 def _column_rules(L: LinearLayout, bad: Any, what: str, check_repeats: bool) -> Finding | None:
-    names = in_bit_names(L)
     seen: dict[int, int] = {}
     for j, c in enumerate(L.flat_columns):
-        if bad(f2.bit_count(c)):
+        if bad(c.bit_count()):
+            names = in_bit_names(L)  # only a broken rule is worded
             d, i = names[j]
             cx = witness.bad_column(L, j, bad, note=f"column {d}={1 << i} has {f2.bit_count(c)} non-zero bits")
             return refuted(cx, f"column {d}={1 << i} -> {tuple(unflatten_out(L, c).values())} has "
                            f"{f2.bit_count(c)} non-zero bits; {what}", column=f"{d}={1 << i}")
         if check_repeats and c:
             if c in seen:
+                names = in_bit_names(L)
                 (d0, i0), (d1, i1) = names[seen[c]], names[j]
                 cx = witness.repeated_column(L, seen[c], j)
                 return refuted(cx, f"columns {d0}={1 << i0} and {d1}={1 << i1} are the same non-zero column",

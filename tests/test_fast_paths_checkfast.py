@@ -212,3 +212,20 @@ def test_finding_constructor_is_the_dataclass_one():
     assert pickle.loads(pickle.dumps(f)) == f and dataclasses.replace(f, expect="refuted").expect == "refuted"
     with pytest.raises(dataclasses.FrozenInstanceError):
         f.index = 3  # type: ignore[misc]
+
+
+# -- thread locality's register solver ------------------------------------------------------------------------
+
+@given(st.one_of(_UNITS, _vectors(5)))
+@settings(max_examples=300, deadline=None)
+def test_register_solver_gives_the_solution_on_the_independent_columns(cols):
+    from llverify.prove.locality import _reducer
+
+    solve = _reducer(cols)
+    independent = sum(1 << j for j in f2.pivot_columns(cols))
+    for target in range(32):
+        r = solve(target)
+        if target not in _span(cols):
+            assert r is None
+        else:  # the certificate's register: reaches the target using independent columns only (so it is unique)
+            assert r is not None and f2.combine(cols, r) == target and r & ~independent == 0

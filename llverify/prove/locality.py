@@ -99,25 +99,29 @@ def thread_local(A: LinearLayout, B: LinearLayout, *, subject: str = "B is threa
 def _reducer(columns: list[int]) -> Callable[[int], int | None]:
     """``solve(target)``: a register index r with XOR of columns[j] over bits j of r == target, or None.
 
-    Gaussian elimination once (pivots kept by decreasing value, each with the columns it combines), then one
-    pass per target: ``_reducer([1, 2])(3) == 3``, ``_reducer([1, 1])(2) is None``.
+    Elimination once, keeping one pivot per leading bit (each with the columns it combines), then one pass per
+    target down its leading bits: ``_reducer([1, 2])(3) == 3``, ``_reducer([1, 1])(2) is None``.  A pivot combines
+    only independent columns (those outside the span of the columns before them), so the answer is the unique
+    solution supported on those columns, whatever the order of the reductions.
     """
-    pivots: list[tuple[int, int]] = []  # (vector, combination)
+    pivots: dict[int, tuple[int, int]] = {}  # leading bit (bit_length) -> (vector, combination)
     for j, c in enumerate(columns):
         v, comb = c, 1 << j
-        for pv, pc in pivots:
-            if v ^ pv < v:
-                v, comb = v ^ pv, comb ^ pc
-        if v:
-            pivots.append((v, comb))
-            pivots.sort(key=lambda p: -p[0])
+        while v:
+            p = pivots.get(v.bit_length())
+            if p is None:
+                pivots[v.bit_length()] = (v, comb)
+                break
+            v, comb = v ^ p[0], comb ^ p[1]
 
     def solve(target: int) -> int | None:
         v, comb = target, 0
-        for pv, pc in pivots:
-            if v ^ pv < v:
-                v, comb = v ^ pv, comb ^ pc
-        return comb if v == 0 else None
+        while v:
+            p = pivots.get(v.bit_length())
+            if p is None:
+                return None
+            v, comb = v ^ p[0], comb ^ p[1]
+        return comb
 
     return solve
 

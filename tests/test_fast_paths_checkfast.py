@@ -229,3 +229,25 @@ def test_register_solver_gives_the_solution_on_the_independent_columns(cols):
             assert r is None
         else:  # the certificate's register: reaches the target using independent columns only (so it is unique)
             assert r is not None and f2.combine(cols, r) == target and r & ~independent == 0
+
+
+# -- the int-only layout constructor ----------------------------------------------------------------------------
+
+@given(st.lists(st.lists(st.integers(-1, 9), min_size=1, max_size=3), max_size=5),
+       st.lists(st.integers(-1, 9), min_size=2, max_size=4), st.lists(st.sampled_from([1, 2, 3, 4, 8, 6, 16]),
+                                                                      min_size=2, max_size=2))
+@settings(max_examples=400, deadline=None)
+def test_checked_constructor_is_the_constructor_without_conversions(regs, lanes, sizes):
+    from llverify.errors import LayoutError
+    from llverify.layout import LinearLayout
+
+    bases = {"register": [b[:2] for b in regs], "lane": [lanes[:2]]}
+    out = [("dim0", sizes[0]), ("dim1", sizes[1])]
+    try:
+        want = LinearLayout(bases, out, require_surjective=False)
+    except LayoutError as exc:  # the same error, word for word (a malformed basis, a bad size)
+        with pytest.raises(LayoutError) as got:
+            LinearLayout._checked(bases.items(), out)
+        assert str(got.value) == str(exc)
+        return
+    assert LinearLayout._checked(bases.items(), out) == want

@@ -61,6 +61,12 @@ def combine(vectors: Sequence[int], mask: int) -> int:
     bit vector ``x = mask``.  ``combine([0b01, 0b10, 0b11], 0b101) == 0b10``.
     """
     v = 0
+    if mask.bit_count() * 3 < mask.bit_length():  # sparse (a unit mask, a few bits): one step per set bit
+        while mask:
+            low = mask & -mask
+            v ^= vectors[low.bit_length() - 1]
+            mask ^= low
+        return v
     j = 0
     while mask:
         if mask & 1:
@@ -87,7 +93,22 @@ class Echelon:
 
     @staticmethod
     def of(vectors: Iterable[int]) -> "Echelon":
-        """Reduce ``vectors`` in order (greedy pivots, as Triton does)."""
+        """Reduce ``vectors`` in order (greedy pivots, as Triton does).
+
+        Fast path while the vectors are zero or unit vectors: a unit vector is reduced to 0 exactly by an earlier
+        copy of itself, and a new unit pivot has no bit in common with the others (nothing to clear), so the
+        form is the first occurrence of each distinct unit vector, made of itself alone."""
+        vectors = vectors if isinstance(vectors, (list, tuple)) else list(vectors)
+        first: dict[int, int] = {}
+        for i, v in enumerate(vectors):
+            if v & (v - 1):  # neither zero nor a power of two (negatives included): general elimination
+                break
+            if v and v not in first:
+                first[v] = i
+        else:
+            units = tuple(first)
+            return Echelon(units, tuple(v.bit_length() - 1 for v in units), tuple(1 << i for i in first.values()),
+                           tuple(first.values()))
         vecs: list[int] = []
         pivs: list[int] = []
         combos: list[int] = []
@@ -174,8 +195,18 @@ def _pivot_flags(vectors: Iterable[int]) -> list[bool]:
 
 
 def rank(vectors: Iterable[int]) -> int:
-    """Dimension of the span of ``vectors``.  ``rank([1, 2, 3]) == 2``."""
-    return sum(_pivot_flags(vectors))
+    """Dimension of the span of ``vectors``.  ``rank([1, 2, 3]) == 2``.
+
+    Fast path: when every non-zero vector is a unit vector (a power of two, as the columns of distributed layouts
+    are), distinct unit vectors are independent, so the rank is their number.  A negative vector is never a power
+    of two (``v & (v - 1) != 0``), so it still reaches the elimination, which rejects it."""
+    vs = vectors if isinstance(vectors, (list, tuple)) else list(vectors)
+    nonzero = set(vs)
+    nonzero.discard(0)
+    for v in nonzero:
+        if v & (v - 1):
+            return sum(_pivot_flags(vs))
+    return len(nonzero)
 
 
 def span_basis(vectors: Iterable[int]) -> list[int]:
@@ -195,8 +226,19 @@ def in_span(v: int, vectors: Iterable[int]) -> bool:
 
 
 def pivot_columns(columns: Sequence[int]) -> list[int]:
-    """Indices ``j`` of the columns not in the span of columns ``0..j-1``."""
-    return [j for j, f in enumerate(_pivot_flags(columns)) if f]
+    """Indices ``j`` of the columns not in the span of columns ``0..j-1``.
+
+    Fast path while the columns are zero or unit vectors: a unit vector lies in the span of earlier unit vectors
+    exactly when it is one of them, so the pivots are the first occurrences of the non-zero columns."""
+    seen: set[int] = set()
+    out = []
+    for j, c in enumerate(columns):
+        if c & (c - 1):  # neither zero nor a power of two (negatives included): general elimination
+            return [j for j, f in enumerate(_pivot_flags(columns)) if f]
+        if c and c not in seen:
+            seen.add(c)
+            out.append(j)
+    return out
 
 
 def solve(columns: Sequence[int], target: int) -> int | None:

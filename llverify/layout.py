@@ -222,6 +222,15 @@ class LinearLayout:
         return self._bases_c
 
     @classmethod
+    def _checked(cls, bases: Iterable[tuple[str, Iterable[Sequence[int]]]], out: Iterable[tuple[str, int]]
+                 ) -> "LinearLayout":
+        """Internal constructor for bases and sizes already given as Python ``int`` and names as ``str``: every
+        check of ``LinearLayout(bases, out, require_surjective=False)``, with its errors, minus the conversions."""
+        obj = cls.__new__(cls)
+        obj._init(tuple((d, tuple(map(tuple, bs))) for d, bs in bases), tuple(out), validate=True)
+        return obj
+
+    @classmethod
     def _make(cls, bases: Iterable[tuple[str, Iterable[Basis]]], out: Iterable[tuple[str, int]]) -> "LinearLayout":
         """Internal constructor for results known to be valid (no checks)."""
         obj = cls.__new__(cls)

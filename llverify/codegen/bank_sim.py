@@ -71,9 +71,12 @@ def simulate_addresses(byte_addr: np.ndarray, vec_bytes: int, model: BankModel =
     banks = model.banks_of(rule)
     # the unit two lanes must share to be served together: a bank word, or (split_words) the sub-word access
     unit = vec_bytes if rule.split_words and vec_bytes < model.bank_bytes else model.bank_bytes
-    first_word = (np.asarray(byte_addr) // unit).astype(np.int64)
-    # every (instruction, lane, k) unit touched
-    words = first_word[:, :, None] + np.arange(words_per_lane, dtype=np.int64)[None, None, :]
+    byte_addr = np.asarray(byte_addr)
+    first_word = ((byte_addr >> (unit.bit_length() - 1)) if _pow2(unit) and byte_addr.dtype.kind == "i" else
+                  byte_addr // unit).astype(np.int64, copy=False)
+    # every (instruction, lane, k) unit touched (one per lane: a view, no copy)
+    words = (first_word[:, :, None] if words_per_lane == 1 else
+             first_word[:, :, None] + np.arange(words_per_lane, dtype=np.int64)[None, None, :])
     lane_phase = rule.phase_ids(n_lanes)
     n_phase = int(lane_phase.max()) + 1 if n_lanes else 1
     if n_instr == 0:
@@ -87,11 +90,11 @@ def _phase_rows(words: np.ndarray, lane_phase: np.ndarray, n_phase: int) -> np.n
     unit the lanes of phase ``p`` touch in instruction ``i`` (rows padded with a repeat of their first entry where
     phases differ in size, which adds no distinct unit)."""
     n_instr, n_lanes, per_lane = words.shape
-    order = np.argsort(lane_phase, kind="stable")
-    sizes = np.bincount(lane_phase, minlength=n_phase)
+    order, sizes, in_order = _phase_order(lane_phase, n_phase)
     width = int(sizes.max()) * per_lane
     if np.all(sizes == sizes[0]):
-        return words[:, order, :].reshape(n_instr * n_phase, width)
+        # phases of consecutive lanes are already grouped: the rows are a reshape of ``words`` (no gather)
+        return (words if in_order else words[:, order, :]).reshape(n_instr * n_phase, width)
     rows = np.empty((n_instr, n_phase, width), dtype=np.int64)
     for p in range(n_phase):
         lanes = np.flatnonzero(lane_phase == p)
@@ -109,12 +112,47 @@ def _max_words_per_bank(rows: np.ndarray, unit: int, bank_bytes: int, banks: int
     Postcondition: ``out[r] == max over b of |{u in rows[r] : (u * unit // bank_bytes) % banks == b}|``."""
     n_rows, width = rows.shape
     srt = np.sort(rows, axis=1)
-    first = np.ones(srt.shape, dtype=bool)
-    first[:, 1:] = srt[:, 1:] != srt[:, :-1]
-    bank = (srt * unit // bank_bytes) % banks
-    key = np.arange(n_rows, dtype=np.int64)[:, None] * banks + bank
-    per_bank = np.bincount(key[first], minlength=n_rows * banks)
+    first = np.empty(srt.shape, dtype=bool)
+    first[:, 0] = True
+    np.not_equal(srt[:, 1:], srt[:, :-1], out=first[:, 1:])
+    # the bank of unit u, (u * unit // bank_bytes) % banks, with shifts and masks where the sizes are powers of
+    # two (the same integers: floor division by 2^k is an arithmetic shift, mod 2^k a mask, negatives included)
+    if unit == bank_bytes:
+        word = srt
+    elif _pow2(unit) and _pow2(bank_bytes) and unit < bank_bytes:
+        word = srt >> (bank_bytes.bit_length() - unit.bit_length())
+    elif _pow2(unit) and _pow2(bank_bytes):
+        word = srt << (unit.bit_length() - bank_bytes.bit_length())
+    else:
+        word = srt * unit // bank_bytes
+    bank = word & (banks - 1) if _pow2(banks) else word % banks
+    bank += (np.arange(n_rows, dtype=np.int64) * banks)[:, None]
+    per_bank = np.bincount(bank[first], minlength=n_rows * banks)
     return per_bank.reshape(n_rows, banks).max(axis=1)
+
+
+def _pow2(n: int) -> bool:
+    return n > 0 and n & (n - 1) == 0
+
+
+def _phase_order(lane_phase: np.ndarray, n_phase: int) -> tuple[np.ndarray, np.ndarray, bool]:
+    """The lanes sorted by phase (stable), the phases' sizes, and whether the lanes are already in that order
+    (phases of consecutive lanes), once per phase-id array (:meth:`PhaseRule.phase_ids` returns one array per
+    rule and lane count, so its identity names it)."""
+    key = (id(lane_phase), n_phase)
+    hit = _ORDERS.get(key)
+    if hit is not None and hit[0] is lane_phase:
+        return hit[1]
+    order = np.argsort(lane_phase, kind="stable")
+    out = (order, np.bincount(lane_phase, minlength=n_phase), bool(np.array_equal(order, np.arange(order.size))))
+    if not lane_phase.flags.writeable:  # the memoised, read-only arrays only: they are kept, so the id is not reused
+        if len(_ORDERS) > 512:
+            _ORDERS.clear()
+        _ORDERS[key] = (lane_phase, out)
+    return out
+
+
+_ORDERS: dict[tuple[int, int], tuple[np.ndarray, tuple[np.ndarray, np.ndarray, bool]]] = {}
 
 
 def simulate_wavefronts(access: LinearLayout, shared: LinearLayout, bitwidth: int,
@@ -151,10 +189,11 @@ def simulate_wavefronts(access: LinearLayout, shared: LinearLayout, bitwidth: in
     # flattened input = reg + n_reg * (lane + n_lane * rest)
     a = offsets.reshape(rest, n_lane, n_reg // v, v)          # [rest, lane, instr-reg, vec]
     bytes_per = bitwidth // 8
-    addr = a * bytes_per
-    start = addr[..., 0]
-    if not np.array_equal(addr, start[..., None] + np.arange(v, dtype=np.int64) * bytes_per):
+    # contiguity is checked on element offsets (addresses are offsets times bytes_per > 0, so they are
+    # contiguous exactly when the offsets are); one register per vector is contiguous by itself
+    if v > 1 and not np.array_equal(a, a[..., :1] + np.arange(v, dtype=a.dtype)):
         raise LayoutError("the chosen vector registers are not contiguous in shared memory")
+    start = a[..., 0] * bytes_per
     vec_bytes = v * bytes_per
     if vec_bytes > 1 and np.any(start % min(vec_bytes, 16)):
         raise LayoutError("the chosen vectors are not aligned to their size")

@@ -41,7 +41,9 @@ def _names(rank: int) -> list[str]:
 
 
 def _rebuild(bases: Mapping[str, list[list[int]]], sizes: list[int]) -> LinearLayout:
-    return LinearLayout(list(bases.items()), list(zip(_names(len(sizes)), sizes)), require_surjective=False)
+    """The layout of ``bases`` on out dims ``dim0..`` of ``sizes``, checked as the constructor checks it (every
+    basis and size here is a Python int, read from a layout or computed from ints)."""
+    return LinearLayout._checked(bases.items(), zip(_names(len(sizes)), sizes))
 
 
 def _bases(L: LinearLayout) -> dict[str, list[list[int]]]:

@@ -82,7 +82,16 @@ def check_left_inverse(cols: Sequence[int], P: Sequence[int]) -> bool:
 
 
 def _named_masks(L: LinearLayout, masks: Sequence[int]) -> list[dict[str, int]]:
-    return [unflatten_in(L, m) for m in masks]
+    """``[unflatten_in(L, m) for m in masks]``, the in dims' sizes read once."""
+    dims = [(d, size - 1, size.bit_length() - 1) for d, size in L.in_dims.items()]
+    out = []
+    for x in masks:
+        point = {}
+        for d, mask, bits in dims:
+            point[d] = x & mask
+            x >>= bits
+        out.append(point)
+    return out
 
 
 def _bit_name(L: LinearLayout, j: int) -> str:
@@ -165,16 +174,17 @@ def bijective(L: LinearLayout) -> Finding:
 
 
 def _column_rules(L: LinearLayout, bad: Any, what: str, check_repeats: bool) -> Finding | None:
-    names = in_bit_names(L)
     seen: dict[int, int] = {}
     for j, c in enumerate(L.flat_columns):
-        if bad(f2.bit_count(c)):
+        if bad(c.bit_count()):
+            names = in_bit_names(L)  # only a broken rule is worded
             d, i = names[j]
             cx = witness.bad_column(L, j, bad, note=f"column {d}={1 << i} has {f2.bit_count(c)} non-zero bits")
             return refuted(cx, f"column {d}={1 << i} -> {tuple(unflatten_out(L, c).values())} has "
                            f"{f2.bit_count(c)} non-zero bits; {what}", column=f"{d}={1 << i}")
         if check_repeats and c:
             if c in seen:
+                names = in_bit_names(L)
                 (d0, i0), (d1, i1) = names[seen[c]], names[j]
                 cx = witness.repeated_column(L, seen[c], j)
                 return refuted(cx, f"columns {d0}={1 << i0} and {d1}={1 << i1} are the same non-zero column",

@@ -59,32 +59,36 @@ def thread_local(A: LinearLayout, B: LinearLayout, *, subject: str = "B is threa
             if a != b:
                 return err(f"A and B have different '{d}' sizes ({a} vs {b}): not the same threads")
     # both sides as flat columns on A's out-dim order (first out dim lowest)
-    Bt = B.transpose_outs(A.out_dim_names)
-    has_reg = "register" in A.in_dim_names
+    b_cols = B.transpose_outs(A.out_dim_names).flat_columns
+    a_names = A.in_dim_names
+    has_reg = "register" in a_names
     regs = list(A._dim_flat("register"))
     offsets = A.flat_in_offsets()
     reg_off = offsets.get("register", 0)
     reduce = _reducer(regs)
+    apply = A.apply_flat
     certificate: list[dict[str, Any]] = []
     j = 0
     for d in B.in_dim_names:
         nbits = B.in_dim_size_log2(d)
         # the thread part of A at B's basis vector: A's own basis of d when d is one of A's non-register dims
         a_cols = A._dim_flat(d) if d != "register" else ()
-        if d != "register" and d in A.in_dim_names and nbits > len(a_cols):
-            raise LayoutError(f"input {1 << len(a_cols)!r} for in dim '{d}' is outside [0, {1 << len(a_cols)})")
+        n_a = len(a_cols)
+        if d != "register" and d in a_names and nbits > n_a:
+            raise LayoutError(f"input {1 << n_a!r} for in dim '{d}' is outside [0, {1 << n_a})")
+        off = offsets.get(d, 0)
         for i in range(nbits):
-            target = Bt.flat_columns[j + i]
-            thread_bit = (1 << (offsets[d] + i)) if i < len(a_cols) else 0
-            base = a_cols[i] if i < len(a_cols) else 0
+            target = b_cols[j + i]
+            thread_bit = (1 << (off + i)) if i < n_a else 0
+            base = a_cols[i] if i < n_a else 0
             r = reduce(target ^ base)
             if r is None:
                 x = {n: 0 for n in B.in_dim_names}
                 x[d] = 1 << i
-                thread = {n: x.get(n, 0) for n in A.in_dim_names if n != "register"}
+                thread = {n: x.get(n, 0) for n in a_names if n != "register"}
                 return _refute(A, B, x, thread, subject, t0)
             # check the certificate by evaluating A at (thread of the basis vector, register r)
-            if A.apply_flat(thread_bit | (r << reg_off if has_reg else 0)) != target:
+            if apply(thread_bit | (r << reg_off if has_reg else 0)) != target:
                 return err("internal: a thread-locality certificate failed its check")
             certificate.append({"input": {d: 1 << i}, "register": r})
         j += nbits
@@ -95,25 +99,29 @@ def thread_local(A: LinearLayout, B: LinearLayout, *, subject: str = "B is threa
 def _reducer(columns: list[int]) -> Callable[[int], int | None]:
     """``solve(target)``: a register index r with XOR of columns[j] over bits j of r == target, or None.
 
-    Gaussian elimination once (pivots kept by decreasing value, each with the columns it combines), then one
-    pass per target: ``_reducer([1, 2])(3) == 3``, ``_reducer([1, 1])(2) is None``.
+    Elimination once, keeping one pivot per leading bit (each with the columns it combines), then one pass per
+    target down its leading bits: ``_reducer([1, 2])(3) == 3``, ``_reducer([1, 1])(2) is None``.  A pivot combines
+    only independent columns (those outside the span of the columns before them), so the answer is the unique
+    solution supported on those columns, whatever the order of the reductions.
     """
-    pivots: list[tuple[int, int]] = []  # (vector, combination)
+    pivots: dict[int, tuple[int, int]] = {}  # leading bit (bit_length) -> (vector, combination)
     for j, c in enumerate(columns):
         v, comb = c, 1 << j
-        for pv, pc in pivots:
-            if v ^ pv < v:
-                v, comb = v ^ pv, comb ^ pc
-        if v:
-            pivots.append((v, comb))
-            pivots.sort(key=lambda p: -p[0])
+        while v:
+            p = pivots.get(v.bit_length())
+            if p is None:
+                pivots[v.bit_length()] = (v, comb)
+                break
+            v, comb = v ^ p[0], comb ^ p[1]
 
     def solve(target: int) -> int | None:
         v, comb = target, 0
-        for pv, pc in pivots:
-            if v ^ pv < v:
-                v, comb = v ^ pv, comb ^ pc
-        return comb if v == 0 else None
+        while v:
+            p = pivots.get(v.bit_length())
+            if p is None:
+                return None
+            v, comb = v ^ p[0], comb ^ p[1]
+        return comb
 
     return solve
 

@@ -260,8 +260,7 @@ def conversion(A: LinearLayout, B: LinearLayout, C: LinearLayout | None = None, 
             return _error("conversion", subj, f"C's out dim '{n}' has size {s} > B's in-dim size {B.in_dim_size(n)}", t0)
     B2 = B.transpose_outs(list(A.out_dim_names))
     Ct = C.transpose_ins(list(A.in_dim_names)).transpose_outs(list(B.in_dim_names))
-    C2 = LinearLayout({d: [list(b) for b in bs] for d, bs in Ct.bases.items()}, list(B.in_dims.items()),
-                      require_surjective=False)
+    C2 = LinearLayout._checked(Ct.bases.items(), B.in_dims.items())  # Ct's int bases on B's in-dim sizes, checked
     return _run("conversion", subj, method, lambda m: _dispatch("conversion", m, (A, B2, C2), rlimit, timeout),
                 t0, details, rlimit=rlimit)
 

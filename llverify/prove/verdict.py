@@ -63,10 +63,11 @@ def _freeze(value: Any) -> Any:
     cls = type(value)
     if cls is FrozenDict or cls in _ATOMS:
         return value
+    atoms = _ATOMS  # an atom is its own frozen form: tested inline, no call
     if cls is dict or isinstance(value, Mapping):
-        return FrozenDict({k: _freeze(v) for k, v in value.items()})
+        return FrozenDict({k: v if type(v) in atoms else _freeze(v) for k, v in value.items()})
     if cls is list or cls is tuple or isinstance(value, (list, tuple)):
-        return tuple(_freeze(v) for v in value)
+        return tuple([v if type(v) in atoms else _freeze(v) for v in value])
     return value
 
 
@@ -96,6 +97,9 @@ def to_jsonable(value: Any) -> Any:
         return value.to_json()
     return value
 
+
+#: the default of :class:`Verdict`'s ``details`` (a fresh empty dict, as ``field(default_factory=dict)`` gives)
+_NO_DETAILS: Any = object()
 
 #: immutable leaf types that :func:`_freeze` returns unchanged without further checks
 _ATOMS = frozenset({str, int, float, bool, type(None)})
@@ -127,7 +131,19 @@ class Counterexample:
         return out
 
 
-@dataclass(frozen=True)
+def _validate(status: Any, method: Any, counterexample: Any) -> None:
+    """The rules every verdict obeys (``ValueError`` naming the broken one)."""
+    if status not in STATUSES:
+        raise ValueError(f"unknown verdict status {status!r}")
+    if method is not None and method not in METHODS:
+        raise ValueError(f"unknown proof method {method!r}")
+    if status == "refuted" and counterexample is None:
+        raise ValueError("a refuted verdict needs a (replayed) counterexample")
+    if status != "refuted" and counterexample is not None:
+        raise ValueError("only refuted verdicts carry a counterexample")
+
+
+@dataclass(frozen=True, init=False)
 class Verdict:
     """The outcome of checking one claim (see the module docstring)."""
 
@@ -141,15 +157,23 @@ class Verdict:
     certificate: Any = None
     details: Mapping[str, Any] = field(default_factory=dict)
 
+    def __init__(self, status: Status, property: str, subject: str, method: Method | None, seconds: float = 0.0,
+                 message: str = "", counterexample: Counterexample | None = None, certificate: Any = None,
+                 details: Mapping[str, Any] = _NO_DETAILS) -> None:  # type: ignore[assignment]
+        # the generated __init__ of a frozen dataclass, in one step (the fields written into the instance's dict;
+        # every later assignment is refused), then the same validation
+        _validate(status, method, counterexample)
+        if details is _NO_DETAILS:
+            details = FrozenDict()
+        elif type(details) is not FrozenDict:
+            details = _freeze(dict(details))
+        self.__dict__.update(status=status, property=property, subject=subject, method=method, seconds=seconds,
+                             message=message, counterexample=counterexample, certificate=certificate,
+                             details=details)
+
     def __post_init__(self) -> None:
-        if self.status not in STATUSES:
-            raise ValueError(f"unknown verdict status {self.status!r}")
-        if self.method is not None and self.method not in METHODS:
-            raise ValueError(f"unknown proof method {self.method!r}")
-        if self.status == "refuted" and self.counterexample is None:
-            raise ValueError("a refuted verdict needs a (replayed) counterexample")
-        if self.status != "refuted" and self.counterexample is not None:
-            raise ValueError("only refuted verdicts carry a counterexample")
+        """Validate the fields and freeze ``details`` (what :meth:`__init__` does; :meth:`with_` calls it)."""
+        _validate(self.status, self.method, self.counterexample)
         details = self.details
         object.__setattr__(self, "details", details if type(details) is FrozenDict else _freeze(dict(details)))
 
@@ -163,17 +187,20 @@ class Verdict:
 
     def with_(self, **changes: Any) -> "Verdict":
         """A copy with some fields replaced (verdicts are immutable); validated as a new verdict is."""
-        unknown = changes.keys() - _VERDICT_FIELDS
-        if unknown:
+        keys = changes.keys()
+        if not keys <= _VERDICT_FIELDS:
             return replace(self, **changes)  # raises the usual TypeError naming the field
         new = object.__new__(Verdict)
         current = self.__dict__
         details = changes.get("details")
         if details is not None and type(details) is not FrozenDict and isinstance(details, Mapping):
             changes["details"] = _refreeze(details, current["details"])
-        for name in _VERDICT_FIELDS:
-            object.__setattr__(new, name, changes[name] if name in changes else current[name])
-        new.__post_init__()
+        # the fields, copied then replaced (a verdict's __dict__ holds exactly its fields)
+        fresh = new.__dict__
+        fresh.update(current)
+        fresh.update(changes)
+        if not keys <= _UNCHECKED or type(fresh["details"]) is not FrozenDict:
+            new.__post_init__()  # a changed status, method or counterexample is validated as a new verdict is
         return new
 
     def to_json(self) -> dict[str, Any]:
@@ -191,3 +218,5 @@ class Verdict:
 
 
 _VERDICT_FIELDS = frozenset(f.name for f in fields(Verdict))
+#: the fields :meth:`Verdict.__post_init__` does not validate: changing only these keeps a valid verdict valid
+_UNCHECKED = frozenset({"property", "subject", "seconds", "message", "certificate", "details"})

@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["Finding", "finding_from_json"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Finding:
     """``verdict`` of obligation ``rule`` for op ``op`` at ``location`` (kernel ``kernel`` of a module)."""
 
@@ -38,6 +38,13 @@ class Finding:
     stage: str = ""
     index: int = 0
     expect: str = "proved"
+
+    def __init__(self, verdict: Verdict, rule: str, op: str, location: Location, source: SourceLocation | None,
+                 kernel: str, target: str, stage: str = "", index: int = 0, expect: str = "proved") -> None:
+        # the generated __init__ of a frozen dataclass, in one step: the fields written into the instance's
+        # dict (one per obligation, so the gate makes many; the class stays frozen to every later assignment)
+        self.__dict__.update(verdict=verdict, rule=rule, op=op, location=location, source=source, kernel=kernel,
+                             target=target, stage=stage, index=index, expect=expect)
 
     @property
     def ok(self) -> bool:

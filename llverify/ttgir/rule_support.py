@@ -14,6 +14,7 @@ from typing import Any, Callable, Iterable, Mapping
 from llverify.codegen.bank_model import NVIDIA, BankModel
 from llverify.codegen.bank_sim import simulate_wavefronts
 from llverify.codegen.banks import access_to_offsets, bank_wavefronts
+from llverify.codegen.ldst_select import clear_memo as _clear_sides_memo
 from llverify.codegen.shape_ops import infer_shape_op
 from llverify.errors import LlverifyError
 from llverify.hw.padded import Padding
@@ -215,6 +216,7 @@ def clear_caches() -> None:
                bank_count_simulated, memo_shape_op, access_to_offsets, element_bits):
         fn.cache_clear()
     _clear_layout_memo()
+    _clear_sides_memo()
 
 
 def unknown(prop: str, subject: str, reason: str) -> Verdict:

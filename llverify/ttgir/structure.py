@@ -278,20 +278,21 @@ def _unopened_brace(s: str) -> int:
     return -1
 
 
-#: a further definition on an alias definition's line: `` #name =`` / `` !name =``
-_NEXT_DEFINITION = re.compile(r"\s([#!][A-Za-z_][A-Za-z0-9_$.]*)\s*=(?!=)")
+#: a further definition on an alias definition's line: ``#name =`` / ``!name =`` not inside a name (MLIR's lexer
+#: needs no blank between tokens: ``#a = #ttg.amd_mfma<{...}>#b = ...`` is two definitions)
+_NEXT_DEFINITION = re.compile(r"(?<![\w$.#!])([#!][A-Za-z_][A-Za-z0-9_$.]*)\s*=(?!=)")
 
 
 def _definitions(s: str) -> list[str]:
-    """The alias definitions of one line (MLIR allows several: ``#a = ... #b = ...``), cut at each top-level
-    `` #name =`` / `` !name =`` (inside brackets or strings, never)."""
+    """The alias definitions of one line (MLIR allows several: ``#a = ... #b = ...``, with or without a blank
+    between them), cut at each top-level ``#name =`` / ``!name =`` (inside brackets or strings, never)."""
     if s.count("=") < 2:
         return [s]
     out, start = [], 0
     for m in _NEXT_DEFINITION.finditer(s):
         if m.start() > start and depth_at(s, m.start()) == 0:
             out.append(s[start:m.start()].strip())
-            start = m.start() + 1
+            start = m.start()
     out.append(s[start:].strip())
     return out
 

@@ -138,7 +138,7 @@ def _to_spec(kind: str, body: dict[str, Any], text: str, pos: int) -> dict[str, 
 def _attribute(text: str, parts: list[str], body: dict[str, Any], start: int) -> Any:
     """The value of attribute ``#parts<body>``: a layout spec, or opaque for the memory spaces."""
     mnemonic = parts[-1]
-    if mnemonic in ("shared_memory", "tensor_memory"):
+    if mnemonic in _OPAQUE:
         return {"kind": "__opaque__", "name": ".".join(parts)}
     if mnemonic == "shared":
         return _legacy_shared(body, text, start)
@@ -149,9 +149,23 @@ def _attribute(text: str, parts: list[str], body: dict[str, Any], start: int) ->
     return _to_spec(kind, body, text, start)
 
 
+def _unknown(parts: list[str]) -> str | None:
+    """Why the body of attribute ``#parts<...>`` is not read: its mnemonic is no layout llverify knows (a dialect
+    attribute of another dialect or version, ``#tlx.user_layout<#padded>``, whose body may be anything); None
+    for a known one."""
+    mnemonic = parts[-1]
+    if mnemonic in _OPAQUE or mnemonic == "shared" or mnemonic in attr_kinds() or mnemonic in _LEGACY_MNEMONICS:
+        return None
+    return "a layout attribute llverify reads"
+
+
+#: memory-space attributes: read as opaque names
+_OPAQUE = ("shared_memory", "tensor_memory")
+
+
 def reader(text: str, aliases: Mapping[str, Any] | None = None) -> Reader:
     """A :class:`~llverify.triton.attr_grammar.Reader` of ``text`` whose attributes are layout specs."""
-    return Reader(text, aliases, _attribute)
+    return Reader(text, aliases, _attribute, _unknown)
 
 
 def parse_value(text: str, aliases: Mapping[str, Any] | None = None) -> Any:

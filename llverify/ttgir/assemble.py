@@ -242,6 +242,11 @@ class Assembler:
                 printed = tuple(lhs_types)
             elif name in ("tt.dot", "tt.dot_scaled") and len(lhs_types) + 1 == len(operands) and len(rhs_types) == 1:
                 printed = (*lhs_types, rhs_types[0])  # `A * B -> C`: the accumulator has the result's type
+        for i, t in enumerate(printed):
+            if not (op_types[i] and op_types[i].text) and t.text and operands[i] in self.types:
+                # a value defined without a printed type (`%1 = nvg.cluster_id`: the op infers it) has the type its
+                # uses print: MLIR gives a value one type and refuses a module whose uses disagree
+                op_types[i] = self.types[operands[i]] = t
         return new_op(name, tuple(results), operands, tuple(op_types), attrs, regions,
                       new_location(self.path, b.line, b.col), self.locs.resolve(loc), b.head[:200], printed)
 

@@ -24,7 +24,7 @@ from llverify.ttgir.op_text import (OPNAME, RESULTS, attr_dict, canonical_op_nam
                                     scan_op, signature_colon, top_dicts, uses)
 from llverify.ttgir.signatures import split_signature_plain
 from llverify.ttgir.structure import OpBuilder, RegionBuilder, fail
-from llverify.ttgir.syntax import find_top, matching_close, split_arrow, split_top, strip_parens, sub
+from llverify.ttgir.syntax import depth_at, find_top, matching_close, split_arrow, split_top, strip_parens, sub
 from llverify.ttgir.types import AliasTable, expand_type_aliases, parse_typeref, with_element
 
 __all__ = ["Assembler", "MAX_OP_CHARS"]
@@ -345,7 +345,7 @@ class Assembler:
             head = remove_dicts(head)  # `-> (T, U) {tt.num_stages = 3 : i32}`: the trailing attributes are no type
             arrow = find_top(head, "->")
             if arrow >= 0:
-                tail = head[arrow + 2:].strip()
+                tail = _without_keyword(head[arrow + 2:].strip())
                 for_results = [self.typeref(t) for t in split_top(strip_parens(tail), ",") if t.strip()]
             if name != "scf.for":
                 return [], None, for_results
@@ -418,6 +418,23 @@ _LAST_TYPE_IS_RESULT = ("arith.select", "tt.make_tensor_descriptor")
 _REGION_RESULT_OPS = ("scf.for", "scf.if", "scf.execute_region", "scf.index_switch")
 #: the ops whose reading looks at the text after the name beyond its signature (region headers, region results)
 _READS_REST = frozenset({"scf.for", "scf.while", *_REGION_RESULT_OPS})
+
+#: a keyword printed after a region op's result types (``scf.execute_region -> (T, U) no_inline {``)
+_TRAILING_KEYWORD = re.compile(r"(?<=[>)\w])\s+[a-z_]+$")
+
+
+def _without_keyword(tail: str) -> str:
+    """The result types after a region op's ``->``, without a trailing keyword (``no_inline``).
+
+    >>> _without_keyword("(f32, i32) no_inline"), _without_keyword("tensor<4xf32> no_inline"), _without_keyword("i32")
+    ('(f32, i32)', 'tensor<4xf32>', 'i32')
+    """
+    if tail.startswith("("):
+        close = matching_close(tail, 0)
+        return tail[:close + 1] if close > 0 else tail
+    m = _TRAILING_KEYWORD.search(tail)
+    return tail[:m.start()] if m is not None and depth_at(tail, m.start()) == 0 else tail
+
 
 _PARTITION_HEAD = re.compile(r"^partition\d+\s*\((.*)\)\s*num_warps\s*\(\s*(\d+)\s*\)\s*$", re.S)
 

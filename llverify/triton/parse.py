@@ -142,11 +142,25 @@ def _attribute(text: str, parts: list[str], body: dict[str, Any], start: int) ->
         return {"kind": "__opaque__", "name": ".".join(parts)}
     if mnemonic == "shared":
         return _legacy_shared(body, text, start)
-    kinds = attr_kinds()
-    kind = kinds.get(mnemonic) or _LEGACY_MNEMONICS.get(mnemonic)
+    kind = _kind_of(mnemonic)
     if kind is None:
-        raise AttrParseError(text, start, f"a layout attribute ({', '.join(kinds)})", found=repr(".".join(parts)))
+        raise AttrParseError(text, start, f"a layout attribute ({', '.join(attr_kinds())})",
+                             found=repr(".".join(parts)))
     return _to_spec(kind, body, text, start)
+
+
+#: mnemonic -> llverify kind, of the mnemonics read so far (a declared kind never changes: the hits stay true)
+_KIND_OF: dict[str, str] = {}
+
+
+def _kind_of(mnemonic: str) -> str | None:
+    """The llverify kind of attribute ``mnemonic`` (today's or a legacy one), or None."""
+    kind = _KIND_OF.get(mnemonic)
+    if kind is None:
+        kind = attr_kinds().get(mnemonic) or _LEGACY_MNEMONICS.get(mnemonic)
+        if kind is not None:
+            _KIND_OF[mnemonic] = kind
+    return kind
 
 
 def _unknown(parts: list[str]) -> str | None:
@@ -154,7 +168,7 @@ def _unknown(parts: list[str]) -> str | None:
     attribute of another dialect or version, ``#tlx.user_layout<#padded>``, whose body may be anything); None
     for a known one."""
     mnemonic = parts[-1]
-    if mnemonic in _OPAQUE or mnemonic == "shared" or mnemonic in attr_kinds() or mnemonic in _LEGACY_MNEMONICS:
+    if mnemonic in _OPAQUE or mnemonic == "shared" or _kind_of(mnemonic) is not None:
         return None
     return "a layout attribute llverify reads"
 

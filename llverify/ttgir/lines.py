@@ -135,7 +135,7 @@ def _closer_continues(body: str) -> bool:
     (True, False, False)
     """
     rest = body.lstrip("}) \t")
-    return bool(rest) and (rest.endswith(_CONTINUES) or max_depth_final(rest) > 0)
+    return bool(rest) and not rest.endswith("{") and (rest.endswith(_CONTINUES) or max_depth_final(rest) > 0)
 
 
 def _next(stripped: list[str], lineno: int, count: int) -> str:

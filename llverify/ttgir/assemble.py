@@ -229,10 +229,13 @@ class Assembler:
             for (arg, _), ty in zip(region_args, self._region_arg_types(name, signature, for_results, operands)):
                 self.types[arg] = ty
         op_types = []
+        unread = False  # an operand whose definition printed no type (filled from this op's signature below)
         for i, u in enumerate(operands):
             t = self.types.get(u)
             if t is None and lhs_types and len(lhs_types) == len(operands):
                 t = lhs_types[i]
+            elif t is not None and not t.text:
+                unread = True
             op_types.append(t)
         header = [a for a, _ in region_args] if name == "scf.for" else []
         regions = tuple(self.region(r, header if i == 0 else ()) for i, r in enumerate(b.regions)) if b.regions else ()
@@ -242,7 +245,7 @@ class Assembler:
                 printed = tuple(lhs_types)
             elif name in ("tt.dot", "tt.dot_scaled") and len(lhs_types) + 1 == len(operands) and len(rhs_types) == 1:
                 printed = (*lhs_types, rhs_types[0])  # `A * B -> C`: the accumulator has the result's type
-        for i, t in enumerate(printed):
+        for i, t in enumerate(printed if unread else ()):
             if not (op_types[i] and op_types[i].text) and t.text and operands[i] in self.types:
                 # a value defined without a printed type (`%1 = nvg.cluster_id`: the op infers it) has the type its
                 # uses print: MLIR gives a value one type and refuses a module whose uses disagree

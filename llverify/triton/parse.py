@@ -75,8 +75,14 @@ def _legacy_shared(body: dict[str, Any], text: str, pos: int) -> dict[str, Any]:
     return _to_spec("swizzled_shared", fields, text, pos)
 
 
+#: kind -> :func:`attr_fields` of it, read-only here (a declared kind never changes)
+_FIELDS_OF: dict[str, dict[str, str]] = {}
+
+
 def _to_spec(kind: str, body: dict[str, Any], text: str, pos: int) -> dict[str, Any]:
-    names = attr_fields(kind)
+    names = _FIELDS_OF.get(kind)
+    if names is None:
+        names = _FIELDS_OF[kind] = attr_fields(kind)
     spec: dict[str, Any] = {"kind": kind}
     for k, v in body.items():
         if kind == "nvidia_mma" and k in ("versionMajor", "versionMinor"):

@@ -71,11 +71,14 @@ class Reader:
     ``resolve(text, parts, body, start)`` turns each attribute read (``#a.b.mnemonic<body>``: its dotted name
     ``parts`` and its fields ``body``, a padding list as ``interval_padding_pairs``; ``start`` its column) into
     its value; an alias (``#name``) is looked up in ``aliases``, and ``#a.b`` without a body is opaque.
+    ``unknown(parts)``, when given, says why an attribute's body is not read (a dialect attribute the resolver
+    does not know, whose body need not be fields: ``#tlx.user_layout<#padded>``), or None to read it.
     """
 
     def __init__(self, text: str, aliases: Mapping[str, Any] | None,
-                 resolve: Callable[[str, list[str], dict[str, Any], int], Any]) -> None:
-        self.s, self.i, self.aliases, self.resolve = text, 0, dict(aliases or {}), resolve
+                 resolve: Callable[[str, list[str], dict[str, Any], int], Any],
+                 unknown: Callable[[list[str]], str | None] | None = None) -> None:
+        self.s, self.i, self.aliases, self.resolve, self.unknown = text, 0, dict(aliases or {}), resolve, unknown
 
     def ws(self) -> None:
         i = self.i
@@ -212,6 +215,10 @@ class Reader:
         mnemonic = parts[-1]
         if not self.peek("<"):
             return {"kind": "__opaque__", "name": ".".join(parts)}
+        why = self.unknown(parts) if self.unknown is not None else None
+        if why is not None:
+            raise AttrParseError(self.s, start, why, found=f"{'#' + '.'.join(parts)!r} (an attribute of a dialect "
+                                                                f"or Triton version llverify does not know)")
         self.eat("<")
         pairs = self.padding_pairs() if mnemonic == "padded_shared" else None
         body = self.fields(braced=True) if self.peek("{") else (self.fields(braced=False) if not self.peek(">") else {})

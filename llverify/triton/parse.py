@@ -75,8 +75,14 @@ def _legacy_shared(body: dict[str, Any], text: str, pos: int) -> dict[str, Any]:
     return _to_spec("swizzled_shared", fields, text, pos)
 
 
+#: kind -> :func:`attr_fields` of it, read-only here (a declared kind never changes)
+_FIELDS_OF: dict[str, dict[str, str]] = {}
+
+
 def _to_spec(kind: str, body: dict[str, Any], text: str, pos: int) -> dict[str, Any]:
-    names = attr_fields(kind)
+    names = _FIELDS_OF.get(kind)
+    if names is None:
+        names = _FIELDS_OF[kind] = attr_fields(kind)
     spec: dict[str, Any] = {"kind": kind}
     for k, v in body.items():
         if kind == "nvidia_mma" and k in ("versionMajor", "versionMinor"):
@@ -138,20 +144,48 @@ def _to_spec(kind: str, body: dict[str, Any], text: str, pos: int) -> dict[str, 
 def _attribute(text: str, parts: list[str], body: dict[str, Any], start: int) -> Any:
     """The value of attribute ``#parts<body>``: a layout spec, or opaque for the memory spaces."""
     mnemonic = parts[-1]
-    if mnemonic in ("shared_memory", "tensor_memory"):
+    if mnemonic in _OPAQUE:
         return {"kind": "__opaque__", "name": ".".join(parts)}
     if mnemonic == "shared":
         return _legacy_shared(body, text, start)
-    kinds = attr_kinds()
-    kind = kinds.get(mnemonic) or _LEGACY_MNEMONICS.get(mnemonic)
+    kind = _kind_of(mnemonic)
     if kind is None:
-        raise AttrParseError(text, start, f"a layout attribute ({', '.join(kinds)})", found=repr(".".join(parts)))
+        raise AttrParseError(text, start, f"a layout attribute ({', '.join(attr_kinds())})",
+                             found=repr(".".join(parts)))
     return _to_spec(kind, body, text, start)
+
+
+#: mnemonic -> llverify kind, of the mnemonics read so far (a declared kind never changes: the hits stay true)
+_KIND_OF: dict[str, str] = {}
+
+
+def _kind_of(mnemonic: str) -> str | None:
+    """The llverify kind of attribute ``mnemonic`` (today's or a legacy one), or None."""
+    kind = _KIND_OF.get(mnemonic)
+    if kind is None:
+        kind = attr_kinds().get(mnemonic) or _LEGACY_MNEMONICS.get(mnemonic)
+        if kind is not None:
+            _KIND_OF[mnemonic] = kind
+    return kind
+
+
+def _unknown(parts: list[str]) -> str | None:
+    """Why the body of attribute ``#parts<...>`` is not read: its mnemonic is no layout llverify knows (a dialect
+    attribute of another dialect or version, ``#tlx.user_layout<#padded>``, whose body may be anything); None
+    for a known one."""
+    mnemonic = parts[-1]
+    if mnemonic in _OPAQUE or mnemonic == "shared" or _kind_of(mnemonic) is not None:
+        return None
+    return "a layout attribute llverify reads"
+
+
+#: memory-space attributes: read as opaque names
+_OPAQUE = ("shared_memory", "tensor_memory")
 
 
 def reader(text: str, aliases: Mapping[str, Any] | None = None) -> Reader:
     """A :class:`~llverify.triton.attr_grammar.Reader` of ``text`` whose attributes are layout specs."""
-    return Reader(text, aliases, _attribute)
+    return Reader(text, aliases, _attribute, _unknown)
 
 
 def parse_value(text: str, aliases: Mapping[str, Any] | None = None) -> Any:

@@ -24,7 +24,7 @@ from llverify.ttgir.op_text import (OPNAME, RESULTS, attr_dict, canonical_op_nam
                                     scan_op, signature_colon, top_dicts, uses)
 from llverify.ttgir.signatures import split_signature_plain
 from llverify.ttgir.structure import OpBuilder, RegionBuilder, fail
-from llverify.ttgir.syntax import find_top, matching_close, split_arrow, split_top, strip_parens, sub
+from llverify.ttgir.syntax import depth_at, find_top, matching_close, split_arrow, split_top, strip_parens, sub
 from llverify.ttgir.types import AliasTable, expand_type_aliases, parse_typeref, with_element
 
 __all__ = ["Assembler", "MAX_OP_CHARS"]
@@ -229,10 +229,13 @@ class Assembler:
             for (arg, _), ty in zip(region_args, self._region_arg_types(name, signature, for_results, operands)):
                 self.types[arg] = ty
         op_types = []
+        unread = False  # an operand whose definition printed no type (filled from this op's signature below)
         for i, u in enumerate(operands):
             t = self.types.get(u)
             if t is None and lhs_types and len(lhs_types) == len(operands):
                 t = lhs_types[i]
+            elif t is not None and not t.text:
+                unread = True
             op_types.append(t)
         header = [a for a, _ in region_args] if name == "scf.for" else []
         regions = tuple(self.region(r, header if i == 0 else ()) for i, r in enumerate(b.regions)) if b.regions else ()
@@ -242,6 +245,11 @@ class Assembler:
                 printed = tuple(lhs_types)
             elif name in ("tt.dot", "tt.dot_scaled") and len(lhs_types) + 1 == len(operands) and len(rhs_types) == 1:
                 printed = (*lhs_types, rhs_types[0])  # `A * B -> C`: the accumulator has the result's type
+        for i, t in enumerate(printed if unread else ()):
+            if not (op_types[i] and op_types[i].text) and t.text and operands[i] in self.types:
+                # a value defined without a printed type (`%1 = nvg.cluster_id`: the op infers it) has the type its
+                # uses print: MLIR gives a value one type and refuses a module whose uses disagree
+                op_types[i] = self.types[operands[i]] = t
         return new_op(name, tuple(results), operands, tuple(op_types), attrs, regions,
                       new_location(self.path, b.line, b.col), self.locs.resolve(loc), b.head[:200], printed)
 
@@ -340,7 +348,7 @@ class Assembler:
             head = remove_dicts(head)  # `-> (T, U) {tt.num_stages = 3 : i32}`: the trailing attributes are no type
             arrow = find_top(head, "->")
             if arrow >= 0:
-                tail = head[arrow + 2:].strip()
+                tail = _without_keyword(head[arrow + 2:].strip())
                 for_results = [self.typeref(t) for t in split_top(strip_parens(tail), ",") if t.strip()]
             if name != "scf.for":
                 return [], None, for_results
@@ -413,6 +421,23 @@ _LAST_TYPE_IS_RESULT = ("arith.select", "tt.make_tensor_descriptor")
 _REGION_RESULT_OPS = ("scf.for", "scf.if", "scf.execute_region", "scf.index_switch")
 #: the ops whose reading looks at the text after the name beyond its signature (region headers, region results)
 _READS_REST = frozenset({"scf.for", "scf.while", *_REGION_RESULT_OPS})
+
+#: a keyword printed after a region op's result types (``scf.execute_region -> (T, U) no_inline {``)
+_TRAILING_KEYWORD = re.compile(r"(?<=[>)\w])\s+[a-z_]+$")
+
+
+def _without_keyword(tail: str) -> str:
+    """The result types after a region op's ``->``, without a trailing keyword (``no_inline``).
+
+    >>> _without_keyword("(f32, i32) no_inline"), _without_keyword("tensor<4xf32> no_inline"), _without_keyword("i32")
+    ('(f32, i32)', 'tensor<4xf32>', 'i32')
+    """
+    if tail.startswith("("):
+        close = matching_close(tail, 0)
+        return tail[:close + 1] if close > 0 else tail
+    m = _TRAILING_KEYWORD.search(tail)
+    return tail[:m.start()] if m is not None and depth_at(tail, m.start()) == 0 else tail
+
 
 _PARTITION_HEAD = re.compile(r"^partition\d+\s*\((.*)\)\s*num_warps\s*\(\s*(\d+)\s*\)\s*$", re.S)
 

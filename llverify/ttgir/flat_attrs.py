@@ -67,4 +67,9 @@ def flat_attribute(text: str, specs: Mapping[str, Any]) -> Any | None:
         body[key] = value
         pos = f.end()
     # the general reader: `#` then the dotted name read from position 1, the fields, then the attribute's meaning
-    return reader(text).resolve(text, m.group(1).split("."), body, 1)
+    # (an attribute it does not read is refused before its fields: it says which)
+    general = reader(text)
+    parts = m.group(1).split(".")
+    if general.unknown is not None and general.unknown(parts) is not None:
+        return None
+    return general.resolve(text, parts, body, 1)

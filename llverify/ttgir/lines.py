@@ -112,7 +112,7 @@ def logical_lines(lines: list[str]) -> Iterator[tuple[int, int, str, Match[str] 
             continue  # a hand-wrapped module header: `module attributes {` / `"ttg.num-warps" = 4 : i32,` / `} {`
         if body[:1] in "#!" and len(buf) <= 10_000 and _DEFINITION.match(body) and max_depth_final(body) > 0:
             continue  # a hand-wrapped alias: `#blocked = #ttg.blocked<{` / `sizePerThread = [1, 1],` / ... `}>`
-        if (body.endswith("{") or body.startswith(("}", "^"))
+        if (body.endswith("{") or body.startswith("^") or (body.startswith("}") and not _closer_continues(body))
                 or (not body.endswith(_CONTINUES) and max_depth_final(body) <= 0)):
             if (not body.endswith("{") and not body.startswith("^")
                     and _next(stripped, lineno, count).startswith(_LEADS)):
@@ -124,6 +124,18 @@ def logical_lines(lines: list[str]) -> Iterator[tuple[int, int, str, Match[str] 
             buf = []
     if buf:
         yield start, col, " ".join(buf), None
+
+
+def _closer_continues(body: str) -> bool:
+    """Whether a line that closes regions goes on with an unfinished attribute dictionary or signature on the next
+    line (``} {ttg.partition.stages = [0, 0],`` / ``ttg.partition = array<i32: 0, 1>}``: MLIR is free-form): the
+    text after its leading ``}``/``)`` ends in a continuation token or leaves a bracket open.
+
+    >>> _closer_continues("} {a = 1,"), _closer_continues("}) : (f32) -> f32"), _closer_continues("} else {")
+    (True, False, False)
+    """
+    rest = body.lstrip("}) \t")
+    return bool(rest) and not rest.endswith("{") and (rest.endswith(_CONTINUES) or max_depth_final(rest) > 0)
 
 
 def _next(stripped: list[str], lineno: int, count: int) -> str:

@@ -131,25 +131,38 @@ def _shift(err: TtgirError, path: str, offset: int) -> TtgirError:
 
 
 _SPLIT = re.compile(r"^// -----[ \t]*$", re.M)
+#: LLVM ``split-file``'s part marker, ``//--- name``: the text up to the next marker is a file of its own (lit
+#: tests ``RUN: split-file %s %t`` and then run ``triton-opt %t/name``)
+_PART = re.compile(r"^//--- [^\n]*$", re.M)
+
+
+def _chunks(text: str) -> Iterator[tuple[int, str, bool]]:
+    """``(first line, text, split)`` per chunk MLIR reads as one source: the ``//--- name`` parts of a
+    ``split-file`` text, each cut at its ``// -----`` lines (``--split-input-file``); ``split``: the text was cut
+    (a chunk of alias definitions only is then MLIR's empty module)."""
+    line = 1
+    parts = _PART.split(text)
+    for part in parts:
+        pieces = _SPLIT.split(part)
+        for piece in pieces:
+            yield line, piece, len(pieces) > 1 or len(parts) > 1
+            line += piece.count("\n")
 
 
 def load_text(text: str, path: str) -> list[Module | TtgirError]:
     """Every module in ``text``: one, one per dump snapshot, one per ``// -----`` chunk (MLIR's
-    ``--split-input-file`` convention of Triton's lit tests), and every top-level module of a chunk, each
-    with the file's own line numbers."""
+    ``--split-input-file`` convention of Triton's lit tests) of each ``//--- name`` part (LLVM's ``split-file``),
+    and every top-level module of a chunk, each with the file's own line numbers."""
     from llverify.ttgir.reader import parse_module, parse_modules
 
     if not is_dump(text):
-        parts = _SPLIT.split(text)
         out: list[Module | TtgirError] = []
-        line = 1
-        for part in parts:
+        for line, part, split in _chunks(text):
             if part.strip() and not all(l.strip().startswith("//") or not l.strip() for l in part.splitlines()):
                 try:  # a chunk of a split file may hold aliases only: MLIR's empty module
-                    out.extend(parse_modules("\n" * (line - 1) + part, path, aliases_only=len(parts) > 1))
+                    out.extend(parse_modules("\n" * (line - 1) + part, path, aliases_only=split))
                 except TtgirError as exc:
                     out.append(exc)
-            line += part.count("\n")
         return out or [TtgirError(f"{path}:1:1: no module in the file")]
     out: list[Module | TtgirError] = []
     for stage, line, body in split_dump(text):

@@ -41,6 +41,7 @@ does not know is still an ``Op``; an encoding llverify cannot build is a
 from __future__ import annotations
 
 from llverify.ttgir.assemble import MAX_OP_CHARS, Assembler
+from llverify.ttgir.lines import strip_comment
 from llverify.ttgir.locations import Locations
 from llverify.ttgir.model import Module
 from llverify.ttgir.structure import MAX_REGION_DEPTH, fail, read_structure
@@ -72,7 +73,21 @@ def parse_modules(text: str, path: str = "<string>", stage: str = "", aliases_on
     if "\x00" in text:
         line = text.count("\n", 0, text.index("\x00")) + 1
         raise fail(path, line, 1, "NUL byte: not a text module")
-    structure = read_structure(text.split("\n"), path, aliases_only)
+    lines = text.split("\n")
+    if "\\\n" in text or "\\\r\n" in text:
+        _refuse_line_continuations(lines, path)
+    structure = read_structure(lines, path, aliases_only)
     locs = Locations(structure.loc_defs)
     return [Assembler(path, structure.aliases, locs, m.type_aliases).module(m.body, m.attributes, stage, m.line)
             for m in structure.modules]
+
+
+def _refuse_line_continuations(lines: list[str], path: str) -> None:
+    """MLIR has no line continuation: a ``\\`` ending a line outside a ``//`` comment is refused where it stands,
+    as Triton's parser refuses it ("unexpected character"), rather than read as something it is not.  (A string
+    never spans lines, so such a backslash is never inside one.)"""
+    for n, raw in enumerate(lines, 1):
+        body = raw.rstrip("\r").rstrip()
+        if body.endswith("\\") and strip_comment(body).endswith("\\"):
+            raise fail(path, n, len(body), "unexpected character '\\': MLIR has no line continuation "
+                                           "(Triton's parser refuses it too)")

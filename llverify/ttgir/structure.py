@@ -120,7 +120,7 @@ def read_structure(lines: list[str], path: str, aliases_only: bool = False) -> S
             if fast.re is LOC_LINE and (not stack or (implicit and len(stack) == 1)):
                 loc_defs[fast.group(1)] = fast.group(2)  # a location alias definition
                 continue
-        if not stack or (implicit and len(stack) == 1 and s[:1] in "#!"):
+        if not stack or (implicit and len(stack) == 1 and (s[:1] in "#!" or _is_module_head(s))):
             # MLIR reads alias definitions between top-level ops: an implicit module's may follow its ops
             if s[:1] in "#!" and (_ALIAS.match(s) or _TYPE_ALIAS.match(s)):
                 for d in _definitions(s):
@@ -142,9 +142,13 @@ def read_structure(lines: list[str], path: str, aliases_only: bool = False) -> S
                         continue
                     raise fail(path, lineno, col, f"expected an alias definition, found {d[:40]!r}")
                 continue
-            if stack:
+            if stack and not _is_module_head(s):
                 raise fail(path, lineno, col, f"expected an operation, found {s[:40]!r}")
-            if s.startswith("module") and s.endswith("{") and not implicit:
+            if _is_module_head(s):
+                if implicit:  # the top-level ops before it were MLIR's implicit module's: read them as one module
+                    stack.pop()
+                    finished.append((top, module_attrs, module_line, in_force))
+                    implicit, module_closed = False, True
                 if module_closed:  # a further top-level module
                     top, module_attrs, last_closed, module_closed = RegionBuilder(None, 0), {}, None, False
                 module_line = lineno
@@ -156,9 +160,12 @@ def read_structure(lines: list[str], path: str, aliases_only: bool = False) -> S
                     module_attrs = attr_dict(head[len("attributes"):].strip())
                 stack.append(top)
                 continue
-            if not module_line and (s.startswith("tt.func") or RESULTS.match(s)) and OPNAME.match(s):
-                # MLIR's implicit module: top-level ops without a `module { }` (Triton's lit tests); its type
-                # aliases are the file's, defined before use (checked below)
+            if (not module_line or module_closed) and _is_top_level_op(s):
+                # MLIR's implicit module: top-level ops without a `module { }` (Triton's lit tests: `tt.func`,
+                # `llvm.func`, a function after a module's closing brace); its type aliases are the file's, defined
+                # before use (checked below)
+                if module_closed:
+                    top, module_attrs, last_closed, module_closed = RegionBuilder(None, 0), {}, None, False
                 module_line = lineno
                 in_force = type_aliases
                 implicit = True
@@ -232,6 +239,22 @@ def read_structure(lines: list[str], path: str, aliases_only: bool = False) -> S
     return Structure([ModuleText(*m) for m in finished], aliases, loc_defs)
 
 
+def _is_module_head(s: str) -> bool:
+    """Whether a logical line opens a ``module`` (``module {``, ``module @name attributes {...} {``)."""
+    return s.startswith("module") and s.endswith("{") and (len(s) == 7 or not (s[6].isalnum() or s[6] in "_$."))
+
+
+#: a top-level op of an implicit module: results, or a dialect op name (``tt.func``, ``llvm.func``, quoted generic)
+_TOP_LEVEL_OP = re.compile(r'^(?:%[\w$.\-]+(?::\d+)?(?:\s*,\s*%[\w$.\-]+(?::\d+)?)*\s*=\s*)?'
+                           r'(?:"[\w.$]+"|[A-Za-z_][\w$]*\.[\w.$]+)(?:\s|\(|$)')
+
+
+def _is_top_level_op(s: str) -> bool:
+    """Whether a logical line outside any module is an operation MLIR reads into its implicit module (a
+    dialect-qualified or quoted op name, with or without results), not a stray word."""
+    return _TOP_LEVEL_OP.match(s) is not None
+
+
 def _pieces(logical: Iterable[tuple[int, int, str, Match[str] | None]]
             ) -> Iterator[tuple[int, int, str, Match[str] | None]]:
     """The logical lines (line, column, stripped text, common-line match), a line that closes regions after an op's
@@ -278,20 +301,21 @@ def _unopened_brace(s: str) -> int:
     return -1
 
 
-#: a further definition on an alias definition's line: `` #name =`` / `` !name =``
-_NEXT_DEFINITION = re.compile(r"\s([#!][A-Za-z_][A-Za-z0-9_$.]*)\s*=(?!=)")
+#: a further definition on an alias definition's line: ``#name =`` / ``!name =`` not inside a name (MLIR's lexer
+#: needs no blank between tokens: ``#a = #ttg.amd_mfma<{...}>#b = ...`` is two definitions)
+_NEXT_DEFINITION = re.compile(r"(?<![\w$.#!])([#!][A-Za-z_][A-Za-z0-9_$.]*)\s*=(?!=)")
 
 
 def _definitions(s: str) -> list[str]:
-    """The alias definitions of one line (MLIR allows several: ``#a = ... #b = ...``), cut at each top-level
-    `` #name =`` / `` !name =`` (inside brackets or strings, never)."""
+    """The alias definitions of one line (MLIR allows several: ``#a = ... #b = ...``, with or without a blank
+    between them), cut at each top-level ``#name =`` / ``!name =`` (inside brackets or strings, never)."""
     if s.count("=") < 2:
         return [s]
     out, start = [], 0
     for m in _NEXT_DEFINITION.finditer(s):
         if m.start() > start and depth_at(s, m.start()) == 0:
             out.append(s[start:m.start()].strip())
-            start = m.start() + 1
+            start = m.start()
     out.append(s[start:].strip())
     return out
 

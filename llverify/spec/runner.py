@@ -14,11 +14,9 @@ exactly what ``-j 1`` prints, times aside).  Command-line budgets
 
 from __future__ import annotations
 
-import multiprocessing
 import pickle
 import time
 import traceback
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Callable, Mapping, Sequence
@@ -203,6 +201,9 @@ def run_specs(specs: Sequence[Spec], budget: Budget = Budget(), jobs: int = 1,
             if progress:
                 progress(i + 1, len(tasks), results[i])  # type: ignore[arg-type]
         return results  # type: ignore[return-value]
+    import multiprocessing  # noqa: PLC0415 - a -j 1 run (the one-check start-up) never pays for it
+    from concurrent.futures import ProcessPoolExecutor, as_completed  # noqa: PLC0415
+
     ctx = multiprocessing.get_context("fork")
     done = 0
     with ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=ctx) as pool:
@@ -246,6 +247,9 @@ def run_files(paths: Sequence[str], budget: Budget = Budget(), jobs: int = 2,
     """
     order = sorted(range(len(paths)), key=lambda i: -_size(paths[i]))
     out: dict[int, tuple[list, list]] = {}
+    import multiprocessing  # noqa: PLC0415 - a -j 1 run (the one-check start-up) never pays for it
+    from concurrent.futures import ProcessPoolExecutor, as_completed  # noqa: PLC0415
+
     ctx = multiprocessing.get_context("fork")
     done = 0
     with ProcessPoolExecutor(max_workers=max(1, min(jobs, len(paths))), mp_context=ctx) as pool:

@@ -14,7 +14,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1] / "llverify"
 
 LAYERS = {
-    "errors": 0, "f2": 1,
+    "errors": 0, "installed": 0, "f2": 1,
     "layout": 2, "evaluate": 2, "column_action": 2, "layout_text": 2, "layout_views": 2, "layout_divide": 2, "layout_invert": 2,
     "hw": 3, "triton": 4, "codegen": 5, "indexcode": 5, "prove": 6, "index": 7,
     "spec": 8, "report": 8, "cli": 8, "ttgir": 8, "lowered": 8, "executor": 8, "sweep": 8, "triton_gate": 8, "gpu": 9,

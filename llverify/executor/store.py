@@ -30,6 +30,8 @@ import time
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Iterator
 
+from llverify.installed import installed_distribution
+
 if TYPE_CHECKING:  # pragma: no cover - pathlib (about 4 ms) is not loaded by a warm gate run
     from pathlib import Path
 
@@ -93,23 +95,13 @@ def dependency_identity() -> dict[str, str]:
     """What the verdicts depend on besides llverify's code, found without importing any of it: the Python
     version, and for Z3 and numpy the installed distribution (``z3_solver-4.15.4.0``) and the size and
     modification time of Z3's native library (a rebuilt ``libz3`` under the same version is another solver)."""
-    import importlib.util
-
     out = {"python": sys.version, "z3": "none", "libz3": "none", "numpy": "none"}
     for name, dist in (("z3", "z3_solver"), ("numpy", "numpy")):
-        try:
-            spec = importlib.util.find_spec(name)
-        except (ImportError, ValueError):
-            spec = None
-        if spec is None or not spec.submodule_search_locations:
+        found = installed_distribution(name, dist)
+        if found is None:
             continue
-        pkg_dir = list(spec.submodule_search_locations)[0]
-        site = os.path.dirname(pkg_dir)
-        try:
-            dists = sorted(e for e in os.listdir(site) if e.lower().startswith(dist + "-") and e.endswith(".dist-info"))
-        except OSError:
-            dists = []
-        out[name] = f"{pkg_dir}|{','.join(dists) or 'unknown'}"
+        pkg_dir = found.package_dir
+        out[name] = f"{pkg_dir}|{','.join(found.dist_infos) or 'unknown'}"
         if name == "z3":
             libs = []
             lib_dir = os.path.join(pkg_dir, "lib")

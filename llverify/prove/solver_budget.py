@@ -10,9 +10,10 @@ True
 
 from __future__ import annotations
 
-import os
 import sys
 from functools import lru_cache
+
+from llverify.installed import installed_distribution
 
 __all__ = ["DEFAULT_RLIMIT", "set_default_rlimit", "default_rlimit", "z3_version"]
 
@@ -38,22 +39,11 @@ def _installed_z3_version() -> str:
     """The installed z3-solver's version, first three components, without importing Z3: from the name of its
     ``z3_solver-X.Y.Z.W.dist-info`` directory beside the package (a directory listing, where
     ``importlib.metadata`` would cost a one-check run about 20 ms of imports), else from the package metadata."""
-    import importlib.util
-
-    try:
-        spec = importlib.util.find_spec("z3")
-    except (ImportError, ValueError):
-        spec = None
-    if spec is None:
+    found = installed_distribution("z3", "z3_solver")
+    if found is None:
         return "none"
-    for pkg_dir in spec.submodule_search_locations or ():
-        try:
-            entries = os.listdir(os.path.dirname(pkg_dir))
-        except OSError:
-            continue
-        found = sorted(e for e in entries if e.lower().startswith("z3_solver-") and e.endswith(".dist-info"))
-        if len(found) == 1:
-            return ".".join(found[0][len("z3_solver-"):-len(".dist-info")].split(".")[:3])
+    if found.version is not None:
+        return ".".join(found.version.split(".")[:3])
     from importlib.metadata import PackageNotFoundError, version
 
     try:

@@ -25,7 +25,8 @@ from llverify.prove.properties import conversion, distributed, equal, memory
 from llverify.prove.verdict import Counterexample, Verdict
 from llverify.ttgir.layouts import BuiltLayout, LayoutProblem, element_bits, layout_of
 from llverify.ttgir.model import Function, Module, Op, TypeRef
-from llverify.ttgir.scalars import Scope, SymbolicScalars, ValueSets, partition_scopes
+from llverify.ttgir.scalars import Scope, ValueSets, partition_scopes
+from llverify.ttgir.scalars_symbolic import SymbolicScalars
 
 __all__ = ["OpContext", "Rule", "memo_distributed", "memo_memory", "memo_equal", "memo_thread_local",
            "memo_conversion", "memo_shape_op", "bank_count_exact", "bank_count_simulated", "clear_caches", "unknown", "structural",
@@ -48,7 +49,7 @@ class OpContext:
     layouts: dict[Any, Any] = field(default_factory=dict)  # by type identity; frozen encodings
 
     def symbolic_scalars(self) -> SymbolicScalars:
-        """The Z3 view of the scalars in this op's scope (:class:`~llverify.ttgir.scalars.SymbolicScalars`), once."""
+        """The Z3 view of the scalars in this op's scope (:class:`~llverify.ttgir.scalars_symbolic.SymbolicScalars`), once."""
         key = "#symbolic:" + self._scope_key(self._scope())
         sym = self.value_sets.get(key)
         if sym is None:

@@ -50,7 +50,7 @@ from typing import Iterable, Sequence
 from llverify.ttgir.constants import integer_constant
 from llverify.ttgir.model import Function, Op, Region
 
-__all__ = ["ValueSets", "SymbolicScalars", "MAX_VALUES", "MAX_STATES"]
+__all__ = ["ValueSets", "Scope", "partition_scopes", "NotComputable", "int_width", "MAX_VALUES", "MAX_STATES"]
 
 #: a value set larger than this is not enumerated (None)
 MAX_VALUES = 4096
@@ -62,7 +62,8 @@ _CMP = {"eq": lambda a, b: a == b, "ne": lambda a, b: a != b, "slt": lambda a, b
         "sle": lambda a, b: a <= b, "sgt": lambda a, b: a > b, "sge": lambda a, b: a >= b}
 
 
-def _width(type_text: str) -> int | None:
+def int_width(type_text: str) -> int | None:
+    """The bit width of an integer or ``index`` type (``i32`` -> 32); None for any other type."""
     return _WIDTH.get(type_text.strip())
 
 
@@ -71,8 +72,8 @@ def _signed(v: int, w: int) -> int:
     return v - (1 << w) if w > 1 and v >> (w - 1) else v
 
 
-class _Unknown(Exception):
-    pass
+class NotComputable(Exception):
+    """A value that enumeration cannot compute (a kernel argument, a load, a set too large): no claim."""
 
 
 class Scope:
@@ -125,13 +126,13 @@ class ValueSets:
         self._arg_keys: dict[int, tuple[str, ...]] = {}  # id(scf.for) -> its body's block argument keys
         self._seen_names: dict[str, int] = {}
         if scope is None:
-            self.arg_widths = {a.name: _width(a.type.text) for a in fn.arguments}
+            self.arg_widths = {a.name: int_width(a.type.text) for a in fn.arguments}
             self._index(fn.body, [{a.name: a.name for a in fn.arguments}])
         else:
             args = scope.blocks[0].arguments if scope.blocks else ()
             for a, operand in zip(args, captured):
                 self.captures[a.name] = operand
-                self.arg_widths[a.name] = _width(a.type.text)
+                self.arg_widths[a.name] = int_width(a.type.text)
             self._index(scope, [{a.name: a.name for a in args}])
         for name in self._redefined:
             self.defs.pop(name, None)
@@ -191,7 +192,7 @@ class ValueSets:
         if name not in self._memo:
             try:
                 self._memo[name] = frozenset(self._value_set(name))
-            except (_Unknown, RecursionError):
+            except (NotComputable, RecursionError):
                 self._memo[name] = None
         return self._memo[name]
 
@@ -204,7 +205,7 @@ class ValueSets:
         if not loops:
             return {self._value(name, {})}
         if len(loops) > 1:
-            raise _Unknown("depends on the state of several loops")
+            raise NotComputable("depends on the state of several loops")
         (loop,) = loops.values()
         return {self._value(name, env) for env in self._states(loop, deps)}
 
@@ -214,19 +215,28 @@ class ValueSets:
         are states of the loop's orbit, so ``name`` takes exactly its values over the reachable states (the
         code after a pipelined loop, e.g. the peeled last iteration's buffer index)."""
         if args:
-            raise _Unknown("mixes a loop's results with loop state")
+            raise NotComputable("mixes a loop's results with loop state")
         loops = {id(self.defs[d][0]): self.defs[d][0] for d in results}
         if len(loops) > 1:
-            raise _Unknown("depends on the results of several loops")
+            raise NotComputable("depends on the results of several loops")
         (loop,) = loops.values()
         keys = self._arg_keys.get(id(loop))
         if keys is None:
-            raise _Unknown("a loop result")
+            raise NotComputable("a loop result")
         arg_of = {d: keys[self.defs[d][1] + 1] for d in results}
         states = self._states(loop, set(arg_of.values()))
         return {self._value(name, {d: env[a] for d, a in arg_of.items()}) for env in states}
 
     # -- exact evaluation of one value in one loop state -----------------------------------------------
+
+    def fixed_value(self, name: str) -> int:
+        """The value of ``name`` computed without any loop state (a constant, or arithmetic on constants);
+        raises :class:`NotComputable` when it depends on anything else."""
+        return self._value(name, {})
+
+    def fixed_result(self, op: Op) -> int:
+        """``op``'s result computed from operands that need no loop state; raises :class:`NotComputable`."""
+        return self._eval(op, {})
 
     def _value(self, name: str, env: dict[str, int]) -> int:
         if name in env:
@@ -234,13 +244,13 @@ class ValueSets:
         if name in self.captures:
             known = self.parent.value_set(self.captures[name]) if self.parent is not None else None
             if known is None or len(known) != 1:
-                raise _Unknown(f"{name}, passed into the partition")
+                raise NotComputable(f"{name}, passed into the partition")
             return next(iter(known))
         if name in self.loop_args or name not in self.defs:
-            raise _Unknown(name)
+            raise NotComputable(name)
         op, _ = self.defs[name]
         if op.name == "scf.for":
-            raise _Unknown("a loop result")
+            raise NotComputable("a loop result")
         return self._eval(op, env)
 
     def _eval(self, op: Op, env: dict[str, int]) -> int:
@@ -249,11 +259,11 @@ class ValueSets:
             c = integer_constant(op)
             width = _WIDTH.get(rtype)
             if c is None or c.splat or width is None:
-                raise _Unknown("not an integer constant")
+                raise NotComputable("not an integer constant")
             return _signed(c.value, width)
-        w = _width(rtype)
+        w = int_width(rtype)
         if w is None:
-            raise _Unknown(f"type {rtype!r}")
+            raise NotComputable(f"type {rtype!r}")
         name = op.name
         if name == "arith.select":
             c, a, b = self.operands_of(op)[:3]
@@ -261,42 +271,42 @@ class ValueSets:
         vals = [self._value(o, env) for o in self.operands_of(op)]
         if name in ("arith.extsi", "arith.extui", "arith.trunci", "arith.index_cast", "arith.index_castui"):
             src = op.operand_types[0].text if op.operand_types and op.operand_types[0] else ""
-            sw = _width(src) or w
+            sw = int_width(src) or w
             if name in ("arith.extui", "arith.index_castui"):
                 return _signed(vals[0] & ((1 << sw) - 1), w)
             return _signed(vals[0], w)
         if name == "arith.cmpi":
             pred = op.text.split("arith.cmpi", 1)[1].strip().split(",")[0].strip()
-            ow = _width(op.operand_types[0].text) if op.operand_types and op.operand_types[0] else None
+            ow = int_width(op.operand_types[0].text) if op.operand_types and op.operand_types[0] else None
             if ow is None or len(vals) != 2:
-                raise _Unknown("cmpi operands")
+                raise NotComputable("cmpi operands")
             a, b = vals
             if pred in ("ult", "ule", "ugt", "uge"):
                 mask = (1 << ow) - 1
                 a, b, pred = a & mask, b & mask, {"ult": "slt", "ule": "sle", "ugt": "sgt", "uge": "sge"}[pred]
             fn = _CMP.get(pred)
             if fn is None:
-                raise _Unknown(f"cmpi {pred}")
+                raise NotComputable(f"cmpi {pred}")
             return int(fn(a, b))
         if len(vals) != 2:
-            raise _Unknown(f"{name} not evaluated")
+            raise NotComputable(f"{name} not evaluated")
         a, b = vals
         if name in ("arith.divsi", "arith.remsi", "arith.divui", "arith.remui"):
             if name.endswith("ui"):
                 a, b = a & ((1 << w) - 1), b & ((1 << w) - 1)
             if b == 0 or (name == "arith.divsi" and a == -(1 << (w - 1)) and b == -1):
-                raise _Unknown("division by zero or overflow")
+                raise NotComputable("division by zero or overflow")
             q = abs(a) // abs(b) * (1 if (a >= 0) == (b >= 0) else -1)
             return _signed(q if "div" in name else a - q * b, w)
         if name == "arith.shli":
             if not 0 <= b < w:
-                raise _Unknown("shift past the width")
+                raise NotComputable("shift past the width")
             return _signed(a << b, w)
         binary = {"arith.addi": lambda: a + b, "arith.subi": lambda: a - b, "arith.muli": lambda: a * b,
                   "arith.andi": lambda: a & b, "arith.ori": lambda: a | b, "arith.xori": lambda: a ^ b,
                   "arith.minsi": lambda: min(a, b), "arith.maxsi": lambda: max(a, b)}
         if name not in binary:
-            raise _Unknown(f"{name} not evaluated")
+            raise NotComputable(f"{name} not evaluated")
         return _signed(binary[name](), w)
 
     # -- the reachable states of one loop -----------------------------------------------------------------
@@ -310,7 +320,7 @@ class ValueSets:
         body_end = loop.regions[0].blocks[-1].ops
         yield_op = body_end[-1] if body_end else None
         if yield_op is None or yield_op.name != "scf.yield" or len(inits) != len(args) - 1 or not args:
-            raise _Unknown("loop form")
+            raise NotComputable("loop form")
         iv = args[0]
         need = {a for a in wanted if a != iv}
         todo = list(need)
@@ -324,13 +334,13 @@ class ValueSets:
                     need.add(dep)
                     todo.append(dep)
                 elif dep not in args:
-                    raise _Unknown("a yield depends on another loop")
+                    raise NotComputable("a yield depends on another loop")
         order = sorted(need, key=args.index)
         ivs: list[int | None] = [None]
         if uses_iv:
             lb, ub, step = (self._value(o, {}) for o in self.operands_of(loop)[:3])
             if step <= 0 or len(range(lb, ub, step)) > MAX_VALUES:
-                raise _Unknown("loop bounds")
+                raise NotComputable("loop bounds")
             ivs = list(range(lb, ub, step)) or [None]
         start = tuple(self._value(inits[args.index(a) - 1], {}) for a in order)
         seen: set[tuple[int, ...]] = set()
@@ -338,7 +348,7 @@ class ValueSets:
         while frontier:
             seen |= frontier
             if len(seen) > MAX_STATES:
-                raise _Unknown("loop state too large to enumerate")
+                raise NotComputable("loop state too large to enumerate")
             nxt: set[tuple[int, ...]] = set()
             for state in frontier:
                 for v in ivs:
@@ -359,7 +369,7 @@ class ValueSets:
     def _deps(self, name: str, depth: int = 0) -> Iterable[str]:
         """The loop block arguments ``name`` is computed from (through ops of this function)."""
         if depth > 64:
-            raise _Unknown("expression too deep")
+            raise NotComputable("expression too deep")
         if name in self.loop_args:
             yield name
             return
@@ -375,159 +385,5 @@ class ValueSets:
             yield from self._deps(o, depth + 1)
 
 
-class SymbolicScalars:
-    """The same ops as Z3 bit-vector terms, every value it cannot compute (loop block arguments, kernel
-    arguments, loads, unmodelled ops) a free variable: a property proved of the term holds for **every**
-    value of those variables, reachable or not (so a sat answer proves nothing and is never a refutation).
-
-    >>> from llverify.ttgir.reader import parse_module
-    >>> m = parse_module('module attributes {"ttg.num-warps" = 4 : i32} {\\n tt.func @f(%x: i64) {\\n'
-    ...                  '  %c3 = arith.constant 3 : i64\\n  %q = arith.divui %x, %c3 : i64\\n'
-    ...                  '  %p = arith.muli %q, %c3 : i64\\n  %r = arith.subi %x, %p : i64\\n'
-    ...                  '  %i = arith.trunci %r : i64 to i32\\n  tt.return\\n }\\n}\\n')
-    >>> SymbolicScalars(m.functions[0]).always_between("%i", 0, 3)
-    'unsat'
-    >>> SymbolicScalars(m.functions[0]).always_between("%i", 0, 2)
-    'sat'
-    """
-
-    def __init__(self, fn: Function, vs: ValueSets | None = None) -> None:
-        self.vs = vs if vs is not None else ValueSets(fn)
-        self._terms: dict[str, object] = {}
-        self._arg_widths = self.vs.arg_widths  # kernel arguments, or a partition's block arguments
-        self._answers: dict[tuple[str, int, int], str] = {}
-
-    def always_between(self, name: str, lo: int, hi: int) -> str:
-        """``"unsat"`` when ``lo <= name < hi`` (signed) for every value of the free variables; else
-        ``"sat"``/``"unknown"`` (no claim).  Memoised per (name, lo, hi)."""
-        key = (name, lo, hi)
-        if key not in self._answers:
-            self._answers[key] = self._always_between(name, lo, hi)
-        return self._answers[key]
-
-    def _always_between(self, name: str, lo: int, hi: int) -> str:
-        import z3
-
-        from llverify.prove.bv import check
-
-        try:
-            t = self._term(name, 0)
-        except (_Unknown, RecursionError):
-            return "unknown"
-        w = t.size()
-        if not (-(1 << (w - 1)) <= lo and hi <= (1 << (w - 1))):
-            return "unknown"
-        return check([z3.Or(t < lo, t >= hi)]).status
-
-    def _term(self, name: str, depth: int):  # -> z3.BitVecRef
-        import z3
-
-        if depth > 200:
-            raise _Unknown("expression too deep")
-        if name in self._terms:
-            return self._terms[name]
-        if name in self.vs.captures and self._arg_widths.get(name):
-            try:
-                term = z3.BitVecVal(self.vs._value(name, {}), self._arg_widths[name])
-            except _Unknown:
-                term = z3.BitVec(f"free{name}", self._arg_widths[name])
-            self._terms[name] = term
-            return term
-        d = self.vs.defs.get(name)
-        width = None
-        if d is not None and d[0].results:
-            width = _width(d[0].results[d[1]].type.text)
-        elif name in self.vs.loop_args:
-            loop, k = self.vs.loop_args[name]
-            width = _width(loop.regions[0].blocks[0].arguments[k].type.text)
-        elif name in self._arg_widths:
-            width = self._arg_widths[name]
-        if width is None:
-            raise _Unknown(f"the width of {name}")
-        term = None
-        if d is not None and d[0].name != "scf.for":
-            try:
-                term = self._op_term(d[0], width, depth)
-            except _Unknown:
-                term = None
-        if term is None:
-            term = z3.BitVec(f"free{name}", width)
-        self._terms[name] = term
-        return term
-
-    def _remainder_of(self, op: Op, depth: int):  # -> z3.BitVecRef | None
-        """``x - (x div c) * c`` (either operand order of the product) as ``x rem c`` when ``div`` is
-        ``divui`` (URem) or ``divsi`` (SRem): equal for every ``x`` (the definition of the remainder)."""
-        import z3
-
-        ops = self.vs.operands_of
-        x, prod = ops(op)[:2]
-        d = self.vs.defs.get(prod)
-        if d is None or d[0].name != "arith.muli":
-            return None
-        for q, c in (ops(d[0])[:2], ops(d[0])[1::-1]):
-            dq = self.vs.defs.get(q)
-            if dq is not None and dq[0].name in ("arith.divui", "arith.divsi") and \
-                    list(ops(dq[0])[:2]) == [x, c]:
-                try:
-                    a, b = self._term(x, depth + 1), self._term(c, depth + 1)
-                except _Unknown:
-                    return None
-                cb = z3.simplify(b)
-                if not z3.is_bv_value(cb) or cb.as_long() == 0:
-                    return None
-                return z3.URem(a, b) if dq[0].name == "arith.divui" else z3.SRem(a, b)
-        return None
-
-    def _op_term(self, op: Op, w: int, depth: int):  # -> z3.BitVecRef
-        import z3
-
-        if op.name == "arith.constant":
-            return z3.BitVecVal(self.vs._eval(op, {}), w)
-        args = [self._term(o, depth + 1) for o in self.vs.operands_of(op)]
-        n = op.name
-        if n == "arith.select":
-            return z3.If(args[0] == 1, args[1], args[2])
-        if n in ("arith.extsi", "arith.extui", "arith.index_cast", "arith.index_castui", "arith.trunci"):
-            a = args[0]
-            if a.size() >= w:
-                return z3.Extract(w - 1, 0, a)
-            ext = z3.ZeroExt if n in ("arith.extui", "arith.index_castui") else z3.SignExt
-            return ext(w - a.size(), a)
-        if n == "arith.cmpi":
-            pred = op.text.split("arith.cmpi", 1)[1].strip().split(",")[0].strip()
-            a, b = args
-            table = {"eq": a == b, "ne": a != b, "slt": a < b, "sle": a <= b, "sgt": a > b, "sge": a >= b,
-                     "ult": z3.ULT(a, b), "ule": z3.ULE(a, b), "ugt": z3.UGT(a, b), "uge": z3.UGE(a, b)}
-            if pred not in table:
-                raise _Unknown(pred)
-            return z3.If(table[pred], z3.BitVecVal(1, 1), z3.BitVecVal(0, 1))
-        if len(args) != 2:
-            raise _Unknown(n)
-        a, b = args
-        if n in ("arith.divui", "arith.remui", "arith.divsi", "arith.remsi", "arith.shli", "arith.shrui",
-                 "arith.shrsi"):
-            # a zero divisor or a shift past the width is undefined: only a constant that avoids it is modelled
-            c = z3.simplify(b)
-            if not z3.is_bv_value(c) or c.as_long() == 0 or (n.startswith("arith.sh") and c.as_long() >= w):
-                raise _Unknown("divisor or shift amount not a safe constant")
-            ops = {"arith.divui": z3.UDiv, "arith.remui": z3.URem, "arith.divsi": lambda x, y: x / y,
-                   "arith.remsi": z3.SRem, "arith.shli": lambda x, y: x << y, "arith.shrui": z3.LShR,
-                   "arith.shrsi": lambda x, y: x >> y}
-            return ops[n](a, b)
-        if n == "arith.subi":
-            # x - (x / c) * c is x mod c (unsigned or signed): the remainder form Z3 decides far faster
-            rem = self._remainder_of(op, depth)
-            if rem is not None:
-                return rem
-        ops2 = {"arith.addi": lambda: a + b, "arith.subi": lambda: a - b, "arith.muli": lambda: a * b,
-                "arith.andi": lambda: a & b, "arith.ori": lambda: a | b, "arith.xori": lambda: a ^ b,
-                "arith.minsi": lambda: z3.If(a < b, a, b), "arith.maxsi": lambda: z3.If(a > b, a, b),
-                "arith.minui": lambda: z3.If(z3.ULT(a, b), a, b), "arith.maxui": lambda: z3.If(z3.UGT(a, b), a, b)}
-        if n not in ops2:
-            raise _Unknown(n)
-        return ops2[n]()
-
-
 def _raise(msg: str) -> int:
-    raise _Unknown(msg)
+    raise NotComputable(msg)

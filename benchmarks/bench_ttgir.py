@@ -13,7 +13,11 @@ start-up).  Ratios are against ``-j 1`` (targets: ``-j 2`` >= 1.7x, warm >= 20x)
 is printed beside it: on a shared machine the minimum is the better estimate.  Writes
 ``benchmarks/results/bench_ttgir.json``.
 
-    python3 benchmarks/bench_ttgir.py [--repeats N] [--targets cuda:90,hip:gfx942] [--corpus-only | --no-corpus] [--cli-repeats N] [--kernels a,b]
+    python3 benchmarks/bench_ttgir.py [--repeats N] [--targets cuda:90,hip:gfx942|all] [--warps 4|4,8|all]
+                                      [--corpus-only | --no-corpus] [--cli-repeats N] [--kernels a,b] [--output F]
+
+The default set (cuda:90 and hip:gfx942 at 4 warps, 60 modules) is the one earlier passes reported;
+``--targets all --warps all`` times the whole corpus build_corpus.py compiles (271 jobs).
 """
 
 from __future__ import annotations
@@ -202,7 +206,10 @@ def print_corpus_table(t: dict) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--targets", default="cuda:90,hip:gfx942")
+    ap.add_argument("--targets", default="cuda:90,hip:gfx942",
+                    help="Comma-separated targets, or 'all' (every target examples/kernels compiles for).")
+    ap.add_argument("--warps", default="4", help="Comma-separated warp counts, or 'all' (4 and 8).")
+    ap.add_argument("--output", default="", help="Write the JSON here instead of benchmarks/results/.")
     ap.add_argument("--corpus-only", action="store_true", help="Skip the Triton compile comparison.")
     ap.add_argument("--kernels", default="", help="Only these examples/kernels cases (comma-separated names).")
     ap.add_argument("--no-corpus", action="store_true", help="Skip the corpus table (the compile comparison only).")
@@ -255,7 +262,8 @@ def run(opts: argparse.Namespace) -> None:
         print_corpus_table(table)
         summary["corpus"] = table
     name = "bench_ttgir_corpus" if opts.corpus_only else "bench_ttgir"
-    out = ROOT / "benchmarks" / "results" / (name + ("_bytecode" if opts.bytecode else "") + ".json")
+    out = Path(opts.output) if opts.output else \
+        ROOT / "benchmarks" / "results" / (name + ("_bytecode" if opts.bytecode else "") + ".json")
     out.write_text(json.dumps({"benchmark": "bench_ttgir", "cpus": os.cpu_count(), "summary": summary, "rows": rows},
                               indent=2) + "\n")
 
@@ -265,9 +273,11 @@ def compile_rows(opts: argparse.Namespace) -> list[dict]:
     sys.path.insert(0, str(KERNELS))
     import build_corpus
 
-    targets = opts.targets.split(",")
+    targets = None if opts.targets == "all" else opts.targets.split(",")
+    warps = None if opts.warps == "all" else {int(w) for w in opts.warps.split(",")}
     kernels = set(opts.kernels.split(",")) if opts.kernels else None
-    jobs = [j for j in build_corpus.jobs(build_corpus.load_cases(), None) if j["target"] in targets and j["warps"] == 4
+    jobs = [j for j in build_corpus.jobs(build_corpus.load_cases(), None)
+            if (targets is None or j["target"] in targets) and (warps is None or j["warps"] in warps)
             and (kernels is None or j["kernel"] in kernels)]
     rows = []
     texts: list[tuple[str, str]] = []

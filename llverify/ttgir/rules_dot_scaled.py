@@ -9,20 +9,21 @@ scale byte per ``f`` (the scale factor, 16 or 32) elements of K.  What is decide
 * layouts: a result in ``#blocked`` is the op's form before AccelerateMatmul (which rewrites it to an MMA or
   decomposes it): Triton then accepts any operand and scale layout, a proved structural finding.  On gfx950 with
   an ``#ttg.amd_mfma`` result the scales must have the layout the scaled MFMA reads
-  (:mod:`llverify.hw.mfma_scale`): F2 equality, refuted with a replayed witness.  Other MMA targets (sm120's
-  scaled ``mma.sync``, gfx1250's scaled WMMA) are ``unknown`` with the reason.
+  (:mod:`llverify.hw.mfma_scale`), and on sm120 with an mma v2 result the layout its block-scaled ``mma.sync``
+  reads (:mod:`llverify.hw.sm120_scale`): F2 equality, refuted with a replayed witness.  gfx1250's scaled WMMA
+  (and any other target) is ``unknown`` with the reason.
 """
 
 from __future__ import annotations
 
 import re
-import time
 from dataclasses import dataclass
 from typing import Iterable
 
 from llverify.errors import LlverifyError
 from llverify.hw.linear import linear
 from llverify.hw.mfma_scale import mfma_scale_bases
+from llverify.hw.sm120_scale import sm120_scale_bases
 from llverify.prove.properties import equal
 from llverify.prove.verdict import Verdict
 from llverify.ttgir.layouts import LayoutProblem, layout_of
@@ -81,6 +82,7 @@ def scaled_dot_checks(ctx: OpContext, so: ScaledOperands, t0: float) -> Iterable
     v = _shapes(op, so, t0)
     if v is not None:
         yield v
+    factor = scale_factor(op, so)
     res = op.results[0].type if op.results else None
     if res is None or res.encoding is None:
         return
@@ -95,7 +97,19 @@ def scaled_dot_checks(ctx: OpContext, so: ScaledOperands, t0: float) -> Iterable
         if t is None or not t.has_layout:
             continue
         subject = f"{op_names(op)} scale of {'AB'[side]}: {enc_text(t)}"
-        yield _scale_layout(ctx, t, _type(op, opnd), side, kind, subject)
+        yield _scale_layout(ctx, t, _type(op, opnd), side, kind, subject, factor)
+
+
+def scale_factor(op: Op, so: ScaledOperands) -> int:
+    """Elements of K per scale byte, deduced from the first scale of more than one element (32 if none)."""
+    a, b = _type(op, so.a), _type(op, so.b)
+    for pos, operand, fmt, side, kdim in ((so.a_scale, a, so.lhs, "lhs", -1), (so.b_scale, b, so.rhs, "rhs", -2)):
+        s = _type(op, pos)
+        if s is None or operand is None or len(operand.shape) < 2 or not s.shape or not s.shape[-1] \
+                or _prod(s.shape) == 1:
+            continue
+        return operand.shape[kdim] * (2 if fmt == "e2m1" and _k_pack(op, side) else 1) // s.shape[-1]
+    return 32
 
 
 def _shapes(op: Op, so: ScaledOperands, t0: float) -> Verdict | None:
@@ -150,33 +164,40 @@ def _prod(xs: Iterable[int]) -> int:
 
 
 def _scale_layout(ctx: OpContext, scale: TypeRef, operand: TypeRef | None, side: int, res_kind: str,
-                  subject: str) -> Verdict:
-    """The declared scale layout vs the one the target's scaled MMA reads (only gfx950's MFMA is modelled)."""
+                  subject: str, factor: int) -> Verdict:
+    """The declared scale layout vs the one the target's scaled MMA reads (gfx950's MFMA, sm120's mma.sync)."""
     target = ctx.module.target
-    if res_kind == "nvidia_mma":
-        return unknown("dot_operands", subject, "the scale layout of sm120's scaled mma.sync (which lane holds "
-                                                "which k-block's scale) is not modelled")
     if res_kind == "amd_wmma":
         return unknown("dot_operands", subject, "the scale layout of gfx1250's scaled WMMA is not modelled")
-    if res_kind != "amd_mfma" or target != "hip:gfx950":
+    if (res_kind, target) not in (("amd_mfma", "hip:gfx950"), ("nvidia_mma", "cuda:120")):
         return unknown("dot_operands", subject, f"a scaled MMA with a #{res_kind} result on target "
                                                 f"'{target or '?'}' has no modelled scale layout")
     enc = operand.encoding if operand is not None else None
     parent = enc.get("parent") if enc is not None and enc.get("kind") == "dot_operand" else None
-    if not isinstance(parent, dict) or parent.get("kind") != "amd_mfma":
-        return unknown("dot_operands", subject, "the scaled operand is not a #ttg.dot_op of an #ttg.amd_mfma: "
-                                                "the scale layout it needs is not modelled")
-    if ctx.module.threads_per_warp != 64 or ctx.module.num_ctas != 1 or parent.get("cga_layout"):
-        return unknown("dot_operands", subject, "gfx950's scale layout is modelled for 64-lane waves and one CTA")
+    if not isinstance(parent, dict) or parent.get("kind") != res_kind:
+        return unknown("dot_operands", subject, f"the scaled operand is not a #ttg.dot_op of an #{res_kind}: the "
+                                                "scale layout it needs is not modelled")
+    lanes = 64 if res_kind == "amd_mfma" else 32
+    if ctx.module.threads_per_warp != lanes or ctx.module.num_ctas != 1 or parent.get("cga_layout"):
+        return unknown("dot_operands", subject, f"the {target} scale layout is modelled for {lanes}-lane warps "
+                                                "and one CTA")
+    if factor != 32:
+        return unknown("dot_operands", subject, f"scale factor {factor}: the {target} scale layout is modelled "
+                                                "for one scale per 32 elements (scale_vec::1X) only")
     try:
-        bases = mfma_scale_bases(side, list(scale.shape), int(parent["instr_shape"][0]),
-                                 list(parent["warps_per_cta"]), parent.get("tiles_per_warp"))
+        if res_kind == "amd_mfma":
+            bases = mfma_scale_bases(side, list(scale.shape), int(parent["instr_shape"][0]),
+                                     list(parent["warps_per_cta"]), parent.get("tiles_per_warp"))
+        else:
+            if list(parent.get("version", [0]))[0] != 2 or list(parent.get("instr_shape", [16, 8])) != [16, 8]:
+                return unknown("dot_operands", subject, "sm120's scale layout is modelled for mma v2 m16n8")
+            bases = sm120_scale_bases(side, list(scale.shape), list(parent["warps_per_cta"]))
         want = linear(list(scale.shape), reg_bases=bases["register"], lane_bases=bases["lane"],
                       warp_bases=bases["warp"], block_bases=[])
     except (LlverifyError, KeyError, TypeError, ValueError) as exc:
-        return unknown("dot_operands", subject, f"gfx950 scale layout not built: {exc}")
+        return unknown("dot_operands", subject, f"{target} scale layout not built: {exc}")
     got = layout_of(scale)
     if isinstance(got, LayoutProblem):
         return unknown("dot_operands", subject, got.reason)
-    return equal(want, got.layout, subject=subject + " vs the layout gfx950's scaled MFMA reads").with_(
+    return equal(want, got.layout, subject=f"{subject} vs the layout {target}'s scaled MMA reads").with_(
         property="dot_operands")

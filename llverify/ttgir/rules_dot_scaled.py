@@ -17,6 +17,7 @@ scale byte per ``f`` (the scale factor, 16 or 32) elements of K.  What is decide
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass
 from typing import Iterable
 
@@ -24,6 +25,7 @@ from llverify.errors import LlverifyError
 from llverify.hw.linear import linear
 from llverify.hw.mfma_scale import mfma_scale_bases
 from llverify.hw.sm120_scale import sm120_scale_bases
+from llverify.hw.wmma_scale import wmma_scale_bases
 from llverify.prove.properties import equal
 from llverify.prove.verdict import Verdict
 from llverify.ttgir.layouts import LayoutProblem, layout_of
@@ -168,7 +170,7 @@ def _scale_layout(ctx: OpContext, scale: TypeRef, operand: TypeRef | None, side:
     """The declared scale layout vs the one the target's scaled MMA reads (gfx950's MFMA, sm120's mma.sync)."""
     target = ctx.module.target
     if res_kind == "amd_wmma":
-        return unknown("dot_operands", subject, "the scale layout of gfx1250's scaled WMMA is not modelled")
+        return _wmma_scale_layout(ctx, scale, operand, side, subject, factor)
     if (res_kind, target) not in (("amd_mfma", "hip:gfx950"), ("nvidia_mma", "cuda:120")):
         return unknown("dot_operands", subject, f"a scaled MMA with a #{res_kind} result on target "
                                                 f"'{target or '?'}' has no modelled scale layout")
@@ -201,3 +203,53 @@ def _scale_layout(ctx: OpContext, scale: TypeRef, operand: TypeRef | None, side:
         return unknown("dot_operands", subject, got.reason)
     return equal(want, got.layout, subject=f"{subject} vs the layout {target}'s scaled MMA reads").with_(
         property="dot_operands")
+
+
+def _wmma_scale_layout(ctx: OpContext, scale: TypeRef, operand: TypeRef | None, side: int, subject: str,
+                       factor: int) -> Verdict:
+    """gfx1250's scaled WMMA (``#ttg.amd_wmma`` version 3): the declared scale layout vs
+    :func:`llverify.hw.wmma_scale.wmma_scale_bases`, F2 equality; ``unknown`` outside what that model covers
+    (a parent with register bases, several CTAs, another warp size)."""
+    enc = operand.encoding if operand is not None else None
+    parent = enc.get("parent") if enc is not None and enc.get("kind") == "dot_operand" else None
+    if not isinstance(parent, dict) or parent.get("kind") != "amd_wmma":
+        return unknown("dot_operands", subject, "the scaled operand is not a #ttg.dot_op of an #amd_wmma: the "
+                                                "scale layout it needs is not modelled")
+    if int(parent.get("version", 0) or 0) != 3:
+        return unknown("dot_operands", subject, f"a scaled WMMA of version {parent.get('version')}: only "
+                                                "gfx1250's (version 3) scale layout is modelled")
+    if ctx.module.threads_per_warp != 32 or ctx.module.num_ctas != 1 or parent.get("cga_layout") \
+            or parent.get("reg_bases"):
+        return unknown("dot_operands", subject, "gfx1250's scale layout is modelled for 32-lane warps, one CTA "
+                                                "and a parent without register bases")
+    try:
+        bases = wmma_scale_bases(side, list(scale.shape), list(parent.get("instr_shape") or [16, 16, 16]),
+                                 bool(parent.get("transposed")), list(parent.get("warp_bases") or []), factor)
+        want = linear(list(scale.shape), reg_bases=bases["register"], lane_bases=bases["lane"],
+                      warp_bases=bases["warp"], block_bases=[])
+    except (LlverifyError, KeyError, TypeError, ValueError) as exc:
+        return unknown("dot_operands", subject, f"gfx1250 scale layout not built: {exc}")
+    got = layout_of(scale)
+    if isinstance(got, LayoutProblem):
+        return unknown("dot_operands", subject, got.reason)
+    v = equal(want, got.layout, subject=f"{subject} vs the layout gfx1250's scaled WMMA reads").with_(
+        property="dot_operands")
+    if v.status != "refuted":
+        return v
+    # Outside the instruction-fixed part (which lane of a 16-lane group holds which row, which warp which tiles,
+    # which byte of a register which k-group) Triton's lowering also reads other placements (the fifth lane bit as a half-wave select or a
+    # broadcast, the repetition order): a difference only there is not a refutation.
+    n_k = max(1, (128 // factor).bit_length() - 1)
+    fixed = {"lane": [list(b) for b in want.bases["lane"][:4]], "warp": [list(b) for b in want.bases["warp"]],
+             "register": [list(b) for b in want.bases["register"][:n_k]]}
+    have = {"lane": [list(b) for b in got.layout.bases.get("lane", ())[:4]],
+            "warp": [list(b) for b in got.layout.bases.get("warp", ())],
+            "register": [list(b) for b in got.layout.bases.get("register", ())[:n_k]]}
+    if have != fixed:
+        return structural("dot_operands", f"{subject} vs the lanes and scale bytes gfx1250's scaled WMMA reads",
+                          False, {"operand": "AB"[side]}, {"declared": have, "required": fixed},
+                          "lanes 0-15 must hold the tile's rows in order, each warp its own tiles' rows (the "
+                          "parent's warp bases), and a register's bytes the instruction's k-groups in order", time.perf_counter())
+    return unknown("dot_operands", subject, f"differs from Triton's gfx1250 scale layout only in the half-wave / "
+                                            f"repetition placement ({v.message}), which the lowering's choice "
+                                            "between half-wave select and extra registers is not modelled for")

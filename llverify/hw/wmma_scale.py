@@ -15,7 +15,8 @@ warp) bits to (dim0 = nonK, dim1 = K/f) offsets, column by column (learned from 
 Every component not below the shape is then zeroed (broadcast).
 
 Requires: rank 2, power-of-two shape, an instruction shape ``[16|32, 16, K]``, a parent without register bases,
-warp bases each a power-of-two tile step on one axis.
+warp bases each one tile step on one axis, those along this
+operand's axis stepping 1, 2, 4, ... tiles in order.
 Postcondition: the bases of a ``#ttg.linear`` layout with in dims register, lane, warp (no block bits).
 """
 
@@ -66,6 +67,9 @@ def wmma_scale_bases(op_idx: int, shape: Sequence[int], instr_shape: Sequence[in
         t = int(b[op_idx])
         if t and (t & (t - 1) or int(b[1 - op_idx])):
             raise LayoutError(f"warp basis {list(b)}: not one power-of-two tile step on one axis")
+        if t and t != seen:
+            raise LayoutError(f"warp bases {[list(x) for x in warp_bases]}: the warps along this operand's axis do "
+                              "not step 1, 2, 4, ... tiles in order (not modelled)")
         warp.append([tile * t, 0])
         if t:
             seen *= 2

@@ -237,8 +237,8 @@ def _wmma_scale_layout(ctx: OpContext, scale: TypeRef, operand: TypeRef | None, 
     if v.status != "refuted":
         return v
     # Outside the instruction-fixed part (which lane of a 16-lane group holds which row, which warp which tiles,
-    # which byte of a register which k-group) Triton's lowering also reads other placements (the fifth lane bit as a half-wave select or a
-    # broadcast, the repetition order): a difference only there is not a refutation.
+    # which byte of a register which k-group) Triton's lowering also reads other placements (the fifth lane bit
+    # as a half-wave select or a broadcast, the repetition order): a difference only there is not a refutation.
     n_k = max(1, (128 // factor).bit_length() - 1)
     fixed = {"lane": [list(b) for b in want.bases["lane"][:4]], "warp": [list(b) for b in want.bases["warp"]],
              "register": [list(b) for b in want.bases["register"][:n_k]]}

@@ -84,8 +84,9 @@ WARPS = ([], [[1, 0]], [[0, 1]], [[0, 1], [1, 0]], [[1, 0], [0, 1]], [[1, 0], [2
 
 
 def _sweep() -> list[list]:
+    instrs = ([16, 16, 128], [32, 16, 128], [16, 16, 64], [32, 16, 64])
     return [[op, instr, tr, w, [rows, ks], f] for op, instr, tr, w, rows, ks, f in itertools.product(
-        (0, 1), ([16, 16, 128], [32, 16, 128], [16, 16, 64], [32, 16, 64]), (True, False), WARPS, (16, 32, 64, 128, 256), (1, 2, 4, 8), (32, 16))]
+        (0, 1), instrs, (True, False), WARPS, (16, 32, 64, 128, 256), (1, 2, 4, 8), (32, 16))]
 
 
 def _oracle(cases: list[list]) -> list[dict]:

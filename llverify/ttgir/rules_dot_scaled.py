@@ -10,8 +10,11 @@ scale byte per ``f`` (the scale factor, 16 or 32) elements of K.  What is decide
   decomposes it): Triton then accepts any operand and scale layout, a proved structural finding.  On gfx950 with
   an ``#ttg.amd_mfma`` result the scales must have the layout the scaled MFMA reads
   (:mod:`llverify.hw.mfma_scale`), and on sm120 with an mma v2 result the layout its block-scaled ``mma.sync``
-  reads (:mod:`llverify.hw.sm120_scale`): F2 equality, refuted with a replayed witness.  gfx1250's scaled WMMA
-  (and any other target) is ``unknown`` with the reason.
+  reads (:mod:`llverify.hw.sm120_scale`): F2 equality, refuted with a replayed witness.  On gfx1250 (an
+  ``#ttg.amd_wmma`` version 3 result) the layout Triton chooses for its scaled WMMA (:mod:`llverify.hw.wmma_scale`):
+  equal is proved; a difference in the instruction-fixed part (lanes 0-15, the warps, a register's k-group bytes)
+  is refuted; a difference only in the half-wave / repetition placement, which Triton's lowering also reads, is
+  ``unknown`` with that reason.  Any other target is ``unknown`` with the reason.
 """
 
 from __future__ import annotations
@@ -210,6 +213,7 @@ def _wmma_scale_layout(ctx: OpContext, scale: TypeRef, operand: TypeRef | None, 
     """gfx1250's scaled WMMA (``#ttg.amd_wmma`` version 3): the declared scale layout vs
     :func:`llverify.hw.wmma_scale.wmma_scale_bases`, F2 equality; ``unknown`` outside what that model covers
     (a parent with register bases, several CTAs, another warp size)."""
+    t0 = time.perf_counter()
     enc = operand.encoding if operand is not None else None
     parent = enc.get("parent") if enc is not None and enc.get("kind") == "dot_operand" else None
     if not isinstance(parent, dict) or parent.get("kind") != "amd_wmma":
@@ -249,7 +253,7 @@ def _wmma_scale_layout(ctx: OpContext, scale: TypeRef, operand: TypeRef | None, 
         return structural("dot_operands", f"{subject} vs the lanes and scale bytes gfx1250's scaled WMMA reads",
                           False, {"operand": "AB"[side]}, {"declared": have, "required": fixed},
                           "lanes 0-15 must hold the tile's rows in order, each warp its own tiles' rows (the "
-                          "parent's warp bases), and a register's bytes the instruction's k-groups in order", time.perf_counter())
+                          "parent's warp bases), and a register's bytes the instruction's k-groups in order", t0)
     return unknown("dot_operands", subject, f"differs from Triton's gfx1250 scale layout only in the half-wave / "
                                             f"repetition placement ({v.message}), which the lowering's choice "
                                             "between half-wave select and extra registers is not modelled for")

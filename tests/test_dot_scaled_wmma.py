@@ -30,7 +30,8 @@ def _scales(text: str) -> list:
             if f.op == "tt.dot_scaled" and "scale of" in f.verdict.subject]
 
 
-@pytest.mark.parametrize("name", ["gfx1250_wmma_scaled.mlir", "gfx1250_wmma_scaled_32x16.mlir"])
+@pytest.mark.parametrize("name", ["gfx1250_wmma_scaled.mlir", "gfx1250_wmma_scaled_32x16.mlir",
+                                  "gfx1250_e4m3_compiled.ttgir"])
 def test_lit_scale_layouts_proved(name: str) -> None:
     vs = _scales((DATA / name).read_text())
     assert len(vs) == 2 and all(v.status == "proved" and v.method == "f2" for v in vs), \

@@ -13,10 +13,15 @@ def mx_kernel(a_ptr, as_ptr, b_ptr, bs_ptr, c_ptr, M: tl.constexpr, N: tl.conste
     c = tl.dot_scaled(a, sa, FMT, b, sb, FMT)
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], c)
 
-tgt = sys.argv[1]; M, N, K, FMT, W = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], int(sys.argv[6])
-backend, arch = tgt.split(":")
-target = GPUTarget("hip", arch, 64) if backend == "hip" else GPUTarget("cuda", int(arch), 32)
-sig = {"a_ptr": "*u8" if FMT == "e2m1" else "*fp8e4nv", "as_ptr": "*u8", "b_ptr": "*u8" if FMT == "e2m1" else "*fp8e4nv", "bs_ptr": "*u8", "c_ptr": "*fp32"}
-src = triton.compiler.ASTSource(fn=mx_kernel, signature=sig, constexprs={"M": M, "N": N, "K": K, "FMT": FMT})
-k = triton.compile(src, target=target, options={"num_warps": W})
-open(sys.argv[7], "w").write(k.asm["ttgir"])
+def main() -> None:
+    tgt = sys.argv[1]; M, N, K, FMT, W = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], int(sys.argv[6])
+    backend, arch = tgt.split(":")
+    target = GPUTarget("hip", arch, 64) if backend == "hip" else GPUTarget("cuda", int(arch), 32)
+    sig = {"a_ptr": "*u8" if FMT == "e2m1" else "*fp8e4nv", "as_ptr": "*u8", "b_ptr": "*u8" if FMT == "e2m1" else "*fp8e4nv", "bs_ptr": "*u8", "c_ptr": "*fp32"}
+    src = triton.compiler.ASTSource(fn=mx_kernel, signature=sig, constexprs={"M": M, "N": N, "K": K, "FMT": FMT})
+    k = triton.compile(src, target=target, options={"num_warps": W})
+    open(sys.argv[7], "w").write(k.asm["ttgir"])
+
+
+if __name__ == "__main__":
+    main()

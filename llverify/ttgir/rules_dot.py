@@ -11,6 +11,7 @@ from llverify.prove.properties import equal
 from llverify.prove.verdict import Verdict
 from llverify.ttgir.layouts import LayoutProblem, element_bits, layout_of
 from llverify.ttgir.model import Op, TypeRef
+from llverify.ttgir.rules_dot_scaled import ScaledOperands, scaled_dot_checks, scaled_operands
 from llverify.ttgir.rule_support import OpContext, equal_layouts, unknown, structural, enc_text, op_names
 
 __all__ = ["dot_operands"]
@@ -22,8 +23,12 @@ def dot_operands(ctx: OpContext) -> Iterable[Verdict]:
     res = op.results[0].type if op.results else None
     if op.name in ("tt.dot", "tt.dot_scaled", "tti.dot_i8"):  # tti.dot_i8: a tt.dot of i8 with signedness flags
         scaled = op.name == "tt.dot_scaled"
-        # tt.dot: (a, b, c); tt.dot_scaled: (a, a_scale, b, b_scale, c), printed `%a scale %as, %b scale %bs, %c`
-        positions = (0, 2) if scaled else (0, 1)
+        # tt.dot: (a, b, c); tt.dot_scaled: (a, [a_scale,] b, [b_scale,] c), printed `%a scale %as, %b scale %bs, %c`
+        so = scaled_operands(op) if scaled else None
+        if scaled and so is None:
+            yield unknown("dot_operands", op_names(op), "the tt.dot_scaled operand list is not in its printed form")
+            return
+        positions = (so.a, so.b) if so is not None else (0, 1)
         for i, pos in enumerate(positions):
             t = op.operand_types[pos] if len(op.operand_types) > pos else None
             if t is None or t.encoding is None:
@@ -31,11 +36,10 @@ def dot_operands(ctx: OpContext) -> Iterable[Verdict]:
             subject = f"{op_names(op)} operand {i}: {enc_text(t)}"
             enc = t.encoding
             if enc.get("kind") != "dot_operand" and scaled:
-                # a scaled dot's operands become #ttg.dot_op only where the target keeps the op (gfx950's scaled
-                # MFMA); before AccelerateMatmul, or where Triton decomposes it, other layouts are valid IR
-                yield unknown("dot_operands", subject, f"a tt.dot_scaled operand in {enc.get('kind')}: the layout the "
-                                                       "scaled MMA needs is only modelled for #ttg.dot_op operands")
-                continue
+                if res is None or res.encoding is None or res.encoding.get("kind") != "blocked":
+                    yield unknown("dot_operands", subject, f"a tt.dot_scaled operand in {enc.get('kind')} with an "
+                                                           "MMA result: the operand layout it needs is not modelled")
+                continue  # a #blocked result: before AccelerateMatmul, free (scaled_dot_checks says so once)
             if enc.get("kind") != "dot_operand":
                 yield structural("dot_operands", subject, False, {"operand": i},
                                   {"encoding": enc.get("kind"), "required": "dot_operand"},
@@ -69,8 +73,9 @@ def dot_operands(ctx: OpContext) -> Iterable[Verdict]:
                                           {"operand": i}, {"kWidth": kw, "required (32 / element bits, or a "
                                                                          "multiple below 64 bits)": want},
                                           "kWidth does not match the element width for mma v2", t0)
-        if scaled:
-            yield from _scaled_dot_extras(ctx, res)
+        if so is not None:
+            yield from _scaled_dot_extras(ctx, res, so)
+            yield from scaled_dot_checks(ctx, so, t0)
             return
         encs = [t.encoding for t in op.operand_types[:2] if t is not None and t.encoding is not None]
         if len(encs) == 2 and all(e.get("kind") == "dot_operand" for e in encs):
@@ -93,22 +98,15 @@ def dot_operands(ctx: OpContext) -> Iterable[Verdict]:
         yield from _mma_shapes(op, t0)
 
 
-def _scaled_dot_extras(ctx: OpContext, res: TypeRef | None) -> Iterable[Verdict]:
+def _scaled_dot_extras(ctx: OpContext, res: TypeRef | None, so: ScaledOperands) -> Iterable[Verdict]:
     """``tt.dot_scaled``: the accumulator has the result's layout (the MMA adds into it in place); the scales'
-    layouts (which lane reads which E8M0 byte for which k-block, an instruction-specific rule) are not modelled:
-    ``unknown`` with the reason, never passed silently."""
+    layouts are decided by :func:`scaled_dot_checks`."""
     op = ctx.op
-    acc = op.operand_types[4] if len(op.operand_types) > 4 else None
+    acc = op.operand_types[so.c] if len(op.operand_types) > so.c else None
     v = equal_layouts(ctx, acc, res, "same_layout", f"{op_names(op)}: accumulator {enc_text(acc)} vs result "
                                                     f"{enc_text(res)}")
     if v is not None:
         yield v
-    for pos, side in ((1, "A"), (3, "B")):
-        t = op.operand_types[pos] if len(op.operand_types) > pos else None
-        if t is not None and t.kind == "tensor" and t.has_layout:
-            yield unknown("dot_operands", f"{op_names(op)} scale of {side}: {enc_text(t)}",
-                          "the scale layout a scaled MMA reads is not modelled (which lane holds which k-block's "
-                          "scale is instruction-specific)")
 
 
 def _mma_shapes(op: Op, t0: float) -> Iterable[Verdict]:

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from llverify.codegen import shape_ops
 from llverify.codegen.shape_ops import _broadcast_fwd, _broadcast_fwd_rebuilt, _expand, _expand_rebuilt
 from llverify.layout import LinearLayout
+from llverify.prove import locality
 from strategies import layouts
 
 
@@ -84,3 +85,34 @@ def test_expand_mutant_with_wrong_renumbering_is_caught():
     wrong = LinearLayout._raw(fast._in, tuple(zip([f"dim{i}" for i in range(4)], sizes[:1] + sizes[2:] + [1])),
                               fast._flat)
     assert wrong != ref
+
+
+# -- thread locality of a layout with itself ---------------------------------------------------------------------
+
+def _same(v, w) -> bool:
+    return (v.status, v.method, v.certificate, v.details, v.message) == (w.status, w.method, w.certificate,
+                                                                         w.details, w.message)
+
+
+@given(layouts())
+@settings(max_examples=300, deadline=None)
+def test_thread_local_of_equal_layouts_equals_elimination(A):
+    fast = locality.thread_local(A, A)
+    general = locality._thread_local_general(A, A, "B is thread-local to A", 0.0)
+    assert _same(fast, general)
+
+
+# register columns with a zero (a broadcast register) and a repeat: the fast path must decline (the general
+# solution of the dependent bit is not 2^i), and the verdict must still be the general one
+_DEP = LinearLayout.from_bases({"register": [[1], [0], [1], [2]], "lane": [[4], [8]]}, ["dim0"])
+
+
+def test_thread_local_dependent_registers_use_elimination():
+    assert locality._equal_layouts(_DEP, "s", 0.0) is None
+    assert _same(locality.thread_local(_DEP, _DEP), locality._thread_local_general(_DEP, _DEP, "s", 0.0))
+
+
+def test_thread_local_mutant_without_independence_test_is_caught(monkeypatch):
+    monkeypatch.setattr(locality, "is_independent", lambda cols: True)
+    assert not _same(locality.thread_local(_DEP, _DEP),
+                     locality._thread_local_general(_DEP, _DEP, "B is thread-local to A", 0.0))

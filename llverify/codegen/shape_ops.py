@@ -300,6 +300,22 @@ def _split(L: LinearLayout) -> tuple[LinearLayout, int]:
 
 
 def _expand(L: LinearLayout, axis: int) -> LinearLayout:
+    """``expand_dims`` forward: a size-1 out dim inserted at ``axis`` (later dims renumbered).
+
+    Built on the flat columns directly: a size-1 out dim has no out bit, so every column (the out bits of
+    ``dim0, dim1, ..`` concatenated) is unchanged; only the out-dim list changes.  The same layout as
+    :func:`_expand_rebuilt` (zero inserted into every basis), which the tests compare it with."""
+    r = L.num_out_dims
+    if not 0 <= axis <= r:
+        raise LayoutError(f"expand_dims: axis {axis} out of range for rank {r}")
+    Lc = L.transpose_outs(_names(r))
+    sizes = _sizes(Lc)
+    out = tuple(zip(_names(r + 1), sizes[:axis] + [1] + sizes[axis:]))
+    return LinearLayout._raw(Lc._in, out, Lc._flat)
+
+
+def _expand_rebuilt(L: LinearLayout, axis: int) -> LinearLayout:
+    """The definition of :func:`_expand`: a zero component inserted at ``axis`` into every basis, rebuilt."""
     r = L.num_out_dims
     if not 0 <= axis <= r:
         raise LayoutError(f"expand_dims: axis {axis} out of range for rank {r}")
@@ -317,6 +333,42 @@ def _squeeze(L: LinearLayout, axis: int) -> LinearLayout:
 
 
 def _broadcast_fwd(L: LinearLayout, dim: int, size: int) -> tuple[LinearLayout, list[int]]:
+    """``broadcast`` forward of size-1 out dim ``dim`` to ``size = 2^n``: ``n`` register bases appended, the
+    ``i``-th the unit vector ``2^i`` of ``dim``; returns the layout and the new registers' bit positions.
+
+    Built on the flat columns directly: ``dim``'s out bits (none before) become ``n`` bits at offset ``s``
+    (the bits of the dims before it), so every existing column keeps its bits below ``s`` and has those at or
+    above ``s`` shifted up by ``n``; the new register columns are ``1 << (s + i)``.  The same layout as
+    :func:`_broadcast_fwd_rebuilt`, which the tests compare it with."""
+    Lc = L.transpose_outs(_names(L.num_out_dims))
+    sizes = _sizes(Lc)
+    if not 0 <= dim < Lc.num_out_dims or sizes[dim] != 1:
+        raise LayoutError(f"broadcast: input dim {dim} must exist and have size 1")
+    n = log2(size)
+    s = sum(x.bit_length() - 1 for x in sizes[:dim])
+    low = (1 << s) - 1
+    flat = [(c & low) | ((c >> s) << (s + n)) for c in Lc._flat] if n else list(Lc._flat)
+    new = [1 << (s + i) for i in range(n)]
+    ins = list(Lc._in)
+    pos = 0
+    for k, (d, bits) in enumerate(ins):
+        if d == "register":
+            nreg = bits
+            pos += bits
+            ins[k] = (d, bits + n)
+            break
+        pos += bits
+    else:
+        nreg = 0
+        ins.append(("register", n))
+    flat[pos:pos] = new
+    sizes[dim] = size
+    return (LinearLayout._raw(tuple(ins), tuple(zip(_names(len(sizes)), sizes)), tuple(flat)),
+            list(range(nreg, nreg + n)))
+
+
+def _broadcast_fwd_rebuilt(L: LinearLayout, dim: int, size: int) -> tuple[LinearLayout, list[int]]:
+    """The definition of :func:`_broadcast_fwd`: the new register bases appended to the nested bases, rebuilt."""
     Lc = L.transpose_outs(_names(L.num_out_dims))
     if not 0 <= dim < Lc.num_out_dims or _sizes(Lc)[dim] != 1:
         raise LayoutError(f"broadcast: input dim {dim} must exist and have size 1")

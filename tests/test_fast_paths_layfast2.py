@@ -1,0 +1,113 @@
+"""The layout-rule fast paths of issue 11's fourth speed pass (layfast2) agree with the general code they shortcut,
+on random layouts and on every tensor layout of the TTGIR corpus; each comparison is shown able to fail (a mutant of
+the fast path it must catch)."""
+
+from __future__ import annotations
+
+import itertools
+
+import corpus_reads  # tests/corpus_reads.py (tests/ is on sys.path: conftest.py)
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from llverify.layout import LinearLayout
+from llverify.prove import certificates
+from llverify.ttgir import layouts
+
+
+def _general_distributed(L: LinearLayout, monkeypatch: pytest.MonkeyPatch):
+    with monkeypatch.context() as m:
+        m.setattr(certificates, "_unit_distributed", lambda L: None)
+        return certificates.distributed(L)
+
+
+def _same(a, b) -> bool:
+    return (a.status, a.message, a.certificate, a.counterexample, dict(a.details)) == \
+        (b.status, b.message, b.certificate, b.counterexample, dict(b.details))
+
+
+#: layouts register x lane -> dim0 x dim1 whose columns are drawn from zero, unit vectors (often repeated) and a few
+#: two-bit vectors: proved, refuted by a repeat, by a heavy column and by a missing out bit all occur
+_COLUMN = st.sampled_from([0, 1, 2, 4, 8, 16, 32, 3, 12, 1, 2, 4])
+
+
+@st.composite
+def _layouts(draw) -> LinearLayout:
+    n_reg, n_lane = draw(st.integers(0, 4)), draw(st.integers(0, 4))
+    cols = draw(st.lists(_COLUMN, min_size=n_reg + n_lane, max_size=n_reg + n_lane))
+    bits0 = draw(st.integers(0, 3))
+    out = [("dim0", 1 << bits0), ("dim1", 1 << (6 - bits0))]
+    mask0 = (1 << bits0) - 1
+
+    def basis(c: int) -> list[int]:
+        return [c & mask0, c >> bits0]
+
+    return LinearLayout({"register": [basis(c) for c in cols[:n_reg]], "lane": [basis(c) for c in cols[n_reg:]]},
+                        dict(out), require_surjective=False)
+
+
+@given(_layouts())
+@settings(max_examples=400, deadline=None)
+def test_unit_column_distributed_is_the_general_certificate(L):
+    with pytest.MonkeyPatch.context() as mp:
+        general = _general_distributed(L, mp)
+    assert _same(certificates.distributed(L), general)
+    fast = certificates._unit_distributed(L)
+    if fast is not None:
+        assert general.status == "proved" and fast == general.certificate
+
+
+def _corpus_tensor_layouts() -> list[LinearLayout]:
+    out, seen = [], set()
+    for mods in corpus_reads.read_all(corpus_reads.corpus_texts()):
+        if isinstance(mods, str):
+            continue
+        for m in mods:
+            for _, op, _ in m.walk():
+                for t in [r.type for r in op.results]:
+                    if t.kind != "tensor" or not t.has_layout:
+                        continue
+                    built = layouts.layout_of(t)
+                    if (isinstance(built, layouts.BuiltLayout) and "register" in built.layout.in_dim_names
+                            and built.layout not in seen):
+                        seen.add(built.layout)
+                        out.append(built.layout)
+    return out
+
+
+@pytest.fixture(scope="module")
+def corpus_layouts() -> list[LinearLayout]:
+    return _corpus_tensor_layouts()
+
+
+def test_corpus_distributed_certificates_are_the_general_ones(corpus_layouts, monkeypatch):
+    assert len(corpus_layouts) > 200
+    fast_taken = 0
+    for L in corpus_layouts:
+        general = _general_distributed(L, monkeypatch)
+        assert _same(certificates.distributed(L), general), L
+        fast_taken += certificates._unit_distributed(L) is not None
+    assert fast_taken > len(corpus_layouts) // 2  # the fast path is the common one
+
+
+def _mutant_without_repeat_check(L: LinearLayout):
+    """The mutant: the fast path forgetting the no-repeat rule (a later repeat overwrites the earlier column)."""
+    cols, n_out = L.flat_columns, L.total_out_bits
+    where = {c: j for j, c in enumerate(cols) if c and not c & (c - 1)}
+    if any(c & (c - 1) for c in cols) or any(1 << r not in where for r in range(n_out)):
+        return None
+    R = [1 << where[1 << r] for r in range(n_out)]
+    return {"kind": "distributed", "columns": "each has at most one non-zero bit, no non-zero repeats",
+            "surjective": {"kind": "right_inverse", "check": "L(R(e_r)) == e_r for every out bit e_r",
+                           "R": dict(zip(certificates._out_bit_names(L), certificates._named_masks(L, R)))}}
+
+
+def test_distributed_comparison_catches_a_fast_path_without_the_repeat_rule(monkeypatch):
+    repeated = LinearLayout({"register": [[1], [2]], "lane": [[1]]}, {"dim0": 4}, require_surjective=False)
+    layouts_ = [repeated] + [LinearLayout({"register": [[c] for c in cols]}, {"dim0": 4}, require_surjective=False)
+                             for cols in itertools.product([0, 1, 2], repeat=3)]
+    general = [_general_distributed(L, monkeypatch) for L in layouts_]
+    assert general[0].status == "refuted"
+    monkeypatch.setattr(certificates, "_unit_distributed", _mutant_without_repeat_check)
+    assert not all(_same(certificates.distributed(L), g) for L, g in zip(layouts_, general))

@@ -45,10 +45,18 @@ def layout_types(ctx: OpContext) -> Iterable[Verdict]:
                              "layout", time.perf_counter())
             continue
         if t.kind == "tensor":
-            v = memo_distributed(L)
-            free = {d: m for d, m in L.free_variable_masks().items() if m}
-            yield v.with_(subject=subject, details={**v.details, "duplicated": free, "shape": list(built.shape)})
-            yield _hardware_counts(ctx, L, subject)
+            # the two verdicts depend on the layout, its shape and the warps in force, not on the element type:
+            # decided once per (layout, shape, warps) in the module and given each type's subject
+            fkey = ("layout facts", id(L), built.shape, ctx.warps)
+            facts = ctx.layouts.get(fkey)
+            if facts is None or facts[0] is not L:  # the layout object is kept, so its id is not reused
+                v = memo_distributed(L)
+                free = {d: m for d, m in L.free_variable_masks().items() if m}
+                facts = ctx.layouts[fkey] = (L, v.with_(details={**v.details, "duplicated": free,
+                                                                 "shape": list(built.shape)}),
+                                             _hardware_counts(ctx, L, subject))
+            yield facts[1].with_(subject=subject)
+            yield facts[2].with_(subject=subject)
         elif "offset" in L.in_dim_names:
             v = memo_memory(L, bool(t.encoding and dict(t.encoding).get("fp4_padded")))
             yield v.with_(subject=subject, details={**v.details, "buffers": built.buffers,

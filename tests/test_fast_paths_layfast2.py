@@ -111,3 +111,51 @@ def test_distributed_comparison_catches_a_fast_path_without_the_repeat_rule(monk
     assert general[0].status == "refuted"
     monkeypatch.setattr(certificates, "_unit_distributed", _mutant_without_repeat_check)
     assert not all(_same(certificates.distributed(L), g) for L, g in zip(layouts_, general))
+
+
+# -- the layout rule's verdicts on a tensor, decided once per (layout, shape, warps) in a module ---------------------
+
+def _layout_findings(modules) -> list:
+    """Every layout-rule verdict of ``modules`` as JSON, its timing left out."""
+    from llverify.ttgir import gate, rules
+
+    out = []
+    for m in modules:
+        rules.clear_caches()
+        for f in gate.check_module(m):
+            if f.rule == "layout":
+                doc = f.verdict.to_json()
+                doc.pop("seconds")
+                out.append((f.op, f.location, doc))
+    return out
+
+
+@pytest.fixture(scope="module")
+def corpus_modules() -> list:
+    mods = [m for ms in corpus_reads.read_all(corpus_reads.corpus_texts()) if not isinstance(ms, str) for m in ms]
+    return mods[::3]  # a third of the corpus (every kind of module, a third of the time)
+
+
+def test_tensor_verdicts_memo_is_each_type_decided_alone(corpus_modules, monkeypatch):
+    from llverify.ttgir import rules_values
+
+    memoised = _layout_findings(corpus_modules)
+    assert len(memoised) > 500
+    monkeypatch.setattr(rules_values, "tensor_verdicts", rules_values.tensor_facts)
+    assert _layout_findings(corpus_modules) == memoised
+
+
+def test_tensor_verdicts_comparison_catches_a_memo_keyed_by_the_thread_counts(corpus_modules, monkeypatch):
+    from llverify.ttgir import rules_values
+
+    def mutant(ctx, L, shape, subject):
+        # the mutant: the facts keyed by what the thread counts read (the in-dim sizes), not by the layout
+        key = ("mutant facts", tuple(L.in_dims.items()), shape, ctx.warps)
+        if key not in ctx.layouts:
+            ctx.layouts[key] = rules_values.tensor_facts(ctx, L, shape, subject)
+        return tuple(v.with_(subject=subject) for v in ctx.layouts[key])
+
+    general = (monkeypatch.setattr(rules_values, "tensor_verdicts", rules_values.tensor_facts),
+               _layout_findings(corpus_modules))[1]
+    monkeypatch.setattr(rules_values, "tensor_verdicts", mutant)
+    assert _layout_findings(corpus_modules) != general

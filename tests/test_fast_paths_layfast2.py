@@ -159,3 +159,49 @@ def test_tensor_verdicts_comparison_catches_a_memo_keyed_by_the_thread_counts(co
                _layout_findings(corpus_modules))[1]
     monkeypatch.setattr(rules_values, "tensor_verdicts", mutant)
     assert _layout_findings(corpus_modules) != general
+
+
+# -- the certificate checks, against their definitions --------------------------------------------------------------
+
+def _right_by_definition(cols, n_out, R) -> bool:
+    from llverify import f2
+    return len(R) == n_out and all(f2.combine(cols, R[r]) == 1 << r for r in range(n_out))
+
+
+def _left_by_definition(cols, P) -> bool:
+    from llverify import f2
+    return len(P) == len(cols) and all(f2.bit_count(P[j] & c) % 2 == (1 if i == j else 0)
+                                       for j in range(len(cols)) for i, c in enumerate(cols))
+
+
+_MASKS = st.lists(st.sampled_from([0, 1, 2, 4, 8, 3, 5, 6, 7, 12, 15]), min_size=0, max_size=5)
+
+
+@given(_MASKS, _MASKS, st.integers(0, 4))
+@settings(max_examples=600, deadline=None)
+def test_certificate_checks_are_their_definitions(cols, inverse, n_out):
+    cols = cols or [0]
+    inverse = [m & ((1 << len(cols)) - 1) for m in inverse]
+    assert certificates.check_right_inverse(cols, n_out, inverse) == _right_by_definition(cols, n_out, inverse)
+    assert certificates.check_left_inverse(cols, inverse) == _left_by_definition(cols, inverse)
+
+
+def test_certificate_checks_are_their_definitions_on_true_inverses():
+    # permutations (the unit shortcut) and a swizzle-like matrix: true inverses pass, and one flipped bit fails
+    for cols in ([1, 2, 4], [4, 1, 2], [1, 3, 4], [5, 2, 4]):
+        R = certificates.right_inverse(cols, 3)
+        P = certificates.left_inverse(cols, 3)
+        assert certificates.check_right_inverse(cols, 3, R) and _right_by_definition(cols, 3, R)
+        assert certificates.check_left_inverse(cols, P) and _left_by_definition(cols, P)
+        assert not certificates.check_right_inverse(cols, 3, [R[0] ^ 1, *R[1:]])
+        assert not certificates.check_left_inverse(cols, [P[0] ^ 2, *P[1:]])
+
+
+def test_certificate_check_comparison_catches_a_unit_shortcut_taken_for_every_mask(monkeypatch):
+    # the mutant: the single-bit shortcut applied to any mask (its top bit's column only)
+    def mutant(cols, n_out, R):
+        return len(R) == n_out and all(m and cols[m.bit_length() - 1] == 1 << r for r, m in enumerate(R))
+    cases = [([1, 3], 2, [3, 2]), ([1, 2], 2, [1, 2]), ([3, 1], 2, [2, 3])]
+    assert [certificates.check_right_inverse(*c) for c in cases] == [_right_by_definition(*c) for c in cases]
+    monkeypatch.setattr(certificates, "check_right_inverse", mutant)
+    assert [certificates.check_right_inverse(*c) for c in cases] != [_right_by_definition(*c) for c in cases]

@@ -60,7 +60,15 @@ def right_inverse(cols: Sequence[int], n_out: int) -> list[int] | None:
 
 
 def check_right_inverse(cols: Sequence[int], n_out: int, R: Sequence[int]) -> bool:
-    return len(R) == n_out and all(f2.combine(cols, R[r]) == 1 << r for r in range(n_out))
+    """``M R == I``: ``XOR cols[R[r]] == e_r`` for every out bit ``r`` (a single-bit ``R[r] = e_j`` selects the
+    column ``cols[j]``, read directly)."""
+    if len(R) != n_out:
+        return False
+    for r, m in enumerate(R):
+        v = cols[m.bit_length() - 1] if m and not m & (m - 1) else f2.combine(cols, m)
+        if v != 1 << r:
+            return False
+    return True
 
 
 def left_inverse(cols: Sequence[int], n_out: int) -> list[int] | None:
@@ -77,8 +85,14 @@ def left_inverse(cols: Sequence[int], n_out: int) -> list[int] | None:
 
 
 def check_left_inverse(cols: Sequence[int], P: Sequence[int]) -> bool:
-    return len(P) == len(cols) and all(
-        f2.bit_count(P[j] & c) % 2 == (1 if i == j else 0) for j in range(len(cols)) for i, c in enumerate(cols))
+    """``P M == I``: the parity of ``P[j] & cols[i]`` is ``[i == j]`` for every pair of in bits."""
+    if len(P) != len(cols):
+        return False
+    for j, p in enumerate(P):
+        for i, c in enumerate(cols):
+            if ((p & c).bit_count() & 1) != (i == j):
+                return False
+    return True
 
 
 def _named_masks(L: LinearLayout, masks: Sequence[int]) -> list[dict[str, int]]:

@@ -44,6 +44,8 @@ def _is_pow2(n: object) -> bool:
 
 def check_pow2(values: Sequence[int], name: str, kind: str) -> None:
     """Every entry a positive power of two, else :class:`LayoutError` naming ``name``."""
+    if all(type(v) is int and v > 0 and not v & (v - 1) for v in values):
+        return  # the common case, decided without the per-entry call (``type(v) is int`` excludes bool)
     for i, v in enumerate(values):
         if not _is_pow2(v):
             raise LayoutError(f"{kind}: {name}[{i}] = {v!r} must be a positive power of two (got {list(values)})")
@@ -61,6 +63,8 @@ def check_order(order: Sequence[int], rank: int, kind: str, name: str = "order")
 
 def as_int_list(value: object, name: str, kind: str) -> list[int]:
     """A list of ints from a sequence (rejecting strings and non-integers) with a clear error."""
+    if type(value) is list and all(type(v) is int for v in value):
+        return value[:]  # the common case: a list of ints (``type(v) is int`` excludes bool), copied
     if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
         raise LayoutError(f"{kind}: {name} must be a list of integers, got {value!r}")
     out = []

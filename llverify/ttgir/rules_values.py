@@ -15,7 +15,7 @@ from llverify.ttgir.model import Op, TypeRef
 from llverify.ttgir.rule_support import (OpContext, memo_distributed, memo_equal, memo_memory, unknown, structural,
                                          enc_text, op_names, is_tensor, equal_layouts, layout_pair)
 
-__all__ = ["layout_types", "has_layout_result", "ELEMENTWISE", "MEMORY_OPS", "is_elementwise", "elementwise", "is_memory_op",
+__all__ = ["layout_types", "tensor_facts", "tensor_verdicts", "has_layout_result", "ELEMENTWISE", "MEMORY_OPS", "is_elementwise", "elementwise", "is_memory_op",
            "memory_operands", "use_types", "BOUNDARY_OPS", "boundary",
            "unmodelled_layout_change"]
 
@@ -45,10 +45,7 @@ def layout_types(ctx: OpContext) -> Iterable[Verdict]:
                              "layout", time.perf_counter())
             continue
         if t.kind == "tensor":
-            v = memo_distributed(L)
-            free = {d: m for d, m in L.free_variable_masks().items() if m}
-            yield v.with_(subject=subject, details={**v.details, "duplicated": free, "shape": list(built.shape)})
-            yield _hardware_counts(ctx, L, subject)
+            yield from tensor_verdicts(ctx, L, built.shape, subject)
         elif "offset" in L.in_dim_names:
             v = memo_memory(L, bool(t.encoding and dict(t.encoding).get("fp4_padded")))
             yield v.with_(subject=subject, details={**v.details, "buffers": built.buffers,
@@ -59,6 +56,25 @@ def layout_types(ctx: OpContext) -> Iterable[Verdict]:
             v = surjective(L, subject=subject)
             yield v.with_(details={**v.details, "buffers": built.buffers, "buffer_shape": list(built.shape),
                                    "memory": "tensor memory (row, col)"})
+
+
+def tensor_facts(ctx: OpContext, L: LinearLayout, shape: tuple[int, ...], subject: str) -> tuple[Verdict, Verdict]:
+    """The layout rule's two verdicts on a tensor of layout ``L`` on ``shape``: definition 4.10 (distributed, with
+    the duplicated in-bit masks and the shape in its details) and the thread counts (:func:`_hardware_counts`)."""
+    v = memo_distributed(L)
+    free = {d: m for d, m in L.free_variable_masks().items() if m}
+    return (v.with_(subject=subject, details={**v.details, "duplicated": free, "shape": list(shape)}),
+            _hardware_counts(ctx, L, subject))
+
+
+def tensor_verdicts(ctx: OpContext, L: LinearLayout, shape: tuple[int, ...], subject: str) -> tuple[Verdict, Verdict]:
+    """:func:`tensor_facts`, decided once per ``(L, shape, warps in force)`` in the module (they depend on nothing
+    else: types differing only in the element type share them) and given each type's ``subject``."""
+    key = ("tensor facts", id(L), shape, ctx.warps)
+    facts = ctx.layouts.get(key)
+    if facts is None or facts[0] is not L:  # the layout object is kept, so its id is not reused
+        facts = ctx.layouts[key] = (L, *tensor_facts(ctx, L, shape, subject))
+    return facts[1].with_(subject=subject), facts[2].with_(subject=subject)
 
 
 def _hardware_counts(ctx: OpContext, L: LinearLayout, subject: str) -> Verdict:

@@ -1,0 +1,150 @@
+"""The reader's lazy ``Op.source`` (issue 11): an op's ``loc(...)`` is resolved when ``op.source`` is first read
+(:func:`llverify.ttgir.model.new_lazy_op`), not while the module is read.  It must be invisible: over the whole TTGIR
+corpus (and Triton's lit tests when they are on this machine) every op's ``source`` is the eagerly resolved one,
+whatever order the ops are asked in (the resolver's memos must not make the answer depend on it), and equality, repr,
+copy and pickling see the same op.  Each comparison is shown able to fail (``test_*_catches_*``: a mutant of the
+lazy constructor it must catch)."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+from pathlib import Path
+from typing import Any, Callable
+
+import corpus_reads  # tests/corpus_reads.py (tests/ is on sys.path: conftest.py)
+import pytest
+
+from llverify.ttgir import assemble, loader, model, reader, syntax
+
+_LIT = Path("/tmp/hunt6/lit")  # Triton's own lit tests, where a session copied them (read in addition when present)
+
+
+def _texts() -> list[tuple[str, str]]:
+    paths = sorted(corpus_reads.CORPUS.rglob("*.ttgir"))
+    if _LIT.is_dir():
+        paths += sorted(_LIT.rglob("*.mlir"))
+    assert len(paths) > 100
+    return [(str(p), p.read_text(errors="replace")) for p in paths]
+
+
+@pytest.fixture(scope="module")
+def texts() -> list[tuple[str, str]]:
+    return _texts()
+
+
+def _eager(name, results, operands, operand_types, attributes, regions, location, resolve, loc_text, text,
+           printed=()) -> model.Op:
+    """The definition: ``new_op`` with the location resolved at once (what the reader did before)."""
+    return model.new_op(name, results, operands, operand_types, attributes, regions, location, resolve(loc_text), text,
+                        printed)
+
+
+def _read(texts: list[tuple[str, str]]) -> list[Any]:
+    out = []
+    for path, text in texts:
+        syntax._changes.cache_clear()
+        # the loader reads a file as `llverify ttgir` does (`// -----` chunks, dump snapshots), each part or its error
+        out.append([m if isinstance(m, model.Module) else f"error: {m}" for m in loader.load_text(text, path)])
+    return out
+
+
+def _ops(mods: list[Any]) -> list[model.Op]:
+    return [op for m in mods if isinstance(m, model.Module) for _, op, _ in m.walk()]
+
+
+def _differences(lazy: list[Any], eager: list[Any], texts: list[tuple[str, str]]) -> list[str]:
+    """Where the lazily read modules differ from the eager ones: each op's ``source`` read in reverse program order
+    first (the memos of the resolver then fill in an order unlike the reader's), then the whole modules' repr."""
+    out = []
+    for (path, _), a, b in zip(texts, lazy, eager):
+        ops_a, ops_b = _ops(a), _ops(b)
+        if len(ops_a) != len(ops_b):
+            out.append(f"{path}: {len(ops_a)} ops, eager {len(ops_b)}")
+            continue
+        for x, y in reversed(list(zip(ops_a, ops_b))):
+            if x.source != y.source:
+                out.append(f"{path}:{x.location.line}: source {x.source} != eager {y.source}")
+        if repr(a) != repr(b):
+            out.append(f"{path}: modules differ")
+    return out
+
+
+def _compare(texts: list[tuple[str, str]], monkeypatch: pytest.MonkeyPatch,
+             lazy_op: Callable[..., model.Op] | None = None) -> list[str]:
+    if lazy_op is not None:
+        monkeypatch.setattr(assemble, "new_lazy_op", lazy_op)
+    lazy = _read(texts)
+    monkeypatch.setattr(assemble, "new_lazy_op", _eager)
+    eager = _read(texts)
+    monkeypatch.undo()
+    return _differences(lazy, eager, texts)
+
+
+def test_lazy_sources_are_the_eager_ones_on_the_corpus(texts, monkeypatch) -> None:
+    lazy = _read(texts)
+    pending = sum(1 for mods in lazy for op in _ops(mods) if "_source_pending" in op.__dict__)
+    assert pending > 1000  # the lazy path is the one taken
+    assert _compare(texts, monkeypatch) == []
+
+
+def test_the_comparison_catches_a_lazy_op_that_loses_its_location(texts, monkeypatch) -> None:
+    def mutant(*args, **kw):
+        args = list(args)
+        args[8] = None  # loc_text dropped
+        return model.new_lazy_op(*args, **kw)
+    assert _compare(texts, monkeypatch, mutant)
+
+
+def test_the_comparison_catches_a_lazy_op_that_reuses_the_first_answer(texts, monkeypatch) -> None:
+    first: dict[str, Any] = {}
+
+    def mutant(name, results, operands, operand_types, attributes, regions, location, resolve, loc_text, text,
+               printed=()):
+        def sticky(t):  # a memo keyed on nothing: the first location read answers for every op
+            if "v" not in first:
+                first["v"] = resolve(t)
+            return first["v"]
+        return model.new_lazy_op(name, results, operands, operand_types, attributes, regions, location, sticky,
+                                 loc_text, text, printed)
+    assert _compare(texts, monkeypatch, mutant)
+
+
+_MODULE = '''module attributes {"ttg.num-warps" = 4 : i32} {
+  tt.func public @k(%x: f32) {
+    %0 = arith.addf %x, %x : f32 loc(#loc1)
+    %1 = arith.mulf %0, %0 : f32
+    %2 = arith.subf %1, %0 : f32 loc("named"(#loc1))
+    tt.return
+  } loc(#loc)
+} loc(#loc)
+#loc = loc("k.py":3:0)
+#loc1 = loc("k.py":4:9)
+'''
+
+
+def _module_ops() -> list[model.Op]:
+    return [op for _, op, _ in reader.parse_module(_MODULE).walk()]
+
+
+def test_an_op_without_a_location_has_none_at_once_and_others_resolve_on_first_read() -> None:
+    add, mul, sub, ret = _module_ops()
+    assert "source" not in add.__dict__ and "_source_pending" in add.__dict__
+    assert str(add.source) == "k.py:4:9" and add.source.name == ""
+    assert "source" in add.__dict__ and "_source_pending" not in add.__dict__  # kept once read
+    assert mul.__dict__["source"] is None and "_source_pending" not in mul.__dict__
+    assert (str(sub.source), sub.source.name) == ("k.py:4:9", "named")
+    assert ret.source is None
+    assert not hasattr(add, "no_such_field")
+
+
+def test_equality_hash_repr_copy_and_pickle_see_the_resolved_source() -> None:
+    a, b = _module_ops()[0], _module_ops()[0]
+    assert "_source_pending" in b.__dict__
+    assert a == b  # equality reads `source` of both
+    fresh = _module_ops()[0]
+    assert "source=SourceLocation(file='k.py', line=4, col=9" in repr(fresh)
+    for twin in (pickle.loads(pickle.dumps(_module_ops()[0])), copy.copy(_module_ops()[0]),
+                 copy.deepcopy(_module_ops()[0])):
+        assert twin == a and twin.source == a.source
+        assert "_source_pending" not in twin.__dict__  # a copy holds no resolver

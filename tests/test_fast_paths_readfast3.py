@@ -148,3 +148,51 @@ def test_equality_hash_repr_copy_and_pickle_see_the_resolved_source() -> None:
                  copy.deepcopy(_module_ops()[0])):
         assert twin == a and twin.source == a.source
         assert "_source_pending" not in twin.__dict__  # a copy holds no resolver
+
+
+# -- new_typeref: the reader's TypeRef constructor -------------------------------------------------------------------
+
+def _typerefs(texts: list[tuple[str, str]]) -> list[model.TypeRef]:
+    out: dict[int, model.TypeRef] = {}
+    for mods in _read(texts):
+        for m in mods:
+            if not isinstance(m, model.Module):
+                continue
+            for fn in m.functions:
+                for v in fn.arguments:
+                    out[id(v.type)] = v.type
+            for _, op, _ in m.walk():
+                for t in (*(v.type for v in op.results), *op.operand_types):
+                    if t is not None:
+                        out[id(t)] = t
+    return list(out.values())
+
+
+def _same_as_the_dataclass(refs: list[model.TypeRef], build: Callable[..., model.TypeRef]) -> list[str]:
+    """Where ``build`` (called with each TypeRef's fields, trailing defaults left out as the reader leaves them)
+    makes something other than the dataclass's own constructor: fields, equality, hash, repr."""
+    bad = []
+    names = [f.name for f in model.TypeRef.__dataclass_fields__.values()]
+    for ref in refs:
+        values = [getattr(ref, n) for n in names]
+        for k in range(2, len(values) + 1):  # every prefix of the arguments, the rest defaulted
+            a, b = build(*values[:k]), model.TypeRef(*values[:k])
+            if not (a == b and b == a and vars(a) == vars(b) and repr(a) == repr(b)):
+                bad.append(f"{ref.text} ({k} arguments)")
+            elif a.encoding is None and hash(a) != hash(b):  # (a spec is a dict: such types are unhashable)
+                bad.append(f"{ref.text} ({k} arguments): hash")
+    return bad
+
+
+def test_new_typeref_is_the_dataclass_on_every_corpus_type(texts) -> None:
+    refs = _typerefs(texts)
+    assert len(refs) > 500 and {r.kind for r in refs} >= {"tensor", "memdesc", "ptr", "scalar", "other"}
+    assert _same_as_the_dataclass(refs, model.new_typeref) == []
+
+
+def test_the_typeref_comparison_catches_a_wrong_default(texts) -> None:
+    def mutant(text, kind, shape=(), element="", encoding=None, encoding_text=None, encoding_error=None,
+               memory_space=None, mutable=False, alloc_shape=()):  # alloc_shape defaulted to () instead of None
+        return model.new_typeref(text, kind, shape, element, encoding, encoding_text, encoding_error, memory_space,
+                                 mutable, alloc_shape)
+    assert _same_as_the_dataclass(_typerefs(texts)[:200], mutant)

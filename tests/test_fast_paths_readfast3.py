@@ -1,4 +1,9 @@
-"""The reader's lazy ``Op.source`` (issue 11): an op's ``loc(...)`` is resolved when ``op.source`` is first read
+"""Three reader fast paths of issue 11's third pass, each compared with the general path (or the definition) on the
+whole corpus and shown able to fail (``test_*_catches_*``: a mutant the comparison must catch): the lazy ``Op.source``,
+``new_typeref`` (the TypeRef dataclass without its generated ``__init__``) and ``alias_encoding`` (an encoding that
+is one layout alias, ``#blocked``, is that alias's spec without the attribute grammar).
+
+The lazy ``Op.source``: an op's ``loc(...)`` is resolved when ``op.source`` is first read
 (:func:`llverify.ttgir.model.new_lazy_op`), not while the module is read.  It must be invisible: over the whole TTGIR
 corpus (and Triton's lit tests when they are on this machine) every op's ``source`` is the eagerly resolved one,
 whatever order the ops are asked in (the resolver's memos must not make the answer depend on it), and equality, repr,
@@ -15,7 +20,10 @@ from typing import Any, Callable
 import corpus_reads  # tests/corpus_reads.py (tests/ is on sys.path: conftest.py)
 import pytest
 
-from llverify.ttgir import assemble, loader, model, reader, syntax
+from llverify.errors import LlverifyError
+from llverify.triton.parse import parse_attr
+from llverify.ttgir import assemble, loader, model, reader, syntax, types
+from llverify.ttgir.flat_attrs import flat_attribute
 
 _LIT = Path("/tmp/hunt6/lit")  # Triton's own lit tests, where a session copied them (read in addition when present)
 
@@ -196,3 +204,72 @@ def test_the_typeref_comparison_catches_a_wrong_default(texts) -> None:
         return model.new_typeref(text, kind, shape, element, encoding, encoding_text, encoding_error, memory_space,
                                  mutable, alloc_shape)
     assert _same_as_the_dataclass(_typerefs(texts)[:200], mutant)
+
+
+# -- alias_encoding: an encoding that is one alias reference ---------------------------------------------------------
+
+def _encoding_cases(texts: list[tuple[str, str]]) -> list[tuple[str, types.AliasTable]]:
+    """(encoding text, the alias table it was read with) of every tensor / memdesc encoding of the corpus, and a
+    module whose encodings are an opaque alias, an undefined alias and a non-layout alias."""
+    cases = []
+    for mods in _read(texts):
+        for m in mods:
+            if not isinstance(m, model.Module):
+                continue
+            table = types.AliasTable()
+            for name, spec in m.aliases.items():
+                if not (isinstance(spec, str) and spec.startswith("error: ")):
+                    table.specs[name] = spec
+            for ref in _typerefs_of(m):
+                if ref.encoding_text:
+                    cases.append((ref.encoding_text, table))
+    odd = types.AliasTable()
+    odd.define("smem", "#ttg.shared_memory")
+    odd.define("b", "#ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>")
+    odd.specs["num"] = 4  # an alias whose value is no attribute
+    cases += [(t, odd) for t in ("#smem", "#b", "#undefined", "#num", "#b ", "#b<{}>")]
+    return cases
+
+
+def _typerefs_of(m: model.Module) -> list[model.TypeRef]:
+    return [t for _, op, _ in m.walk() for t in (*(v.type for v in op.results), *op.operand_types) if t is not None]
+
+
+def _general_encoding(text: str, table: types.AliasTable) -> tuple[Any, str | None]:
+    """The general reading (flat attribute, else the attribute grammar), as ``_read_encoding`` does without the
+    alias fast path."""
+    try:
+        flat = flat_attribute(text, table.specs)
+        if isinstance(flat, dict) and flat.get("kind") != "__opaque__":
+            return flat, None
+        return parse_attr(text, table.specs), None
+    except LlverifyError as exc:
+        return None, str(exc)
+
+
+def _alias_differences(cases, fast: Callable[[str, Any], Any]) -> list[str]:
+    bad = []
+    for text, table in cases:
+        spec = fast(text, table.specs)
+        if spec is None:
+            continue  # the general way reads it
+        general, err = _general_encoding(text, table)
+        if err is not None or general is not spec:
+            bad.append(f"{text}: fast {spec!r}, general {general!r} / {err}")
+    return bad
+
+
+def test_alias_encoding_is_the_general_reading_on_every_corpus_encoding(texts) -> None:
+    cases = _encoding_cases(texts)
+    taken = sum(1 for t, table in cases if types.alias_encoding(t, table.specs) is not None)
+    assert taken > 1000  # the fast path is the common one
+    assert _alias_differences(cases, types.alias_encoding) == []
+    odd = {t: types.alias_encoding(t, table.specs) for t, table in cases[-6:]}
+    assert [t for t, v in odd.items() if v is not None] == ["#b"]  # the others: read (and refused) the general way
+
+
+def test_the_alias_comparison_catches_a_fast_path_that_takes_an_opaque_alias(texts) -> None:
+    def mutant(text, specs):  # without the check that the alias is a layout spec
+        name = text[1:]
+        return specs.get(name) if text.startswith("#") and name in specs else None
+    assert _alias_differences(_encoding_cases(texts), mutant)

@@ -17,8 +17,8 @@ from typing import Mapping, Match, Sequence
 
 from llverify.ttgir.locations import Locations, split_loc
 from llverify.ttgir.op_line import argument_list, argument_types, signature_types
-from llverify.ttgir.model import (Block, Function, Location, Module, Op, Region, TypeRef, Value, new_lazy_op,
-                                  new_location, new_value)
+from llverify.ttgir.model import (Block, Function, Location, Module, Op, Region, TypeRef, Value, new_location, new_op,
+                                  new_value)
 from llverify.ttgir.op_text import (OPNAME, RESULTS, attr_dict, canonical_op_name, common_op, remove_dicts,
                                     result_names,
                                     scan_op, signature_colon, top_dicts, uses)
@@ -250,8 +250,8 @@ class Assembler:
                 # a value defined without a printed type (`%1 = nvg.cluster_id`: the op infers it) has the type its
                 # uses print: MLIR gives a value one type and refuses a module whose uses disagree
                 op_types[i] = self.types[operands[i]] = t
-        return new_lazy_op(name, tuple(results), operands, tuple(op_types), attrs, regions,
-                           new_location(self.path, b.line, b.col), self.locs.resolve, loc, b.head[:200], printed)
+        return new_op(name, tuple(results), operands, tuple(op_types), attrs, regions,
+                      new_location(self.path, b.line, b.col), self.locs.resolve(loc), b.head[:200], printed)
 
     def _split(self, b: OpBuilder, text: str) -> tuple[str, str, str, str, str, str | None]:
         """(results text, canonical op name, the text after the name, its part before the signature separator,

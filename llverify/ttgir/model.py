@@ -31,10 +31,10 @@ Example (what the reader returns for one line)::
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any, Iterator, Mapping
 
 __all__ = ["Location", "SourceLocation", "TypeRef", "Value", "Op", "Block", "Region", "Function", "Module",
-           "TtgirError", "new_op", "new_lazy_op", "new_typeref", "new_value", "new_location"]
+           "TtgirError", "new_op", "new_value", "new_location"]
 
 from llverify.errors import TtgirError  # defined with the other error types; re-exported here
 
@@ -120,28 +120,6 @@ class Op:
         if self.printed_operand_types and len(self.printed_operand_types) != len(self.operands):
             object.__setattr__(self, "printed_operand_types", ())
 
-    def __getattr__(self, name: str) -> Any:
-        """``source`` of an op the reader built with :func:`new_lazy_op`: its ``loc(...)`` resolved on first read
-        (by the resolver given, a pure function of the text) and kept; any other missing attribute is an error."""
-        if name == "source":
-            state = self.__dict__
-            pending = state.get("_source_pending")
-            if pending is not None:
-                resolve, text = pending
-                found = resolve(text)
-                state["source"] = found
-                del state["_source_pending"]
-                return found
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-
-    def __getstate__(self) -> dict[str, Any]:
-        """The fields (``source`` resolved): a pickled or copied op holds no resolver."""
-        self.source  # noqa: B018 -- resolves a pending location into __dict__
-        return self.__dict__
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-
     def attr_int(self, key: str) -> int | None:
         """An integer attribute (``axis = 1 : i32`` -> 1), or None."""
         raw = self.attributes.get(key)
@@ -165,19 +143,6 @@ def new_location(file: str, line: int, col: int) -> Location:
     return loc
 
 
-def new_typeref(text: str, kind: str, shape: tuple[int, ...] = (), element: str = "",
-                encoding: Mapping[str, Any] | None = None, encoding_text: str | None = None,
-                encoding_error: str | None = None, memory_space: str | None = None, mutable: bool = False,
-                alloc_shape: tuple[int, ...] | None = None) -> TypeRef:
-    """``TypeRef(...)`` with the same arguments (defaults included), built as :func:`new_location` builds a
-    location: the same value (fields, equality, hash, repr).  The reader builds one per distinct type text."""
-    ref = _new(TypeRef)
-    ref.__dict__.update(text=text, kind=kind, shape=shape, element=element, encoding=encoding,
-                        encoding_text=encoding_text, encoding_error=encoding_error, memory_space=memory_space,
-                        mutable=mutable, alloc_shape=alloc_shape)
-    return ref
-
-
 def new_value(name: str, type: TypeRef) -> Value:
     """``Value(name, type)``, built as :func:`new_location` builds a location."""
     value = _new(Value)
@@ -197,29 +162,6 @@ def new_op(name: str, results: tuple[Value, ...], operands: tuple[str, ...],
     op.__dict__.update(name=name, results=results, operands=operands, operand_types=operand_types,
                        attributes=attributes, regions=regions, location=location, source=source, text=text,
                        printed_operand_types=printed_operand_types)
-    return op
-
-
-def new_lazy_op(name: str, results: tuple[Value, ...], operands: tuple[str, ...],
-                 operand_types: tuple[TypeRef | None, ...], attributes: Mapping[str, str], regions: tuple["Region", ...],
-                 location: Location, resolve: Callable[[str | None], SourceLocation | None], loc_text: str | None,
-                 text: str, printed_operand_types: tuple[TypeRef | None, ...] = ()) -> Op:
-    """:func:`new_op` with ``source = resolve(loc_text)`` computed when ``op.source`` is first read (most ops'
-    locations are never read: only a finding prints one).
-
-    Requires: ``resolve`` is a pure function of its text (the same answer whenever it is called) that raises nothing.
-    Postcondition: the op equals ``new_op(..., resolve(loc_text), ...)`` field by field (equality, hash, repr and
-    pickling read ``source`` through the same attribute access); an op without a ``loc(...)`` gets ``resolve(None)``
-    at once."""
-    if loc_text is None:
-        return new_op(name, results, operands, operand_types, attributes, regions, location, resolve(None), text,
-                      printed_operand_types)
-    if printed_operand_types and len(printed_operand_types) != len(operands):
-        printed_operand_types = ()
-    op = _new(Op)
-    op.__dict__.update(name=name, results=results, operands=operands, operand_types=operand_types,
-                       attributes=attributes, regions=regions, location=location, _source_pending=(resolve, loc_text),
-                       text=text, printed_operand_types=printed_operand_types)
     return op
 
 

@@ -124,10 +124,17 @@ def _encoding(text: str, aliases: AliasTable) -> tuple[Any, str | None]:
     return hit
 
 
+#: an encoding that is one alias reference (``#blocked``), as the attribute grammar reads a name
+_ALIAS_ONLY = re.compile(r"#([A-Za-z_][A-Za-z0-9_$]*)")
+
+
 def _read_encoding(text: str, aliases: AliasTable) -> tuple[Any, str | None]:
     problem = _encoding_problem(text, aliases)
     if problem:
         return None, problem
+    spec = alias_encoding(text, aliases.specs)
+    if spec is not None:
+        return spec, None
     try:
         flat = flat_attribute(text, aliases.specs)  # one pass for the attributes Triton prints flat
         if isinstance(flat, dict) and flat.get("kind") != "__opaque__":
@@ -135,6 +142,21 @@ def _read_encoding(text: str, aliases: AliasTable) -> tuple[Any, str | None]:
         return parse_attr(text, aliases.specs), None
     except (LlverifyError, RecursionError) as exc:
         return None, str(exc) if not isinstance(exc, RecursionError) else "nesting too deep"
+
+
+def alias_encoding(text: str, specs: Mapping[str, Any]) -> Any | None:
+    """The spec of an encoding written as one defined layout alias (``#blocked``: most encodings Triton prints), or
+    None for any other text (read the general way).
+
+    The general way reads such a text as :func:`flat_attribute` (None: no ``<{``) then
+    :func:`~llverify.triton.parse.parse_attr`, which returns the alias's value itself when it is a layout spec (a
+    dict that is no opaque name) and raises otherwise; this returns that same object in the first case and None
+    (the general way then says why) in every other."""
+    m = _ALIAS_ONLY.fullmatch(text)
+    if m is None:
+        return None
+    spec = specs.get(m.group(1))
+    return spec if isinstance(spec, dict) and spec.get("kind") != "__opaque__" else None
 
 
 def _is_memory_space(item: str, aliases: AliasTable) -> str | None:

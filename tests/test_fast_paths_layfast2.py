@@ -18,7 +18,7 @@ from llverify.ttgir import layouts
 
 def _general_distributed(L: LinearLayout, monkeypatch: pytest.MonkeyPatch):
     with monkeypatch.context() as m:
-        m.setattr(certificates, "_unit_distributed", lambda L: None)
+        m.setattr(certificates, "_unit_columns", lambda cols: False)
         return certificates.distributed(L)
 
 
@@ -53,9 +53,8 @@ def test_unit_column_distributed_is_the_general_certificate(L):
     with pytest.MonkeyPatch.context() as mp:
         general = _general_distributed(L, mp)
     assert _same(certificates.distributed(L), general)
-    fast = certificates._unit_distributed(L)
-    if fast is not None:
-        assert general.status == "proved" and fast == general.certificate
+    if certificates._unit_columns(L.flat_columns):  # the one-pass rules accept only what the worded rules accept
+        assert certificates._column_rules(L, lambda k: k > 1, "", True) is None
 
 
 def _corpus_tensor_layouts() -> list[LinearLayout]:
@@ -87,20 +86,13 @@ def test_corpus_distributed_certificates_are_the_general_ones(corpus_layouts, mo
     for L in corpus_layouts:
         general = _general_distributed(L, monkeypatch)
         assert _same(certificates.distributed(L), general), L
-        fast_taken += certificates._unit_distributed(L) is not None
+        fast_taken += certificates._unit_columns(L.flat_columns)
     assert fast_taken > len(corpus_layouts) // 2  # the fast path is the common one
 
 
-def _mutant_without_repeat_check(L: LinearLayout):
-    """The mutant: the fast path forgetting the no-repeat rule (a later repeat overwrites the earlier column)."""
-    cols, n_out = L.flat_columns, L.total_out_bits
-    where = {c: j for j, c in enumerate(cols) if c and not c & (c - 1)}
-    if any(c & (c - 1) for c in cols) or any(1 << r not in where for r in range(n_out)):
-        return None
-    R = [1 << where[1 << r] for r in range(n_out)]
-    return {"kind": "distributed", "columns": "each has at most one non-zero bit, no non-zero repeats",
-            "surjective": {"kind": "right_inverse", "check": "L(R(e_r)) == e_r for every out bit e_r",
-                           "R": dict(zip(certificates._out_bit_names(L), certificates._named_masks(L, R)))}}
+def _mutant_without_repeat_check(cols) -> bool:
+    """The mutant: the one-pass column rules forgetting the no-repeat rule."""
+    return all(not c & (c - 1) for c in cols)
 
 
 def test_distributed_comparison_catches_a_fast_path_without_the_repeat_rule(monkeypatch):
@@ -109,7 +101,7 @@ def test_distributed_comparison_catches_a_fast_path_without_the_repeat_rule(monk
                              for cols in itertools.product([0, 1, 2], repeat=3)]
     general = [_general_distributed(L, monkeypatch) for L in layouts_]
     assert general[0].status == "refuted"
-    monkeypatch.setattr(certificates, "_unit_distributed", _mutant_without_repeat_check)
+    monkeypatch.setattr(certificates, "_unit_columns", _mutant_without_repeat_check)
     assert not all(_same(certificates.distributed(L), g) for L, g in zip(layouts_, general))
 
 

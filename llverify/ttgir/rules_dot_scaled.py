@@ -29,6 +29,7 @@ from llverify.hw.linear import linear
 from llverify.hw.mfma_scale import mfma_scale_bases
 from llverify.hw.sm120_scale import sm120_scale_bases
 from llverify.hw.wmma_scale import wmma_scale_bases
+from llverify.layout import LinearLayout
 from llverify.prove.properties import equal
 from llverify.prove.verdict import Verdict
 from llverify.ttgir.layouts import LayoutProblem, layout_of
@@ -197,15 +198,25 @@ def _scale_layout(ctx: OpContext, scale: TypeRef, operand: TypeRef | None, side:
             if list(parent.get("version", [0]))[0] != 2 or list(parent.get("instr_shape", [16, 8])) != [16, 8]:
                 return unknown("dot_operands", subject, "sm120's scale layout is modelled for mma v2 m16n8")
             bases = sm120_scale_bases(side, list(scale.shape), list(parent["warps_per_cta"]))
-        want = linear(list(scale.shape), reg_bases=bases["register"], lane_bases=bases["lane"],
-                      warp_bases=bases["warp"], block_bases=[])
+        want = _one_cta_layout(scale, bases)
     except (LlverifyError, KeyError, TypeError, ValueError) as exc:
         return unknown("dot_operands", subject, f"{target} scale layout not built: {exc}")
+    return _equal_to_required(scale, want, subject, f"{target}'s scaled MMA")
+
+
+def _one_cta_layout(scale: TypeRef, bases: dict[str, list[list[int]]]) -> LinearLayout:
+    """The layout over the scale's shape with these register / lane / warp ``bases`` and one CTA."""
+    return linear(list(scale.shape), reg_bases=bases["register"], lane_bases=bases["lane"],
+                  warp_bases=bases["warp"], block_bases=[])
+
+
+def _equal_to_required(scale: TypeRef, want: LinearLayout, subject: str, reader: str) -> Verdict:
+    """The declared layout of ``scale`` against ``want``, the one ``reader`` needs: F2 equality (:func:`equal`) as
+    a ``dot_operands`` verdict; ``unknown`` when the declared layout does not build."""
     got = layout_of(scale)
     if isinstance(got, LayoutProblem):
         return unknown("dot_operands", subject, got.reason)
-    return equal(want, got.layout, subject=f"{subject} vs the layout {target}'s scaled MMA reads").with_(
-        property="dot_operands")
+    return equal(want, got.layout, subject=f"{subject} vs the layout {reader} reads").with_(property="dot_operands")
 
 
 def _wmma_scale_layout(ctx: OpContext, scale: TypeRef, operand: TypeRef | None, side: int, subject: str,
@@ -229,17 +240,14 @@ def _wmma_scale_layout(ctx: OpContext, scale: TypeRef, operand: TypeRef | None, 
     try:
         bases = wmma_scale_bases(side, list(scale.shape), list(parent.get("instr_shape") or [16, 16, 16]),
                                  bool(parent.get("transposed")), list(parent.get("warp_bases") or []), factor)
-        want = linear(list(scale.shape), reg_bases=bases["register"], lane_bases=bases["lane"],
-                      warp_bases=bases["warp"], block_bases=[])
+        want = _one_cta_layout(scale, bases)
     except (LlverifyError, KeyError, TypeError, ValueError) as exc:
         return unknown("dot_operands", subject, f"gfx1250 scale layout not built: {exc}")
-    got = layout_of(scale)
-    if isinstance(got, LayoutProblem):
-        return unknown("dot_operands", subject, got.reason)
-    v = equal(want, got.layout, subject=f"{subject} vs the layout gfx1250's scaled WMMA reads").with_(
-        property="dot_operands")
+    v = _equal_to_required(scale, want, subject, "gfx1250's scaled WMMA")
     if v.status != "refuted":
         return v
+    got = layout_of(scale)
+    assert not isinstance(got, LayoutProblem)  # a refutation compared the built layout
     # Outside the instruction-fixed part (which lane of a 16-lane group holds which row, which warp which tiles,
     # which byte of a register which k-group) Triton's lowering also reads other placements (the fifth lane bit
     # as a half-wave select or a broadcast, the repetition order): a difference only there is not a refutation.

@@ -7,14 +7,11 @@ repetition placement, unknown with that reason; the model compared with Triton 3
 from __future__ import annotations
 
 import itertools
-import json
 import random
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from scale_oracle import scale_oracle  # tests/scale_oracle.py (tests/ is on sys.path: conftest.py)
 
 from llverify.errors import LayoutError
 from llverify.hw.wmma_scale import wmma_scale_bases
@@ -91,21 +88,9 @@ def _sweep() -> list[list]:
         (0, 1), instrs, (True, False), WARPS, (16, 32, 64, 128, 256), (1, 2, 4, 8), (32, 16))]
 
 
-def _oracle(cases: list[list]) -> list[dict]:
-    child = Path(__file__).parent / "_wmma_scale_oracle_child.py"
-    got: list[dict] = []
-    while len(got) < len(cases):  # LLVM aborts the child on some inputs: record the abort, go on after it
-        proc = subprocess.run([sys.executable, str(child)], input=json.dumps(cases[len(got):]), capture_output=True,
-                              text=True, timeout=600, env={**os.environ, "PYTHONPATH": ""})
-        got += [json.loads(line[5:]) for line in proc.stdout.splitlines() if line.startswith("CASE ")]
-        if len(got) < len(cases) and proc.returncode != 0:
-            got.append({"error": "aborted"})
-    return got
-
-
 def _compare_with_oracle(cases: list[list]) -> int:
     compared = 0
-    for case, want in zip(cases, _oracle(cases)):
+    for case, want in zip(cases, scale_oracle("wmma", cases)):
         if "error" in want:
             continue
         mine = wmma_scale_bases(case[0], case[4], case[1], case[2], case[3], case[5])

@@ -50,6 +50,15 @@ def test_rank_is_the_span_dimension(vs):
     assert f2.rank(iter(vs)) == f2.rank(vs)
 
 
+def test_span_comparison_catches_a_unit_fast_path_counting_repeats():
+    """The mutant: the unit-vector fast path counting a repeated unit vector twice; the comparison above fails."""
+    def mutant(vs):
+        return sum(1 for v in vs if v) if all(not v & (v - 1) for v in vs) else f2.rank(vs)
+    vs = [1, 4, 1]
+    assert 1 << f2.rank(vs) == len(_span(vs))
+    assert 1 << mutant(vs) != len(_span(vs))
+
+
 @given(st.one_of(_UNITS, _vectors(6)))
 @settings(max_examples=400, deadline=None)
 def test_pivot_columns_are_the_columns_outside_the_earlier_span(vs):

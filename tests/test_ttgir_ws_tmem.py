@@ -18,7 +18,7 @@ from llverify.ttgir.gate import check_module
 from llverify.ttgir.loader import load_text
 from llverify.ttgir.partitions import first_warps, first_warps_of
 from llverify.ttgir.reader import parse_module
-from llverify.ttgir.rules_memory import _over_first_warps
+from llverify.ttgir.rules_memory import decided_lane_quarters
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = sorted((ROOT / "tests" / "data" / "ttgir" / "ws_tmem").glob("*.ttgir"))
@@ -85,9 +85,9 @@ def test_a_claim_that_depends_on_the_order_of_equal_partitions_is_unknown() -> N
     (elements 32..63) quarter 2 or 3, which holds when the partition starts at warp 5, not at 4."""
     T = LinearLayout.from_bases({"row": [[1], [2], [4], [8], [16], [0], [32]], "col": []}, ["dim0"])
     R = LinearLayout.from_bases({"register": [], "lane": [[1], [2], [4], [8], [16]], "warp": [[32]]}, ["dim0"])
-    assert _over_first_warps(R, T, "t", [5]).status == "proved"
-    assert _over_first_warps(R, T, "t", [4]).status == "refuted"
-    v = _over_first_warps(R, T, "t", [4, 5])
+    assert decided_lane_quarters(R, T, (5,)).status == "proved"
+    assert decided_lane_quarters(R, T, (4,)).status == "refuted"
+    v = decided_lane_quarters(R, T, (4, 5))
     assert v.status == "unknown" and "5 only" in v.message
 
 

@@ -29,7 +29,7 @@ from llverify.ttgir.scalars import Scope, ValueSets, partition_scopes
 from llverify.ttgir.scalars_symbolic import SymbolicScalars
 
 __all__ = ["OpContext", "Rule", "memo_distributed", "memo_memory", "memo_equal", "memo_thread_local",
-           "memo_conversion", "memo_shape_op", "bank_count_exact", "bank_count_simulated", "clear_caches", "unknown", "structural",
+           "memo_conversion", "memo_shape_op", "memoised", "bank_count_exact", "bank_count_simulated", "clear_caches", "unknown", "structural",
            "enc_text", "op_names", "is_tensor", "layout_pair", "equal_layouts", "paddings_differ", "int_array",
            "has_keyword"]
 
@@ -97,6 +97,22 @@ class OpContext:
         return built
 
 
+#: every decision memoised with :func:`memoised`, forgotten together by :func:`clear_caches`
+_MEMOS: list[Any] = []
+
+
+def memoised(maxsize: int = 4096) -> Callable[[Callable[..., Any]], Any]:
+    """Decorator: the function (pure, of hashable immutable arguments: layouts, widths, target names) decided once
+    per argument tuple per process (``functools.lru_cache``) and forgotten by :func:`clear_caches`.  A memoised
+    verdict is returned to every caller, so callers give it their own subject with ``with_`` and never rely on
+    its ``seconds`` being their own."""
+    def wrap(fn: Callable[..., Any]) -> Any:
+        cached = lru_cache(maxsize=maxsize)(fn)
+        _MEMOS.append(cached)
+        return cached
+    return wrap
+
+
 @dataclass(frozen=True)
 class Rule:
     """One obligation family (see the module docstring)."""
@@ -108,12 +124,12 @@ class Rule:
     check: Callable[[OpContext], Iterable[Verdict]]
 
 
-@lru_cache(maxsize=4096)
+@memoised()
 def memo_distributed(L: LinearLayout) -> Verdict:
     return distributed(L)
 
 
-@lru_cache(maxsize=4096)
+@memoised()
 def memo_memory(L: LinearLayout, fp4_padded: bool = False) -> Verdict:
     if fp4_padded and L.has_in_dim("offset"):
         # `fp4Padded = true` (Blackwell's mxfp4 operand of an f8f6f4 MMA): each 16-byte group holds 8 bytes of
@@ -136,28 +152,28 @@ def memo_memory(L: LinearLayout, fp4_padded: bool = False) -> Verdict:
     return memory(L)
 
 
-@lru_cache(maxsize=8192)
+@memoised(8192)
 def memo_equal(A: LinearLayout, B: LinearLayout) -> Verdict:
     return equal(A, B)
 
 
-@lru_cache(maxsize=4096)
+@memoised()
 def memo_thread_local(A: LinearLayout, B: LinearLayout) -> Verdict:
     return thread_local(A, B)
 
 
-@lru_cache(maxsize=4096)
+@memoised()
 def memo_shape_op(op: str, A: LinearLayout, params: tuple[tuple[str, Any], ...]) -> tuple[LinearLayout, ...]:
     """The result layouts of :func:`~llverify.codegen.shape_ops.infer_shape_op` (forward), once per argument."""
     return infer_shape_op(op, A, **dict(params)).outputs
 
 
-@lru_cache(maxsize=4096)
+@memoised()
 def memo_conversion(A: LinearLayout, B: LinearLayout) -> Verdict:
     return conversion(A, B)
 
 
-@lru_cache(maxsize=4096)
+@memoised()
 def bank_count_exact(R: LinearLayout, M: LinearLayout, bits: int) -> Verdict:
     """Exact wavefronts per instruction: by enumerating every instruction of every warp (the simulator,
     complete for these layouts) when the access has at most 2^22 points and the simulator agrees with the
@@ -177,7 +193,7 @@ def bank_count_exact(R: LinearLayout, M: LinearLayout, bits: int) -> Verdict:
     return prove_bank_count(R, M, bits, cross_check=False)
 
 
-@lru_cache(maxsize=4096)
+@memoised()
 def bank_count_simulated(R: LinearLayout, M: LinearLayout, bits: int, padding: Padding | None = None,
                          model: BankModel = NVIDIA, direction: str = "load") -> Verdict:
     """Wavefronts per instruction without a closed form (AMD's wave64 LDS; a padded layout, whose physical
@@ -213,8 +229,7 @@ def bank_count_simulated(R: LinearLayout, M: LinearLayout, bits: int, padding: P
 
 def clear_caches() -> None:
     """Forget every memoised verdict (benchmarks measure a fresh process per module)."""
-    for fn in (memo_distributed, memo_memory, memo_equal, memo_thread_local, memo_conversion, bank_count_exact,
-               bank_count_simulated, memo_shape_op, access_to_offsets, element_bits):
+    for fn in (*_MEMOS, access_to_offsets, element_bits):
         fn.cache_clear()
     _clear_layout_memo()
     _clear_sides_memo()

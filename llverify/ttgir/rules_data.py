@@ -21,10 +21,10 @@ from llverify.prove.properties import equal
 from llverify.prove.verdict import Verdict
 from llverify.ttgir.layouts import BuiltLayout, LayoutProblem, element_bits
 from llverify.ttgir.model import TypeRef
-from llverify.ttgir.rule_support import (OpContext, memo_thread_local, memo_conversion, memo_shape_op, unknown, structural, enc_text,
+from llverify.ttgir.rule_support import (OpContext, memo_thread_local, memo_conversion, memo_shape_op, memoised, unknown, structural, enc_text,
                                          op_names, is_tensor, layout_pair, equal_layouts, int_array, has_keyword)
 
-__all__ = ["convert_layout", "SHAPE_OPS", "shape_op", "IN_THREAD_OPS", "in_thread", "UPCAST_OPS", "fp4_upcast",
+__all__ = ["convert_layout", "decided_conversion", "SHAPE_OPS", "shape_op", "IN_THREAD_OPS", "in_thread", "UPCAST_OPS", "fp4_upcast",
            "halve_axis", "reduce_scan", "gather",
            "STORE_OPS", "stores"]
 
@@ -44,6 +44,16 @@ def convert_layout(ctx: OpContext) -> Iterable[Verdict]:
         yield unknown("conversion", subject, pair)
         return
     A, B = pair
+    bits = max(8, element_bits(src.element if src else "") or 32)
+    yield decided_conversion(A, B, bits, ctx.module.target).with_(subject=subject)
+
+
+@memoised()
+def decided_conversion(A: LinearLayout, B: LinearLayout, bits: int, target: str) -> Verdict:
+    """The conversion ``A -> B`` of ``bits``-wide elements on ``target``, decided (:func:`memo_conversion`: ``B`` is
+    ``A`` with the data moved) and classified as Triton 3.9 lowers it (``details``: the classification, the
+    plan's, the moving dims, the cost: shared bytes and wavefronts or moving lane bits), once per argument tuple
+    (a pipelined loop converts the same layouts at every stage; shadow mode meets them in every kernel)."""
     v = memo_conversion(A, B)
     details: dict[str, Any] = {}
     try:
@@ -52,14 +62,13 @@ def convert_layout(ctx: OpContext) -> Iterable[Verdict]:
         details["plan_classification"] = plan.classification
         details["moving_dims"] = list(plan.moving_dims)
         cost: dict[str, Any] = {}
-        bits = max(8, element_bits(src.element if src else "") or 32)
         if details["classification"] == "shared_memory":
             elems = 1
             for d in A.out_dims.values():
                 elems *= d
             cost["tensor_bytes"] = elems * bits // 8
             try:
-                cost.update(_shared_cost(A, B, bits, ctx.module.target))
+                cost.update(_shared_cost(A, B, bits, target))
             except LlverifyError as exc:
                 cost["swizzle"] = f"not planned: {exc}"
         elif details["classification"] == "warp_shuffle":
@@ -68,7 +77,7 @@ def convert_layout(ctx: OpContext) -> Iterable[Verdict]:
         details["no_op"] = details["classification"] == "noop"
     except LlverifyError as exc:
         details["classification"] = f"unclassified: {exc}"
-    yield v.with_(subject=subject, details={**v.details, **details})
+    return v.with_(details={**v.details, **details})
 
 
 def _shared_cost(A: LinearLayout, B: LinearLayout, bits: int, target: str) -> dict[str, Any]:

@@ -8,10 +8,11 @@ import time
 from dataclasses import replace
 from typing import Iterable
 
-from llverify.codegen.bank_model import NVIDIA, bank_model_for_target
+from llverify.codegen.bank_model import NVIDIA, BankModel, bank_model_for_target
 from llverify.codegen.lds_transpose import UNKNOWN_K, transposed_read_reason
 from llverify.codegen.ldst_select import local_access_instruction
 from llverify.errors import LlverifyError
+from llverify.hw.padded import Padding
 from llverify.layout import LinearLayout
 from llverify.prove.plan_ldmatrix import prove_matrix_bank_count
 from llverify.prove.tmem_access import tmem_lane_quarters
@@ -21,7 +22,7 @@ from llverify.ttgir.model import Op
 from llverify.ttgir.memory_ops import SHARED_ACCESS_OPS, TMEM_ACCESS_OPS, register_and_memory
 from llverify.ttgir.partitions import first_warps, partition_of
 from llverify.ttgir.rules_tma_gather import TMA_GATHER_SCATTER, tma_gather_scatter
-from llverify.ttgir.rule_support import (OpContext, memo_equal, bank_count_exact, bank_count_simulated, unknown,
+from llverify.ttgir.rule_support import (OpContext, memo_equal, memoised, bank_count_exact, bank_count_simulated, unknown,
                                          structural, enc_text, op_names, is_tensor, int_array, equal_layouts)
 
 __all__ = ["TMA_COPIES", "ASYNC_COPY_OPS", "async_copy", "tma_buffer", "tmem_access", "shared_access", "memdesc_index", "memdesc_subview", "subslice"]
@@ -110,7 +111,7 @@ def tmem_access(ctx: OpContext) -> Iterable[Verdict]:
     if isinstance(starts, str):
         yield unknown("tmem_lane_quarter", subject, starts)
         return
-    yield _over_first_warps(R.layout, M.layout, subject, starts)
+    yield decided_lane_quarters(R.layout, M.layout, tuple(starts)).with_(subject=subject)
 
 
 def _first_warps(ctx: OpContext) -> list[int] | str:
@@ -131,13 +132,16 @@ def _first_warps(ctx: OpContext) -> list[int] | str:
     return sorted(by_offset.values())
 
 
-def _over_first_warps(R: LinearLayout, M: LinearLayout, subject: str, starts: list[int]) -> Verdict:
+@memoised()
+def decided_lane_quarters(R: LinearLayout, M: LinearLayout, starts: tuple[int, ...]) -> Verdict:
     """The lane-quarter claim for every possible first warp: proved when it holds for each, refuted when it
-    fails for each, otherwise unknown (it depends on how Triton orders partitions of equal size)."""
+    fails for each, otherwise unknown (it depends on how Triton orders partitions of equal size).  Once per
+    argument tuple; the caller gives it its subject."""
+    subject = "tmem access"
     vs = [tmem_lane_quarters(R, M, subject=subject, first_warp=s) for s in starts]
     if len(vs) == 1 or all(v.status == vs[0].status for v in vs):
         v = vs[0]
-        return v if len(vs) == 1 else v.with_(details={**v.details, "possible first warps": starts})
+        return v if len(vs) == 1 else v.with_(details={**v.details, "possible first warps": list(starts)})
     return Verdict("unknown", "tmem_lane_quarter", subject, None, sum(v.seconds for v in vs),
                    "the partition's first CTA warp is one of " + ", ".join(map(str, starts)) + " (AllocateWarpGroups "
                    "leaves partitions of equal size unordered) and the claim holds for "
@@ -187,22 +191,33 @@ def shared_access(ctx: OpContext) -> Iterable[Verdict]:
         yield unknown("bank_conflicts", subject, f"the access has {R.layout.in_dim_size('lane')} lanes, the "
                                                   f"{model.name} bank model {model.lanes}")
         return
-    tr = transposed_read_reason(ctx.module.target, M.layout, bits, _dot_k_dim(reg)) if direction == "load" else None
+    yield decided_shared_access(R.layout, M.layout, M.padding, bits, direction, ctx.module.target, model,
+                                _dot_k_dim(reg) if direction == "load" else None).with_(subject=subject)
+
+
+@memoised()
+def decided_shared_access(R: LinearLayout, M: LinearLayout, padding: Padding | None, bits: int, direction: str,
+                          target: str, model: BankModel, dot_k: int | None) -> Verdict:
+    """The bank wavefronts of one access (``direction``) of the register layout ``R`` to the buffer ``M``
+    (``padding``: a padded buffer's) on ``target`` with bank ``model``: the instruction Triton 3.9 picks on
+    NVIDIA (ldmatrix / stmatrix where the tile divides, else vector ld/st.shared), counted exactly; every
+    instruction simulated under the model's phase rules elsewhere or with padding; ``unknown`` for AMD's LDS
+    transpose reads (``dot_k``: a dot operand's K dim, which selects them).  Once per argument tuple."""
+    tr = transposed_read_reason(target, M, bits, dot_k) if direction == "load" else None
     if tr is not None:  # AMD's LDS transpose reads are not modelled
-        yield unknown("bank_conflicts", subject, tr)
-        return
+        return unknown("bank_conflicts", "shared access", tr)
     instruction, why = "vector", ""
-    if M.padding is not None or model != NVIDIA:
-        v = bank_count_simulated(R.layout, M.layout, bits, M.padding, model, direction)
+    if padding is not None or model != NVIDIA:
+        v = bank_count_simulated(R, M, bits, padding, model, direction)
     else:
         # Triton 3.9's NVIDIA lowering uses ldmatrix/stmatrix (plain or .trans) where the tile divides
-        instruction, why = local_access_instruction(R.layout, M.layout, bits, direction, ctx.module.target)
+        instruction, why = local_access_instruction(R, M, bits, direction, target)
         if instruction == "vector":
-            v = bank_count_exact(R.layout, M.layout, bits)
+            v = bank_count_exact(R, M, bits)
         else:
-            v = prove_matrix_bank_count(R.layout, M.layout, bits, instruction, subject=subject)
-    v = v.with_(details={**v.details, "instruction": instruction, **({"vector_because": why} if why else {})})
-    yield v.with_(subject=subject, details={**v.details, "direction": direction, "bank_model": model.name})
+            v = prove_matrix_bank_count(R, M, bits, instruction, subject="shared access")
+    return v.with_(details={**v.details, "instruction": instruction, **({"vector_because": why} if why else {}),
+                            "direction": direction, "bank_model": model.name})
 
 
 #: cp.async (NVIDIA) / direct-to-LDS (AMD) copies of a pointer tensor into shared memory

@@ -312,13 +312,57 @@ def test_ops_whose_format_leaves_the_result_type_out() -> None:
     assert ops[4].operand_types[1].kind == "memdesc"  # the buffer operand keeps its own type
 
 
+# -- 6. an op whose custom-format keywords start the continuation lines ----------------------------------------------
+
+KEYWORDS_PRINTED = textwrap.dedent(f"""\
+    #blocked = {BLOCKED}
+    #shared = #ttg.swizzled_shared<{{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}}>
+    #smem = #ttg.shared_memory
+    {HEAD}
+      tt.func @k(%p: tensor<64x!tt.ptr<f32>, #blocked>, %m: tensor<64xi1, #blocked>, %o: tensor<64xf32, #blocked>) {{
+        %c0 = arith.constant 0 : i32
+        %c4 = arith.constant 4 : i32
+        %c1 = arith.constant 1 : i32
+        %a = ttg.local_alloc : () -> !ttg.memdesc<64xf32, #shared, #smem, mutable>
+        %t = ttg.async_copy_global_to_local %p, %a mask %m other %o : tensor<64x!tt.ptr<f32>, #blocked> -> <64xf32, #shared, #smem, mutable>
+        %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %o) -> (tensor<64xf32, #blocked>)  : i32 {{
+          %s = arith.addf %acc, %o : tensor<64xf32, #blocked>
+          scf.yield %s : tensor<64xf32, #blocked>
+        }}
+        %u = arith.addf %r, %o : tensor<64xf32, #blocked> loc(#loc1)
+        tt.return
+      }}
+    }}
+    #loc1 = loc("k.py":3:4)
+    """)
+
+KEYWORDS_FREE = (KEYWORDS_PRINTED
+                 .replace("%a mask %m other %o :", "%a\n        mask %m\n        other %o\n        :")
+                 .replace("= %c0 to %c4 step %c1 iter_args", "= %c0\n        to %c4\n        step %c1\n        iter_args")
+                 .replace("#blocked> loc(#loc1)", "#blocked>\n        loc(#loc1)"))
+
+
+def test_keyword_and_location_continuation_lines_read_as_printed() -> None:
+    """A line starting with a bare keyword of the op's format (``mask``, ``other``, ``to``, ``step``,
+    ``iter_args``) or with ``loc(`` goes on with the op before it; it is no op of its own."""
+    assert "\n        mask %m\n" in KEYWORDS_FREE and "\n        step %c1\n" in KEYWORDS_FREE
+    free = parse_module(KEYWORDS_FREE, "k.mlir")
+    assert summary(free) == summary(parse_module(KEYWORDS_PRINTED, "k.mlir"))
+    ops = [op for _, op, _ in free.walk()]
+    assert [o.name for o in ops] == ["arith.constant"] * 3 + ["ttg.local_alloc", "ttg.async_copy_global_to_local",
+                                                              "scf.for", "arith.addf", "scf.yield", "arith.addf",
+                                                              "tt.return"]
+    assert ops[4].operands == ("%p", "%a", "%m", "%o") and ops[5].results[0].type.encoding["kind"] == "blocked"
+    assert ops[8].source is not None and ops[8].source.line == 3
+
+
 # -- Triton's own parser on the same texts --------------------------------------------------------------------------
 
 _ACCEPTED = {"reduce": REDUCE_FREE, "if": IF_FREE, "glued": GLUED_PRINTED.replace(" : tensor", ":tensor")
              .replace("tt.reduce_glued_probe %1 {axis = 0 : i32}:tensor<64xf32, #blocked1> -> f32", "ttg.warp_id"),
              "two_aliases": GLUED_PRINTED.replace("}>\n#blocked1", "}> #blocked1", 1)
              .replace("    %3 = tt.reduce_glued_probe %1 {axis = 0 : i32} : tensor<64xf32, #blocked1> -> f32\n", ""),
-             "implicit": IMPLICIT, "aliases_only": f"#blocked = {BLOCKED}\n"}
+             "implicit": IMPLICIT, "aliases_only": f"#blocked = {BLOCKED}\n", "keywords": KEYWORDS_FREE}
 _REFUSED = {"used_before": IMPLICIT.replace("tt.func @k(%x: !ttg.memdesc<64xf32, #shared,",
                                             "tt.func @k(%x: !ttg.memdesc<64xf32, #shared1,")}
 

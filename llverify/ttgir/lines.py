@@ -6,7 +6,7 @@ over several lines (``tt.func @f(\n  %a: ...,\n  %b: ...) {``, ``tt.dot %a, %b, 
 ``#blocked = #ttg.blocked<{`` ... ``}>``, a module header ``module attributes {`` ... ``} {``).  A line is complete
 when its brackets are balanced (:func:`~llverify.ttgir.syntax.max_depth_final` ``<= 0``), it does not end in a
 continuation token (``,`` ``:`` ``=`` ``->`` ``(`` ``*``) and the next line does not start with one (``->``,
-``* ``, ``: ``, ``{``); a line ending in ``{`` or starting with ``}`` or ``^`` always is.  ``//`` comments
+``* ``, ``: ``, ``{``, ``loc(``, or a bare keyword of a custom format: :func:`_leads`); a line ending in ``{`` or starting with ``}`` or ``^`` always is.  ``//`` comments
 (outside strings) are dropped.
 
 >>> [(n, c, s) for n, c, s, _ in logical_lines(["  %0 = tt.dot %a, %b, %c :", "    A * B -> C"])]
@@ -46,7 +46,22 @@ def strip_comment(line: str) -> str:
 
 _CONTINUES = (",", ":", "=", "->", "(", "*")
 #: a line starting with one of these continues the previous op (MLIR is free-form; Triton never prints this)
-_LEADS = ("->", "* ", ": ", "{")
+_LEADS = ("->", "* ", ": ", "{", "loc(")
+#: ... or with a bare keyword of an op's custom format (``resident "rhs" accumulator "transient"``): a lowercase
+#: word with no dialect prefix, not an assignment, and not one of the few ops MLIR prints without their dialect
+#: (``module``; ``return``, ``call``, ``call_indirect``, ``constant`` in a ``func.func`` body)
+_KEYWORD_LEAD = re.compile(r"(?!(?:module|return|call|call_indirect|constant)\b)[a-z_][a-z0-9_]*(?=[\s(]|$)(?!\s*=)")
+
+
+def _leads(line: str) -> bool:
+    """Whether ``line`` goes on with the op of the lines before it rather than starting a new one.
+
+    >>> _leads('resident "rhs" accumulator "transient"'), _leads("iter_args(%a = %b)"), _leads("tt.return")
+    (True, True, False)
+    >>> _leads("return %x : f32"), _leads("%0 = arith.addi %a, %b : i32"), _leads("} loc(#loc)")
+    (False, False, False)
+    """
+    return line.startswith(_LEADS) or (line[:1].islower() and _KEYWORD_LEAD.match(line) is not None)
 
 
 def _attributes_open(header: str) -> bool:
@@ -103,7 +118,7 @@ def logical_lines(lines: list[str]) -> Iterator[tuple[int, int, str, Match[str] 
             m = fast_line(s) if s[0] == "%" or s[0].isalpha() else LOC_LINE.fullmatch(s) if s[0] == "#" else None
             if m is not None:
                 after = (stripped[lineno] if lineno < count else "") or _next(stripped, lineno, count)
-                if not after.startswith(_LEADS):
+                if not _leads(after):
                     yield lineno, col, s, m
                     continue
         buf.append(s)
@@ -115,7 +130,7 @@ def logical_lines(lines: list[str]) -> Iterator[tuple[int, int, str, Match[str] 
         if (body.endswith("{") or body.startswith("^") or (body.startswith("}") and not _closer_continues(body))
                 or (not body.endswith(_CONTINUES) and max_depth_final(body) <= 0)):
             if (not body.endswith("{") and not body.startswith("^")
-                    and _next(stripped, lineno, count).startswith(_LEADS)):
+                    and _leads(_next(stripped, lineno, count))):
                 continue  # hand-wrapped lit tests: the next line goes on with `-> T`, `* T`, `: T`, `{attrs}`
             yield start, col, body, None
             buf = []

@@ -38,28 +38,43 @@ def test_real_gathers_and_scatters_prove() -> None:
         # no op is left unmodelled, and the box is what the kernel asked for
         everything = check_module(parse_module(text, path.name))
         assert not [f for f in everything if f.rule == "unmodelled_op"]
+        # Triton prints the descriptor's type without its dialect (`: <bf16>, <1x64xbf16, #shared>`): read as the
+        # `!tt.tensordesc` its uses print, every use's type agrees with its definition's
+        made = [op for _, op, _ in parse_module(text, path.name).walk() if op.name == "tt.make_tensor_descriptor"]
+        assert made and all(op.results[0].type.kind == "tensordesc" and op.results[0].type.encoding_text == "#shared"
+                            for op in made)
+        assert [f.verdict.status for f in everything if f.rule == "use_type"] == []
         (box,) = [f for f in got if f.op == "tt.descriptor_gather" and f.verdict.property == "gather_shape"]
         rows, cols = (8, 64) if "r8n64" in path.name else (32, 128)
         assert box.verdict.certificate["compared"]["value"] == [rows, cols]
         assert box.verdict.certificate["compared"]["descriptor block"] == [1, cols]
 
 
-@pytest.mark.parametrize("old,new,op,why", [
-    ("-> tensor<32x128xbf16, #blocked>", "-> tensor<32x64xbf16, #blocked>", "tt.descriptor_gather", "columns (64)"),
-    ("i32) -> tensor<32x128xbf16, #blocked>", "i32) -> tensor<32x128xf16, #blocked>", "tt.descriptor_gather",
+#: the scatter's descriptor changes where it is made (printed without its dialect) and where it is used
+_OUT_DEF = "<bf16>, <1x128xbf16, #shared> loc(#loc16)"
+
+
+@pytest.mark.parametrize("changes,op,why", [
+    ([("-> tensor<32x128xbf16, #blocked>", "-> tensor<32x64xbf16, #blocked>")], "tt.descriptor_gather",
+     "columns (64)"),
+    ([("i32) -> tensor<32x128xbf16, #blocked>", "i32) -> tensor<32x128xf16, #blocked>")], "tt.descriptor_gather",
      "element type f16"),
-    ("%0 : !tt.tensordesc<1x128xbf16", "%0 : !tt.tensordesc<1x64xbf16", "tt.descriptor_scatter",
-     "columns (128) are not the block's (64)"),
-    ("%0 : !tt.tensordesc<1x128xbf16", "%0 : !tt.tensordesc<2x128xbf16", "tt.descriptor_scatter", "one row [1, N]"),
+    ([(_OUT_DEF, _OUT_DEF.replace("1x128", "1x64")), ("%0 : !tt.tensordesc<1x128xbf16", "%0 : !tt.tensordesc<1x64xbf16")],
+     "tt.descriptor_scatter", "columns (128) are not the block's (64)"),
+    ([(_OUT_DEF, _OUT_DEF.replace("1x128", "2x128")), ("%0 : !tt.tensordesc<1x128xbf16", "%0 : !tt.tensordesc<2x128xbf16")],
+     "tt.descriptor_scatter", "one row [1, N]"),
 ])
-def test_a_wrong_box_is_refuted_at_the_op(old: str, new: str, op: str, why: str) -> None:
+def test_a_wrong_box_is_refuted_at_the_op(changes: list, op: str, why: str) -> None:
     text = BIG.read_text()
-    mutant = text.replace(old, new)
-    assert mutant != text
+    mutant = text
+    for old, new in changes:
+        assert old in mutant
+        mutant = mutant.replace(old, new)
     bad = [f for f in _gathers(mutant) if f.verdict.status == "refuted"]
     assert [(f.op, f.verdict.property) for f in bad] == [(op, "gather_shape")]
     assert bad[0].location.line == _line(text, op) and why in bad[0].verdict.message
     assert bad[0].verdict.counterexample is not None
+    assert not [f for f in check_module(parse_module(mutant, "m.ttgir")) if f.rule == "use_type"]
 
 
 HAND = """#b = #ttg.blocked<{{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}}>

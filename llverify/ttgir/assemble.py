@@ -215,6 +215,9 @@ class Assembler:
                                                                                operand_text):
             lhs_types = [self.typeref("i1")]  # MLIR prints an i1 constant bare: `%true = arith.constant true`
         res_types = self._result_types(name, names, lhs_types, rhs_types, for_results, operands)
+        qualifier = _UNQUALIFIED_RESULT_TYPES.get(name)
+        if qualifier is not None:
+            res_types = [self.typeref(qualifier + t.text) if t.text.startswith("<") else t for t in res_types]
         implied = _IMPLIED_RESULT_TYPES.get(name)
         if implied is not None and len(names) == 1:
             res_types = [self.typeref(implied)]  # printed without its result type (the op fixes it)
@@ -413,6 +416,11 @@ def _unescape_symbol(text: str) -> str:
 #: ``%t = ttg.async_copy_global_to_local %p, %buf : T -> <...>`` (whose ``->`` type is the buffer operand's)
 _IMPLIED_RESULT_TYPES = {"ttg.warp_id": "i32", "ttg.async_commit_group": "!ttg.async.token",
                          "ttg.async_wait": "!ttg.async.token", "ttg.async_copy_global_to_local": "!ttg.async.token"}
+
+#: ops whose assembly format prints the result type without its dialect prefix (MLIR elides it where the op's
+#: type constraint fixes it): Triton 3.9 prints ``tt.make_tensor_descriptor ... : <bf16>, <1x64xbf16, #shared>``
+#: for ``!tt.ptr<bf16>, !tt.tensordesc<1x64xbf16, #shared>``
+_UNQUALIFIED_RESULT_TYPES = {"tt.make_tensor_descriptor": "!tt.tensordesc"}
 
 #: ops printing their operand types then the result type, without an arrow
 _LAST_TYPE_IS_RESULT = ("arith.select", "tt.make_tensor_descriptor")

@@ -61,7 +61,10 @@ def _leads(line: str) -> bool:
     >>> _leads("return %x : f32"), _leads("%0 = arith.addi %a, %b : i32"), _leads("} loc(#loc)")
     (False, False, False)
     """
-    return line.startswith(_LEADS) or (line[:1].islower() and _KEYWORD_LEAD.match(line) is not None)
+    first = line[:1]
+    if first == "%" or first == "}":  # nearly every line: an op with results, a region closer
+        return False
+    return line.startswith(_LEADS) or (first.islower() and _KEYWORD_LEAD.match(line) is not None)
 
 
 def _attributes_open(header: str) -> bool:

@@ -55,6 +55,8 @@ def decided_conversion(A: LinearLayout, B: LinearLayout, bits: int, target: str)
     plan's, the moving dims, the cost: shared bytes and wavefronts or moving lane bits), once per argument tuple
     (a pipelined loop converts the same layouts at every stage; shadow mode meets them in every kernel)."""
     v = memo_conversion(A, B)
+    if v.status == "error":  # not the same tensor or threads: invalid IR, refuted with both sides' sizes
+        return _different_tensors(A, B, "conversion", "conversion", v.message)
     details: dict[str, Any] = {}
     try:
         plan = convert(A, B)
@@ -124,11 +126,18 @@ def _thread_local_or_mismatch(A: LinearLayout, B: LinearLayout, prop: str, subje
     v = memo_thread_local(A, B)
     if v.status != "error":
         return v.with_(property=prop, subject=subject)
+    return _different_tensors(A, B, prop, subject, v.message)
+
+
+def _different_tensors(A: LinearLayout, B: LinearLayout, prop: str, subject: str, message: str) -> Verdict:
+    """The refutation of a claim between an operand layout ``A`` and a result layout ``B`` that are not over the
+    same tensor and threads (the proof's precondition fails: invalid IR, which Triton's verifier refuses), with
+    both sides' tensor and thread sizes as the witness."""
     sides = {"operand": {"tensor": dict(A.out_dims), "threads": {d: A.in_dim_size(d) for d in A.in_dim_names
                                                                   if d != "register"}},
              "result": {"tensor": dict(B.out_dims), "threads": {d: B.in_dim_size(d) for d in B.in_dim_names
                                                                  if d != "register"}}}
-    return structural(prop, subject, False, {}, sides, v.message or "operand and result differ", time.perf_counter())
+    return structural(prop, subject, False, {}, sides, message or "operand and result differ", time.perf_counter())
 
 
 #: the fp4 upcasts: each i8 of the operand packs two e2m1 values, consecutive along ``axis`` (Triton's
@@ -251,9 +260,8 @@ def shape_op(ctx: OpContext) -> Iterable[Verdict]:
             v = equal(inf.transpose_outs(list(declared.out_dim_names)), declared, subject=subject)
             yield v.with_(property="shape_op")
             continue
-        v = memo_thread_local(inf, declared)
-        yield v.with_(subject=subject, property="shape_op",
-                      details={**v.details, "claim": "no data moves between threads"})
+        v = _thread_local_or_mismatch(inf, declared, "shape_op", subject)
+        yield v.with_(details={**v.details, "claim": "no data moves between threads"})
 
 
 def _register_counts(ins: list[BuiltLayout], outs: list[BuiltLayout], subject: str,

@@ -1,0 +1,37 @@
+"""An op whose operand and result are not over the same tensor (invalid IR: Triton's verifier refuses it; a fuzzed
+or hand-edited module can hold it) is refuted at the op with both sides' sizes as the witness: never an ``error``
+finding (which means a bug in llverify) and never a traceback."""
+
+from __future__ import annotations
+
+import pytest
+
+from llverify.ttgir.gate import check_module
+from llverify.ttgir.reader import parse_module
+
+HEAD = """#a = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#b = #ttg.blocked<{sizePerThread = [1, 2], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+module attributes {"ttg.num-warps" = 4 : i32, "ttg.threads-per-warp" = 32 : i32, ttg.target = "cuda:90"} {
+  tt.func @k(%x: tensor<32x32xf32, #a>, %r: tensor<32xi32, #ttg.slice<{dim = 0, parent = #a}>>) {
+"""
+TAIL = """    tt.return
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("line,rule,sizes", [
+    ("%y = ttg.convert_layout %x : tensor<32x32xf32, #a> -> tensor<32x64xf32, #b>", "conversion",
+     ({"dim0": 32, "dim1": 32}, {"dim0": 32, "dim1": 64})),
+    ("%y = tt.expand_dims %r {axis = 0 : i32} : tensor<32xi32, #ttg.slice<{dim = 0, parent = #a}>> -> "
+     "tensor<1x64xi32, #a>", "shape_op", ({"dim0": 1, "dim1": 32}, {"dim0": 1, "dim1": 64})),
+])
+def test_an_operand_and_result_over_different_tensors_are_refuted(line: str, rule: str, sizes) -> None:
+    findings = check_module(parse_module(HEAD + "    " + line + "\n" + TAIL, "m.ttgir"))
+    assert not [f for f in findings if f.verdict.status == "error"], [f.verdict.message for f in findings]
+    (bad,) = [f for f in findings if f.rule == rule]
+    assert bad.verdict.status == "refuted" and bad.location.line == 5
+    cx = bad.verdict.counterexample
+    assert cx is not None and set(cx.sides) == {"operand", "result"}
+    if sizes is not None:
+        assert (cx.sides["operand"]["tensor"], cx.sides["result"]["tensor"]) == sizes

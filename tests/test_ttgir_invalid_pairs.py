@@ -35,3 +35,18 @@ def test_an_operand_and_result_over_different_tensors_are_refuted(line: str, rul
     assert cx is not None and set(cx.sides) == {"operand", "result"}
     if sizes is not None:
         assert (cx.sides["operand"]["tensor"], cx.sides["result"]["tensor"]) == sizes
+
+
+def test_a_shape_op_on_a_tensor_typed_with_a_memory_layout_is_no_internal_error() -> None:
+    """``tt.broadcast`` of tensors whose encoding is a shared (memory) layout: the layout rule refutes each type;
+    the shape-op claim has no register distribution to compare and is ``unknown`` (it was an internal error)."""
+    text = (HEAD.replace("#b = #ttg.blocked<{sizePerThread = [1, 2], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], "
+                         "order = [1, 0]}>", "#b = #ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, "
+                         "order = [1, 0]}>")
+            + "    %c = arith.constant dense<1> : tensor<32x1xi32, #b>\n"
+            + "    %y = tt.broadcast %c : tensor<32x1xi32, #b> -> tensor<32x4xi32, #b>\n" + TAIL)
+    findings = check_module(parse_module(text, "m.ttgir"))
+    assert not [f for f in findings if f.verdict.status == "error"], [f.verdict.message for f in findings]
+    (shape,) = [f for f in findings if f.rule == "shape_op"]
+    assert shape.verdict.status == "unknown" and "memory layout" in shape.verdict.message
+    assert any(f.rule == "layout" and f.verdict.status == "refuted" for f in findings)

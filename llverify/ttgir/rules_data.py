@@ -212,6 +212,11 @@ def shape_op(ctx: OpContext) -> Iterable[Verdict]:
         if isinstance(b, LayoutProblem):
             yield unknown("shape_op", subject, b.reason)
             return
+    if ins[0].kind == "tensor" and any("register" not in b.layout.in_dim_names  # type: ignore[union-attr]
+                                       for b in built_in + built_out):
+        yield unknown("shape_op", subject, "a tensor typed with a memory layout (invalid IR: the layout rule refutes "
+                                           "it): no register distribution to compare")
+        return
     reorder = op.name == "tt.cat" or (op.name == "tt.reshape" and has_keyword(op, "allow_reorder"))
     if reorder and ins[0].kind == "tensor":
         yield _register_counts(built_in, built_out, subject,  # type: ignore[arg-type]

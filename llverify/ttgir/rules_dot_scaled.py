@@ -216,7 +216,12 @@ def _equal_to_required(scale: TypeRef, want: LinearLayout, subject: str, reader:
     got = layout_of(scale)
     if isinstance(got, LayoutProblem):
         return unknown("dot_operands", subject, got.reason)
-    return equal(want, got.layout, subject=f"{subject} vs the layout {reader} reads").with_(property="dot_operands")
+    sub = f"{subject} vs the layout {reader} reads"
+    if dict(got.layout.in_dims) != dict(want.in_dims):  # other hardware dims (a memory layout on a tensor, ...)
+        return structural("dot_operands", sub, False, {}, {"declared": dict(got.layout.in_dims),
+                                                           "required": dict(want.in_dims)},
+                          "the declared layout is over other hardware dims than the one read", time.perf_counter())
+    return equal(want, got.layout, subject=sub).with_(property="dot_operands")
 
 
 def _wmma_scale_layout(ctx: OpContext, scale: TypeRef, operand: TypeRef | None, side: int, subject: str,

@@ -187,6 +187,10 @@ def shared_access(ctx: OpContext) -> Iterable[Verdict]:
     if bits not in (8, 16, 32, 64):
         yield unknown("bank_conflicts", subject, f"element width {bits} bits not modelled")
         return
+    if "lane" not in R.layout.in_dim_names:
+        yield unknown("bank_conflicts", subject, "the register side is typed with a memory layout (invalid IR: the "
+                                                  "layout rule refutes it): no lanes to count")
+        return
     if R.layout.in_dim_size("lane") != model.lanes:
         yield unknown("bank_conflicts", subject, f"the access has {R.layout.in_dim_size('lane')} lanes, the "
                                                   f"{model.name} bank model {model.lanes}")

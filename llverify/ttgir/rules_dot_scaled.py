@@ -217,7 +217,7 @@ def _equal_to_required(scale: TypeRef, want: LinearLayout, subject: str, reader:
     if isinstance(got, LayoutProblem):
         return unknown("dot_operands", subject, got.reason)
     sub = f"{subject} vs the layout {reader} reads"
-    if dict(got.layout.in_dims) != dict(want.in_dims):  # other hardware dims (a memory layout on a tensor, ...)
+    if set(got.layout.in_dim_names) != set(want.in_dim_names):  # other hardware dims (a memory layout on a tensor)
         return structural("dot_operands", sub, False, {}, {"declared": dict(got.layout.in_dims),
                                                            "required": dict(want.in_dims)},
                           "the declared layout is over other hardware dims than the one read", time.perf_counter())

@@ -50,3 +50,17 @@ def test_a_shape_op_on_a_tensor_typed_with_a_memory_layout_is_no_internal_error(
     (shape,) = [f for f in findings if f.rule == "shape_op"]
     assert shape.verdict.status == "unknown" and "memory layout" in shape.verdict.message
     assert any(f.rule == "layout" and f.verdict.status == "refuted" for f in findings)
+
+
+def test_a_conversion_between_layouts_of_a_million_lanes_is_not_costed() -> None:
+    """``threadsPerWarp = [1048576]`` (a fuzzed module): the thread-count rule refutes the layout, and the
+    conversion's bank cost, which walks every lane of a warp, is not computed (it took seconds)."""
+    big = ("#c = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [1048576], warpsPerCTA = [4], order = [0]}>\n"
+           "#d = #ttg.blocked<{sizePerThread = [2], threadsPerWarp = [1048576], warpsPerCTA = [4], order = [0]}>\n")
+    text = (big + HEAD + "    %z = arith.constant dense<1.0> : tensor<8388608xf32, #c>\n"
+            "    %y = ttg.convert_layout %z : tensor<8388608xf32, #c> -> tensor<8388608xf32, #d>\n" + TAIL)
+    findings = check_module(parse_module(text, "m.ttgir"))
+    (cvt,) = [f for f in findings if f.rule == "conversion"]
+    assert cvt.verdict.details.get("classification") == "shared_memory"
+    assert "1048576 lanes per warp" in cvt.verdict.details["cost"]["swizzle"]
+    assert any(f.verdict.property == "thread_counts" and f.verdict.status == "refuted" for f in findings)

@@ -48,6 +48,11 @@ def convert_layout(ctx: OpContext) -> Iterable[Verdict]:
     yield decided_conversion(A, B, bits, ctx.module.target).with_(subject=subject)
 
 
+#: the most lanes a hardware warp has (AMD's wave64); a layout with more is refuted by the thread-count rule, and
+#: its bank cost (which walks every lane) is not computed
+MAX_WARP_LANES = 64
+
+
 @memoised()
 def decided_conversion(A: LinearLayout, B: LinearLayout, bits: int, target: str) -> Verdict:
     """The conversion ``A -> B`` of ``bits``-wide elements on ``target``, decided (:func:`memo_conversion`: ``B`` is
@@ -69,10 +74,14 @@ def decided_conversion(A: LinearLayout, B: LinearLayout, bits: int, target: str)
             for d in A.out_dims.values():
                 elems *= d
             cost["tensor_bytes"] = elems * bits // 8
-            try:
-                cost.update(_shared_cost(A, B, bits, target))
-            except LlverifyError as exc:
-                cost["swizzle"] = f"not planned: {exc}"
+            lanes = max(L.in_dim_size("lane") if "lane" in L.in_dim_names else 1 for L in (A, B))
+            if lanes > MAX_WARP_LANES:  # no hardware warp (the layout rule refutes the count): nothing to cost
+                cost["swizzle"] = f"not planned: {lanes} lanes per warp (hardware warps have 32 or 64)"
+            else:
+                try:
+                    cost.update(_shared_cost(A, B, bits, target))
+                except LlverifyError as exc:
+                    cost["swizzle"] = f"not planned: {exc}"
         elif details["classification"] == "warp_shuffle":
             cost["moving_lane_bits"] = plan.cvt.in_dim_size_log2("lane") if "lane" in plan.cvt.in_dim_names else 0
         details["cost"] = cost

@@ -103,10 +103,12 @@ def word_of_offset(offset: int, bitwidth: int) -> int:
 
 
 def _offset_bases(cvt: LinearLayout, dim: str) -> list[int]:
+    """The ``offset`` component of each basis of ``dim`` (read off the flat columns)."""
     if not cvt.has_in_dim(dim):
         return []
-    k = list(cvt.out_dim_names).index("offset")
-    return [b[k] for b in cvt.bases[dim]]
+    shift, mask = cvt.flat_out_shifts()["offset"], cvt.out_dim_size("offset") - 1
+    off = cvt.flat_in_offsets()[dim]
+    return [(c >> shift) & mask for c in cvt.flat_columns[off:off + cvt.in_dim_size_log2(dim)]]
 
 
 def bank_wavefronts(access: LinearLayout, shared: LinearLayout, bitwidth: int,

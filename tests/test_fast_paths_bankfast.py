@@ -1,0 +1,217 @@
+"""The bankfast round's fast paths give what the definitions give (each comparison shown able to fail).
+
+* ``bank_sim.simulate_wavefronts``: the offsets tabulated with the columns reordered (vector element, lane,
+  instruction, rest) and the alignment checked with a mask, against the definition computed point by point in
+  plain Python (every register of every vector of every lane of every instruction evaluated with
+  ``LinearLayout.apply``);
+* ``vectorize.largest_vectorisation`` read off the flat columns, against the definition on the nested bases;
+* ``evaluate.xor_table`` against the XOR of the chosen columns.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from llverify.codegen import bank_sim
+from llverify.codegen.bank_model import AMD_CDNA3, AMD_CDNA4, NVIDIA, BankModel
+from llverify.codegen.banks import access_to_offsets
+from llverify.codegen.vectorize import VectorPlan, largest_vectorisation
+from llverify.errors import LayoutError
+from llverify.evaluate import xor_table
+from llverify.hw.padded import Padding
+from llverify.layout import LinearLayout
+from tests.test_bank_models_amd import access_cases
+
+
+# -- simulate_wavefronts ------------------------------------------------------------------------------------
+
+def _reference_sim(access: LinearLayout, shared: LinearLayout, bits: int, vector: VectorPlan,
+                   padding: Padding | None, model: BankModel, direction: str) -> tuple | str:
+    """The simulator's definition, one point at a time: instruction ``(rest, i)`` (rest-major), lane ``l``,
+    vector element ``e``: register ``e + v * i`` of the permuted order, i.e. original register bits
+    ``order[b]`` for the set bits ``b``; its offset is ``cvt``'s (padded); the vector must be contiguous and
+    aligned; the wavefronts come from :func:`bank_sim.simulate_addresses` on the start addresses."""
+    cvt = access_to_offsets(access, shared)
+    order = vector.register_order or tuple(range(cvt.in_dim_size_log2("register")))
+    n_reg, n_lane = cvt.in_dim_size("register"), cvt.in_dim_size("lane")
+    rest_dims = [d for d in cvt.in_dim_names if d not in ("register", "lane")]
+    n_rest = 1
+    for d in rest_dims:
+        n_rest *= cvt.in_dim_size(d)
+    v, nb = vector.elems, bits // 8
+
+    def offset(rest: int, lane: int, reg: int) -> int:
+        r = sum(1 << order[b] for b in range(len(order)) if reg >> b & 1)
+        x = {"register": r, "lane": lane}
+        for d in rest_dims:
+            size = cvt.in_dim_size(d)
+            x[d], rest = rest % size, rest // size
+        o = cvt.apply(**x)["offset"]
+        return padding.apply(o) if padding is not None else o
+
+    rows = []
+    for rest in range(n_rest):
+        for i in range(n_reg // v):
+            row = []
+            for lane in range(n_lane):
+                offs = [offset(rest, lane, e + v * i) for e in range(v)]
+                if offs != list(range(offs[0], offs[0] + v)):
+                    return "not contiguous"
+                if v * nb > 1 and (offs[0] * nb) % min(v * nb, 16):
+                    return "not aligned"
+                row.append(offs[0] * nb)
+            rows.append(row)
+    addr = np.array(rows, dtype=np.int64)
+    counts = [(rule.source, bank_sim.simulate_addresses(addr, v * nb, model, rule))
+              for rule in model.phase_rules(v * nb, direction)]
+    return (tuple((s, int(c.max()), int(c.min())) for s, c in counts), int(counts[0][1][0]), len(rows))
+
+
+def _fast_sim(access, shared, bits, vector, padding, model, direction) -> tuple | str:
+    try:
+        sim = bank_sim.simulate_wavefronts(access, shared, bits, vector, padding=padding, model=model,
+                                           direction=direction)
+    except LayoutError as exc:
+        return "not contiguous" if "contiguous" in str(exc) else "not aligned" if "aligned" in str(exc) else str(exc)
+    return sim.per_rule, sim.wavefronts, sim.instructions
+
+
+_MODELS = [(NVIDIA, "load", 32), (AMD_CDNA3, "load", 64), (AMD_CDNA4, "store", 64)]
+
+
+@st.composite
+def _sim_cases(draw):
+    model, direction, lanes = draw(st.sampled_from(_MODELS))
+    acc, shared, bits = draw(access_cases(lanes, wide=draw(st.booleans())))
+    cvt = access_to_offsets(acc, shared)
+    n = cvt.in_dim_size_log2("register")
+    kind = draw(st.sampled_from(["largest", "shuffled", "padded"]))
+    if kind == "largest":
+        vector, padding = largest_vectorisation(cvt, bits), None
+    elif kind == "shuffled":   # any register order and width: the simulator must refuse or count it
+        order = draw(st.permutations(range(n)))
+        elems = 1 << draw(st.integers(0, min(n, (128 // bits).bit_length() - 1)))
+        vector, padding = VectorPlan(elems, elems * bits, tuple(order)), None
+    else:
+        padding = Padding(((draw(st.sampled_from([32, 64, 128])), draw(st.sampled_from([1, 2, 4, 8]))),))
+        vector = largest_vectorisation(cvt, bits, max_elems=padding.min_interval)
+    return acc, shared, bits, vector, padding, model, direction
+
+
+@given(_sim_cases())
+@settings(max_examples=120, deadline=None)
+def test_simulate_wavefronts_is_the_definition(case):
+    acc, shared, bits, vector, padding, model, direction = case
+    try:
+        ref = _reference_sim(acc, shared, bits, vector, padding, model, direction)
+    except LayoutError as exc:   # a width no source establishes: both refuse it
+        with pytest.raises(LayoutError, match="not established"):
+            bank_sim.simulate_wavefronts(acc, shared, bits, vector, padding=padding, model=model, direction=direction)
+        assert "not established" in str(exc)
+        return
+    assert _fast_sim(acc, shared, bits, vector, padding, model, direction) == ref
+
+
+def test_simulate_wavefronts_comparison_catches_a_transposed_table(monkeypatch):
+    """The mutant: the columns left in the flat order (register, lane, ..), so each row of 32 is one lane's
+    registers, not one instruction's lanes; the comparison above fails on a layout whose lanes conflict."""
+    from llverify.hw import build
+
+    acc = build("blocked", [64, 64], size_per_thread=[1, 4], threads_per_warp=[32, 1], warps_per_cta=[1, 1],
+                order=[1, 0])
+    sh = build("swizzled_shared", [64, 64], vec=1, per_phase=1, max_phase=1, order=[1, 0])
+    vector = VectorPlan(1, 32, tuple(range(access_to_offsets(acc, sh).in_dim_size_log2("register"))))
+    ref = _reference_sim(acc, sh, 32, vector, None, NVIDIA, "load")
+    assert _fast_sim(acc, sh, 32, vector, None, NVIDIA, "load") == ref
+    monkeypatch.setattr(bank_sim, "_table_columns",
+                        lambda cols, nv, nr, nl: list(cols))   # the flat order: no transpose
+    assert _fast_sim(acc, sh, 32, vector, None, NVIDIA, "load") != ref
+
+
+def _misaligned_acc() -> tuple[LinearLayout, LinearLayout]:
+    """Lanes holding 4 contiguous f32 of a 4 x 32 row-major tile."""
+    acc = LinearLayout([("register", [[0, 1], [0, 2]]), ("lane", [[0, 4], [0, 8], [0, 16], [1, 0], [2, 0]]),
+                        ("warp", []), ("block", [])], [("dim0", 4), ("dim1", 32)])
+    sh = LinearLayout([("offset", [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [1, 0], [2, 0]]), ("block", [])],
+                      [("dim0", 4), ("dim1", 32)])
+    return acc, sh
+
+
+def test_simulate_wavefronts_comparison_catches_a_weaker_alignment_mask(monkeypatch):
+    """The mutant: 16-byte vectors checked for 8-byte alignment only.  Padding ``[64:+2]`` moves the second half
+    of the tile 8 bytes: contiguous, but off its 16-byte boundary; the definition refuses it."""
+    acc, sh = _misaligned_acc()
+    vector, shifted = VectorPlan(4, 128, (0, 1)), Padding(((64, 2),))
+    assert _reference_sim(acc, sh, 32, vector, shifted, NVIDIA, "load") == "not aligned"
+    assert _fast_sim(acc, sh, 32, vector, shifted, NVIDIA, "load") == "not aligned"
+    assert _fast_sim(acc, sh, 32, vector, None, NVIDIA, "load") == _reference_sim(acc, sh, 32, vector, None,
+                                                                                 NVIDIA, "load")
+    real = bank_sim._misaligned
+    monkeypatch.setattr(bank_sim, "_misaligned", lambda start, vb, bp: real(start, min(vb, 8), bp))
+    assert _fast_sim(acc, sh, 32, vector, shifted, NVIDIA, "load") != "not aligned"
+
+
+# -- largest_vectorisation ------------------------------------------------------------------------------------
+
+def _reference_vector(to_addr: LinearLayout, bits: int, max_elems: int | None) -> VectorPlan:
+    """The definition on the nested bases: the largest ``v`` whose ``log2 v`` address unit vectors are register
+    bases (first found, in order) and whose other bases have no address bit below ``v``."""
+    k = list(to_addr.out_dim_names).index("offset")
+    regs = list(to_addr.bases["register"])
+    others = [b for d, bs in to_addr.bases.items() if d != "register" for b in bs]
+    cap = max(1, min(128 // bits, max_elems or 128))
+    v = 1 << (cap.bit_length() - 1)
+    while v > 1:
+        chosen = []
+        for j in range((v - 1).bit_length()):
+            want = tuple((1 << j) if i == k else 0 for i in range(len(to_addr.out_dim_names)))
+            if want not in regs:
+                break
+            chosen.append(regs.index(want))
+        else:
+            rest = [b for i, b in enumerate(regs) if i not in chosen] + others
+            if all(b[k] % v == 0 for b in rest):
+                return VectorPlan(v, v * bits, tuple(chosen) + tuple(i for i in range(len(regs)) if i not in chosen))
+        v //= 2
+    return VectorPlan(1, bits, tuple(range(len(regs))))
+
+
+@given(access_cases(32, wide=False), st.sampled_from([None, 2, 4]))
+@settings(max_examples=150, deadline=None)
+def test_largest_vectorisation_is_the_definition(case, cap):
+    acc, shared, bits = case
+    cvt = access_to_offsets(acc, shared)
+    assert largest_vectorisation(cvt, bits, max_elems=cap) == _reference_vector(cvt, bits, cap)
+
+
+def test_largest_vectorisation_comparison_catches_a_block_bit():
+    """The mutant: a vector register recognised by its address part alone.  A register basis with the address bit
+    *and* a block bit is no vector register (its element is in another CTA): the reference refuses it, the flat
+    column test too (the column is not the unit column), the mutant takes it."""
+    L = LinearLayout([("register", [[1, 1], [2, 0]]), ("lane", [[4, 0]])], [("offset", 8), ("block", 2)],
+                     require_surjective=False)
+    assert largest_vectorisation(L, 32) == _reference_vector(L, 32, None)
+    assert largest_vectorisation(L, 32).elems == 1
+
+    def mutant(to_addr: LinearLayout, bits: int) -> int:
+        k = list(to_addr.out_dim_names).index("offset")
+        regs = to_addr.bases["register"]
+        return 2 if any(b[k] == 1 for b in regs) and all(b[k] % 2 == 0 for b in regs if b[k] != 1) else 1
+    assert mutant(L, 32) != _reference_vector(L, 32, None).elems
+
+
+# -- xor_table ------------------------------------------------------------------------------------------------
+
+@given(st.lists(st.integers(0, (1 << 40) - 1), max_size=10))
+@settings(max_examples=200, deadline=None)
+def test_xor_table_is_the_definition(cols):
+    t = xor_table(cols)
+    for x in range(1 << len(cols)):
+        want = 0
+        for k, c in enumerate(cols):
+            if x >> k & 1:
+                want ^= c
+        assert int(t[x]) == want

@@ -215,3 +215,60 @@ def test_xor_table_is_the_definition(cols):
             if x >> k & 1:
                 want ^= c
         assert int(t[x]) == want
+
+
+# -- greedy span completions (f2.complement, swizzle._complement_in) ------------------------------------------
+
+def _in_span(v: int, vectors: list[int]) -> bool:
+    span = {0}
+    for u in vectors:
+        span |= {s ^ u for s in span}
+    return v in span
+
+
+def _greedy(basis: list[int], pool: list[int], most: int | None = None) -> list[int]:
+    """The definition: walk ``pool``, keep each vector outside the span of the basis and those kept so far."""
+    out: list[int] = []
+    for v in pool:
+        if most is not None and len(out) == most:
+            break
+        if not _in_span(v, basis + out):
+            out.append(v)
+    return out
+
+
+_VECS = st.lists(st.one_of(st.integers(0, 5).map(lambda i: 1 << i), st.integers(0, 63)), max_size=7)
+
+
+@given(_VECS)
+@settings(max_examples=300, deadline=None)
+def test_complement_is_the_greedy_unit_completion(vs):
+    from llverify import f2
+
+    assert f2.complement(vs, 6) == _greedy(vs, [1 << k for k in range(6)])
+
+
+@given(_VECS, _VECS, st.one_of(st.none(), st.integers(0, 4)))
+@settings(max_examples=300, deadline=None)
+def test_complement_in_is_the_greedy_walk(basis, pool, most):
+    from llverify.codegen.swizzle import _complement_in
+
+    assert _complement_in(basis, pool, most) == _greedy(basis, pool, most)
+
+
+def test_greedy_comparison_catches_a_walk_against_the_basis_only():
+    """The mutant: each pool vector tested against the basis alone (kept vectors forgotten), which keeps a vector
+    already spanned by earlier kept ones; the comparison above fails."""
+    from llverify import f2
+
+    basis, pool = [1], [2, 4, 6]
+    mutant = [pool[j - 1] for j in range(1, 4) if f2.pivot_columns(basis + [pool[j - 1]]) == [0, 1]]
+    assert _greedy(basis, pool) == [2, 4]
+    assert mutant != _greedy(basis, pool)
+
+
+def test_complement_refuses_wide_vectors():
+    from llverify import f2
+
+    with pytest.raises(ValueError, match="wider"):
+        f2.complement([1 << 6], 6)

@@ -272,3 +272,41 @@ def test_complement_refuses_wide_vectors():
 
     with pytest.raises(ValueError, match="wider"):
         f2.complement([1 << 6], 6)
+
+
+# -- remove_broadcast_registers on flat columns ---------------------------------------------------------------
+
+def _reference_remove(L: LinearLayout) -> LinearLayout:
+    """The definition on the nested bases: keep the first copy of each non-zero register basis."""
+    regs, keep, seen = L.bases["register"], [], set()
+    for b in regs:
+        if any(b) and b not in seen:
+            keep.append(b)
+            seen.add(b)
+    return LinearLayout([(d, keep if d == "register" else bs) for d, bs in L.bases.items()], L.out_dims.items(),
+                        require_surjective=False)
+
+
+_REGS = st.lists(st.tuples(st.integers(0, 3), st.integers(0, 7)), max_size=6)
+
+
+@given(_REGS, st.lists(st.tuples(st.integers(0, 3), st.integers(0, 7)), max_size=3))
+@settings(max_examples=300, deadline=None)
+def test_remove_broadcast_registers_is_the_definition(regs, lanes):
+    from llverify.codegen.common import remove_broadcast_registers
+
+    L = LinearLayout([("register", [list(r) for r in regs]), ("lane", [list(x) for x in lanes]), ("warp", [])],
+                     [("dim0", 4), ("dim1", 8)], require_surjective=False)
+    got = remove_broadcast_registers(L)
+    assert got == _reference_remove(L)
+    assert dict(got.bases) == dict(_reference_remove(L).bases)
+
+
+def test_remove_broadcast_comparison_catches_keeping_the_last_copy():
+    """The mutant: the last copy of a repeated basis kept instead of the first (a different register order)."""
+    L = LinearLayout([("register", [[0, 1], [1, 0], [0, 1]]), ("lane", [])], [("dim0", 2), ("dim1", 2)],
+                     require_surjective=False)
+    cols = list(L.flat_columns)
+    mutant = [c for i, c in enumerate(cols) if c and c not in cols[i + 1:]]
+    assert [tuple(b) for b in _reference_remove(L).bases["register"]] == [(0, 1), (1, 0)]
+    assert mutant != list(_reference_remove(L).flat_columns)

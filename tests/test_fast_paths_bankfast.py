@@ -310,3 +310,70 @@ def test_remove_broadcast_comparison_catches_keeping_the_last_copy():
     mutant = [c for i, c in enumerate(cols) if c and c not in cols[i + 1:]]
     assert [tuple(b) for b in _reference_remove(L).bases["register"]] == [(0, 1), (1, 0)]
     assert mutant != list(_reference_remove(L).flat_columns)
+
+
+# -- tmem_lane_quarters: the quarter table by slices ----------------------------------------------------------
+
+def _reference_quarters(R: LinearLayout, T: LinearLayout, first_warp: int) -> bool:
+    """The claim point by point with ``apply``: each (register, lane, warp) element of ``R`` is at some TMEM
+    ``(row, col)`` of ``T`` with ``row // 32 == (first_warp + warp) % 4``."""
+    where: dict[tuple, set[int]] = {}
+    for r in range(T.in_dim_size("row")):
+        for c in range(T.in_dim_size("col")):
+            where.setdefault(tuple(T.apply(row=r, col=c).values()), set()).add(r // 32)
+    for reg in range(R.in_dim_size("register")):
+        for lane in range(R.in_dim_size("lane")):
+            for w in range(R.in_dim_size("warp")):
+                e = tuple(R.apply(register=reg, lane=lane, warp=w).values())
+                if (first_warp + w) % 4 not in where.get(e, set()):
+                    return False
+    return True
+
+
+@st.composite
+def _tmem_cases(draw):
+    """A 128 x 4 tile: TMEM rows = the 128 tensor rows (in order or with two row bits swapped, row or col first),
+    R = 32 lanes x 4 warps x 4 registers over a shuffle of the unit bases."""
+    import random
+
+    units = [[1 << i, 0] for i in range(7)] + [[0, 1], [0, 2]]
+    trow = [list(u) for u in units[:7]]
+    if draw(st.booleans()):
+        i, j = draw(st.integers(0, 6)), draw(st.integers(0, 6))
+        trow[i], trow[j] = trow[j], trow[i]
+    tcol = [list(u) for u in units[7:]]
+    dims = [("row", trow), ("col", tcol)] if draw(st.booleans()) else [("col", tcol), ("row", trow)]
+    T = LinearLayout(dims, [("dim0", 128), ("dim1", 4)])
+    rng = random.Random(draw(st.integers(0, 2**32 - 1)))
+    order = list(range(9))
+    if draw(st.booleans()):
+        rng.shuffle(order)
+    bs = [units[k] for k in order]
+    R = LinearLayout([("register", bs[7:]), ("lane", bs[:5]), ("warp", bs[5:7])], [("dim0", 128), ("dim1", 4)])
+    return R, T, draw(st.integers(0, 7))
+
+
+@given(_tmem_cases())
+@settings(max_examples=80, deadline=None)
+def test_tmem_lane_quarters_is_the_definition(case):
+    from llverify.prove.tmem_access import tmem_lane_quarters
+
+    R, T, first = case
+    v = tmem_lane_quarters(R, T, first_warp=first)
+    assert v.status in ("proved", "refuted")
+    assert (v.status == "proved") == _reference_quarters(R, T, first)
+
+
+def test_tmem_quarter_comparison_catches_rows_read_as_columns(monkeypatch):
+    """The mutant: the quarter table read as if T's first in dim were ``col`` (the row/col reshape swapped); the
+    comparison above fails on a row-first T."""
+    from llverify.prove import tmem_access
+
+    units = [[1 << i, 0] for i in range(7)] + [[0, 1], [0, 2]]
+    T = LinearLayout([("row", units[:7]), ("col", units[7:])], [("dim0", 128), ("dim1", 4)])
+    R = LinearLayout([("register", units[7:]), ("lane", units[:5]), ("warp", units[5:7])],
+                     [("dim0", 128), ("dim1", 4)])
+    assert _reference_quarters(R, T, 0)
+    assert tmem_access.tmem_lane_quarters(R, T).status == "proved"
+    monkeypatch.setattr(tmem_access, "_by_row", lambda t_elem, rows, cols, row_first: t_elem.reshape(rows, cols))
+    assert tmem_access.tmem_lane_quarters(R, T).status != "proved"

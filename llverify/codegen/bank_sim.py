@@ -25,7 +25,7 @@ from llverify.codegen.banks import access_to_offsets
 from llverify.codegen.common import check_bitwidth
 from llverify.codegen.vectorize import VectorPlan, largest_vectorisation, permuted
 from llverify.errors import LayoutError
-from llverify.evaluate import evaluate, xor_table
+from llverify.evaluate import xor_table
 from llverify.hw.padded import Padding
 from llverify.layout import LinearLayout
 
@@ -306,12 +306,15 @@ def simulate_matrix_wavefronts(access: LinearLayout, shared: LinearLayout, bitwi
     if tile is None:
         tile = matrix_tile(access, shared, bitwidth, instruction)
     cvt = access_to_offsets(access, shared)
-    cvt = permuted(cvt, VectorPlan(1, bitwidth, tile.register_order))
-    sizes = cvt.in_dims
-    n_reg, n_lane = sizes["register"], sizes["lane"]
+    plan = VectorPlan(1, bitwidth, tile.register_order)
+    got = _offset_columns(cvt, plan)
+    if got is None:
+        got = _offset_columns(permuted(cvt, plan), VectorPlan(1, bitwidth, ()))
+        assert got is not None
+    cols, n_reg, n_lane = got
     if n_lane != 32:
         raise LayoutError(f"{instruction} needs 32 lanes, the access has {n_lane}")
-    offsets = evaluate(cvt, limit)["offset"].astype(np.int64)
+    offsets = xor_table(cols, limit)                     # the offsets of permuted(cvt), flat order
     rest = offsets.size // (n_reg * n_lane)
     nb = bitwidth // 8
     addr = offsets.reshape(rest, n_lane, n_reg) * nb          # [rest, lane, reg]

@@ -377,3 +377,42 @@ def test_tmem_quarter_comparison_catches_rows_read_as_columns(monkeypatch):
     assert tmem_access.tmem_lane_quarters(R, T).status == "proved"
     monkeypatch.setattr(tmem_access, "_by_row", lambda t_elem, rows, cols, row_first: t_elem.reshape(rows, cols))
     assert tmem_access.tmem_lane_quarters(R, T).status != "proved"
+
+
+# -- access_to_offsets through the inverse of the shared layout -----------------------------------------------
+
+@given(access_cases(32, wide=False))
+@settings(max_examples=150, deadline=None)
+def test_access_to_offsets_is_the_general_solve(case):
+    from llverify.codegen.common import remove_broadcast_registers
+
+    acc, shared, _ = case
+    access_to_offsets.cache_clear()
+    got = access_to_offsets(acc, shared)
+    want = remove_broadcast_registers(acc).invert_and_compose(shared)
+    assert got == want
+    assert dict(got.out_dims) == dict(want.out_dims) and list(got.in_dims.items()) == list(want.in_dims.items())
+
+
+def test_access_to_offsets_comparison_catches_the_transpose_for_the_inverse(monkeypatch):
+    """The mutant: ``S^T`` used for ``S^-1`` (right for a permutation, wrong for a swizzle): on a swizzled
+    buffer the comparison above fails."""
+    from llverify.codegen import banks
+    from llverify.codegen.common import remove_broadcast_registers
+    from llverify.hw import build
+
+    acc = build("blocked", [32, 32], size_per_thread=[1, 4], threads_per_warp=[4, 8], warps_per_cta=[1, 1],
+                order=[1, 0])
+    sh = build("swizzled_shared", [32, 32], vec=4, per_phase=1, max_phase=8, order=[1, 0])
+    want = remove_broadcast_registers(acc).invert_and_compose(sh)
+    access_to_offsets.cache_clear()
+    assert access_to_offsets(acc, sh) == want
+
+    def transpose(shared, outs):
+        dest = shared.transpose_outs(list(outs))
+        cols = dest.flat_columns
+        return tuple(sum(1 << j for j, c in enumerate(cols) if c >> k & 1) for k in range(dest.total_out_bits))
+    monkeypatch.setattr(banks, "_inverse_columns", transpose)
+    access_to_offsets.cache_clear()
+    assert access_to_offsets(acc, sh) != want
+    access_to_offsets.cache_clear()

@@ -416,3 +416,66 @@ def test_access_to_offsets_comparison_catches_the_transpose_for_the_inverse(monk
     access_to_offsets.cache_clear()
     assert access_to_offsets(acc, sh) != want
     access_to_offsets.cache_clear()
+
+
+# -- conversion classification decided on cvt itself ----------------------------------------------------------
+
+def _reference_classify(cvt: LinearLayout) -> tuple[str, tuple[str, ...]]:
+    """The definition: quotient block, warp, lane in turn while trivial (each on the layout left so far)."""
+    kinds = {"block": "shared_memory", "warp": "shared_memory", "lane": "warp_shuffle",
+             "register": "register_permutation"}
+    cur, dropped = cvt, []
+    for dim in ("block", "warp", "lane", "register"):
+        if not (cur.has_in_dim(dim) or cur.has_out_dim(dim)):
+            dropped.append(dim)
+            continue
+        q = cur.quotient([dim])
+        if q is None:
+            return kinds[dim], tuple(dropped)
+        cur = q
+        dropped.append(dim)
+    return "noop", tuple(dropped)
+
+
+@st.composite
+def _cvt_cases(draw):
+    """A hardware -> hardware map: per dim an identity block, a shuffled block or a block mixed with others."""
+    dims = [("register", draw(st.integers(0, 3))), ("lane", draw(st.integers(0, 3))),
+            ("warp", draw(st.integers(0, 2))), ("block", draw(st.integers(0, 1)))]
+    dims = [(d, n) for d, n in dims if n or draw(st.booleans())]
+    total = sum(n for _, n in dims)
+    cols: list[int] = []
+    at = 0
+    for d, n in dims:
+        mode = draw(st.sampled_from(["id", "id", "perm", "mix"]))
+        block = [1 << (at + i) for i in range(n)]
+        if mode == "perm":
+            block = draw(st.permutations(block))
+        elif mode == "mix" and total:
+            block = [b ^ (1 << draw(st.integers(0, total - 1))) for b in block]
+        cols += list(block)
+        at += n
+    bases, k = [], 0
+    for d, n in dims:
+        bases.append((d, [[(c >> sum(m for _, m in dims[:o])) & ((1 << dims[o][1]) - 1) for o in range(len(dims))]
+                          for c in cols[k:k + n]]))
+        k += n
+    return LinearLayout(bases, [(d, 1 << n) for d, n in dims], require_surjective=False)
+
+
+@given(_cvt_cases())
+@settings(max_examples=300, deadline=None)
+def test_classify_is_the_sequential_quotient(cvt):
+    from llverify.codegen.conversion import classify
+
+    assert classify(cvt) == _reference_classify(cvt)
+
+
+def test_classify_comparison_catches_deciding_on_the_first_dim_only():
+    """The mutant: a layout decided by its block dim alone (``noop`` when block is trivial): a lane swap is
+    missed; the comparison above fails."""
+    cvt = LinearLayout([("register", [[1, 0, 0]]), ("lane", [[0, 2, 0], [0, 1, 0]]), ("block", [[0, 0, 1]])],
+                       [("register", 2), ("lane", 4), ("block", 2)], require_surjective=False)
+    assert _reference_classify(cvt)[0] == "warp_shuffle"
+    mutant = "noop" if cvt.is_trivial_over(["block"]) else "shared_memory"
+    assert mutant != _reference_classify(cvt)[0]

@@ -42,7 +42,7 @@ from llverify.codegen.vectorize import VectorPlan, largest_vectorisation
 from llverify.errors import LayoutError
 from llverify.layout import LinearLayout
 
-__all__ = ["BankReport", "bank_wavefronts", "access_to_offsets", "offset_bases", "word_of_offset", "NUM_BANKS", "WARP_LANES"]
+__all__ = ["BankReport", "bank_wavefronts", "access_to_offsets", "offset_bases", "clear_memo", "word_of_offset", "NUM_BANKS", "WARP_LANES"]
 
 NUM_BANKS = 32
 WARP_LANES = 32
@@ -103,8 +103,9 @@ def access_to_offsets(access: LinearLayout, shared: LinearLayout) -> LinearLayou
 def _through_inverse(access: LinearLayout, shared: LinearLayout) -> LinearLayout | None:
     """``shared.invert_and_compose``'s answer ``C`` with ``shared(C(x)) == access(x)`` when ``shared`` is invertible
     (a memory layout) and both have the same out dims and sizes: then ``C`` is unique, ``C = S^-1 L``, and each
-    column of ``C`` is ``S^-1`` applied to ``access``'s column (:func:`_inverse_columns`).  None otherwise (the
-    caller solves in general)."""
+    column of ``C`` is ``S^-1`` applied to ``access``'s column (:func:`_inverse_columns`, once per ``shared`` and
+    out-dim order: a buffer is read and written by several layouts).  None otherwise (the caller solves in
+    general)."""
     outs = tuple(access.out_dims.items())
     if dict(outs) != dict(shared.out_dims):
         return None
@@ -116,6 +117,7 @@ def _through_inverse(access: LinearLayout, shared: LinearLayout) -> LinearLayout
     return LinearLayout._raw(ins, out, tuple(f2.combine(inv, c) for c in access.flat_columns))
 
 
+@lru_cache(maxsize=256)
 def _inverse_columns(shared: LinearLayout, outs: tuple[str, ...]) -> tuple[int, ...] | None:
     """For an invertible ``shared``, the flat input (its in dims packed, first lowest) that ``shared`` maps to each
     flat out bit ``k`` (out dims in the order ``outs``, first lowest): the columns of ``S^-1``.  None when
@@ -134,6 +136,11 @@ def _inverse_columns(shared: LinearLayout, outs: tuple[str, ...]) -> tuple[int, 
             raise LayoutError("internal: the inverse of a memory layout failed its check")
         inv.append(combo)
     return tuple(inv)
+
+
+def clear_memo() -> None:
+    """Forget the memoised shared-layout inverses (:func:`_inverse_columns`; benchmarks measure from scratch)."""
+    _inverse_columns.cache_clear()
 
 
 def word_of_offset(offset: int, bitwidth: int) -> int:

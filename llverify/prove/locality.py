@@ -131,14 +131,6 @@ def _reducer(columns: list[int]) -> Callable[[int], int | None]:
     only independent columns (those outside the span of the columns before them), so the answer is the unique
     solution supported on those columns, whatever the order of the reductions.
     """
-    units: dict[int, int] = {}  # unit column -> register bit of its first occurrence
-    for j, c in enumerate(columns):
-        if c & (c - 1):
-            break
-        if c and c not in units:
-            units[c] = 1 << j
-    else:
-        return _unit_solver(units)
     pivots: dict[int, tuple[int, int]] = {}  # leading bit (bit_length) -> (vector, combination)
     for j, c in enumerate(columns):
         v, comb = c, 1 << j
@@ -157,25 +149,6 @@ def _reducer(columns: list[int]) -> Callable[[int], int | None]:
                 return None
             v, comb = v ^ p[0], comb ^ p[1]
         return comb
-
-    return solve
-
-
-def _unit_solver(units: dict[int, int]) -> Callable[[int], int | None]:
-    """:func:`_reducer`'s ``solve`` when every column is zero or a unit vector (``units``: each distinct unit column
-    and the register bit of its first occurrence).  Elimination would keep exactly those first occurrences as
-    pivots, each combining itself alone (zero columns and repeats reduce to 0), so the solution is the OR of the
-    pivot registers of ``target``'s bits, and None when some bit of ``target`` has no column."""
-    def solve(target: int) -> int | None:
-        r = 0
-        while target:
-            low = target & -target
-            reg = units.get(low)
-            if reg is None:
-                return None
-            r |= reg
-            target ^= low
-        return r
 
     return solve
 

@@ -479,3 +479,27 @@ def test_classify_comparison_catches_deciding_on_the_first_dim_only():
     assert _reference_classify(cvt)[0] == "warp_shuffle"
     mutant = "noop" if cvt.is_trivial_over(["block"]) else "shared_memory"
     assert mutant != _reference_classify(cvt)[0]
+
+
+# -- bank_wavefronts' conflicting lanes by doubling ------------------------------------------------------------
+
+@given(access_cases(32, wide=False))
+@settings(max_examples=150, deadline=None)
+def test_conflicting_lanes_are_the_definition(case):
+    """Each phase-0 lane's offset is the XOR of the phase lane offsets at its set bits (the definition, one lane
+    at a time); a lane conflicts when its word is a non-zero multiple of 32."""
+    from llverify.codegen.banks import bank_wavefronts, offset_bases, word_of_offset
+
+    acc, shared, bits = case
+    rep = bank_wavefronts(acc, shared, bits)
+    lanes = offset_bases(access_to_offsets(acc, shared), "lane")[:rep.phase_lane_bits]
+    want = []
+    for lane in range(1, rep.lanes_per_phase):
+        off = 0
+        for j, o in enumerate(lanes):
+            if lane >> j & 1:
+                off ^= o
+        w = word_of_offset(off, bits)
+        if w and w % 32 == 0:
+            want.append(lane)
+    assert list(rep.conflicting_lanes) == want

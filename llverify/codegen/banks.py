@@ -178,13 +178,13 @@ def bank_wavefronts(access: LinearLayout, shared: LinearLayout, bitwidth: int,
     conflict_dim = span_dim_intersection_with_high_bits(words, log2(NUM_BANKS))
     wavefronts = phases << conflict_dim
     # which phase-0 lanes hit lane 0's bank at another word (lane 0 is at word 0 after translation)
+    # every phase-0 lane's offset, XOR of phase_lanes[j] over the bits j of the lane (tabulated by doubling)
+    lane_offsets = [0]
+    for o in phase_lanes:
+        lane_offsets += [x ^ o for x in lane_offsets]
     conflicting = []
     for lane in range(1, lanes_per_phase):
-        off = 0
-        for j, o in enumerate(phase_lanes):
-            if lane >> j & 1:
-                off ^= o
-        w = word_of_offset(off, bitwidth)
+        w = word_of_offset(lane_offsets[lane], bitwidth)
         if w and w % NUM_BANKS == 0:
             conflicting.append(lane)
     # Triton's formula: element offsets, segment = offsets beyond one 128-byte row

@@ -503,3 +503,21 @@ def test_conflicting_lanes_are_the_definition(case):
         if w and w % 32 == 0:
             want.append(lane)
     assert list(rep.conflicting_lanes) == want
+
+
+def test_conflicting_lanes_comparison_catches_reversed_lane_bits(monkeypatch):
+    """The mutant: the lane bits taken high-first.  Lanes 0-3 walk rows of a row-major 16 x 32 f32 buffer (words
+    32, 64, 128, 256: every lane below 16 conflicts with lane 0), lane bit 4 the column: the mutant's list
+    differs."""
+    from llverify.codegen import banks
+
+    acc = LinearLayout([("register", [[0, 2], [0, 4], [0, 8], [0, 16]]),
+                        ("lane", [[1, 0], [2, 0], [4, 0], [8, 0], [0, 1]]), ("warp", [])],
+                       [("dim0", 16), ("dim1", 32)])
+    sh = LinearLayout([("offset", [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [1, 0], [2, 0], [4, 0], [8, 0]]),
+                       ("block", [])], [("dim0", 16), ("dim1", 32)])
+    real = banks.bank_wavefronts(acc, sh, 32).conflicting_lanes
+    assert list(real) == list(range(1, 16))
+    orig = banks._lane_offsets
+    monkeypatch.setattr(banks, "_lane_offsets", lambda ls: orig(list(reversed(ls))))
+    assert banks.bank_wavefronts(acc, sh, 32).conflicting_lanes != real

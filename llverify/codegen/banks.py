@@ -158,6 +158,15 @@ def offset_bases(cvt: LinearLayout, dim: str) -> list[int]:
     return [(c >> shift) & mask for c in cvt.flat_columns[off:off + cvt.in_dim_size_log2(dim)]]
 
 
+def _lane_offsets(phase_lanes: list[int]) -> list[int]:
+    """Every phase-0 lane's offset: ``out[lane]`` is the XOR of ``phase_lanes[j]`` over the set bits ``j`` of
+    ``lane`` (tabulated by doubling, one XOR per lane)."""
+    out = [0]
+    for o in phase_lanes:
+        out += [x ^ o for x in out]
+    return out
+
+
 def bank_wavefronts(access: LinearLayout, shared: LinearLayout, bitwidth: int,
                     max_vector_elems: int | None = None) -> BankReport:
     """Wavefronts per warp-level ld/st.shared instruction of ``access`` on ``shared`` (lemma 9.4).
@@ -178,10 +187,7 @@ def bank_wavefronts(access: LinearLayout, shared: LinearLayout, bitwidth: int,
     conflict_dim = span_dim_intersection_with_high_bits(words, log2(NUM_BANKS))
     wavefronts = phases << conflict_dim
     # which phase-0 lanes hit lane 0's bank at another word (lane 0 is at word 0 after translation)
-    # every phase-0 lane's offset, XOR of phase_lanes[j] over the bits j of the lane (tabulated by doubling)
-    lane_offsets = [0]
-    for o in phase_lanes:
-        lane_offsets += [x ^ o for x in lane_offsets]
+    lane_offsets = _lane_offsets(phase_lanes)
     conflicting = []
     for lane in range(1, lanes_per_phase):
         w = word_of_offset(lane_offsets[lane], bitwidth)

@@ -17,12 +17,14 @@ instead of exhausting memory.
 
 from __future__ import annotations
 
+from typing import Sequence
+
 import numpy as np
 
 from llverify.errors import LayoutError, SizeGuardError
 from llverify.layout import LinearLayout
 
-__all__ = ["DEFAULT_MAX_POINTS", "evaluate", "evaluate_flat", "inverse_table", "set_max_points", "max_points"]
+__all__ = ["DEFAULT_MAX_POINTS", "evaluate", "evaluate_flat", "xor_table", "inverse_table", "set_max_points", "max_points"]
 
 DEFAULT_MAX_POINTS = 1 << 26
 _max_points = DEFAULT_MAX_POINTS
@@ -62,6 +64,22 @@ def evaluate_flat(layout: LinearLayout, limit: int | None = None) -> np.ndarray:
     for k, col in enumerate(layout.flat_columns):
         half = 1 << k
         np.bitwise_xor(out[:half], out.dtype.type(col), out=out[half:2 * half])
+    return out
+
+
+def xor_table(columns: Sequence[int], limit: int | None = None, what: str = "layout domain") -> np.ndarray:
+    """The linear map with these F2 columns, tabulated: ``t[x] = XOR of columns[k] over the set bits k of x`` for
+    every ``x < 2^len(columns)``, as ``int64`` (the doubling trick of the module docstring).
+
+    Requires: every column below ``2^63``.  Raises ``SizeGuardError`` above the size guard (``limit``, default
+    :func:`max_points`).  Example: ``xor_table([1, 4]).tolist() == [0, 1, 4, 5]``."""
+    n = len(columns)
+    _guard(1 << n, limit, what)
+    out = np.empty(1 << n, dtype=np.int64)
+    out[0] = 0
+    for k, col in enumerate(columns):
+        half = 1 << k
+        np.bitwise_xor(out[:half], col, out=out[half:2 * half])
     return out
 
 

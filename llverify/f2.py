@@ -314,19 +314,13 @@ def complement(vectors: Iterable[int], n_bits: int) -> list[int]:
     ``span(vectors) ⊕ span(result) == F2^n_bits`` and the result is as
     "aligned" as possible.  ``complement([0b011], 2) == [0b10]``.
     """
-    e = Echelon.of(vectors)
-    if any(v >> n_bits for v in e.vectors):
+    vectors = list(vectors)
+    if any(v >> n_bits for v in vectors if v > 0):
         raise ValueError(f"vector wider than {n_bits} bits")
-    vecs = list(e.vectors)
-    out: list[int] = []
-    for k in range(n_bits):
-        cur = Echelon.of(vecs + [1 << k])
-        if cur.rank > len(vecs):
-            vecs.append(1 << k)
-            out.append(1 << k)
-        if len(vecs) == n_bits:
-            break
-    return out
+    # greedy: e_k is kept iff it is outside the span of the vectors and the units kept before it, i.e. iff it is
+    # a pivot column of [vectors | e_0 .. e_{n-1}] (one elimination pass)
+    n = len(vectors)
+    return [1 << (j - n) for j in pivot_columns(vectors + [1 << k for k in range(n_bits)]) if j >= n]
 
 
 def rref(rows: Sequence[int], ncols: int) -> tuple[list[int], list[int]]:

@@ -25,7 +25,7 @@ from llverify.codegen.banks import access_to_offsets
 from llverify.codegen.common import check_bitwidth
 from llverify.codegen.vectorize import VectorPlan, largest_vectorisation, permuted
 from llverify.errors import LayoutError
-from llverify.evaluate import evaluate
+from llverify.evaluate import xor_table
 from llverify.hw.padded import Padding
 from llverify.layout import LinearLayout
 
@@ -155,6 +155,42 @@ def _phase_order(lane_phase: np.ndarray, n_phase: int) -> tuple[np.ndarray, np.n
 _ORDERS: dict[tuple[int, int], tuple[np.ndarray, tuple[np.ndarray, np.ndarray, bool]]] = {}
 
 
+def _offset_columns(cvt: LinearLayout, vector: VectorPlan) -> tuple[list[int], int, int] | None:
+    """The ``offset`` part of every flat column of ``cvt`` (in dims in order) with the register columns taken in
+    ``vector.register_order``, and the register and lane counts: the columns of ``permuted(cvt, vector)`` projected
+    on ``offset``.  None when the order is not a permutation of all the register columns (the caller then builds
+    the permuted layout)."""
+    sizes = cvt.in_dims
+    for d in ("register", "lane"):
+        if d not in sizes:
+            raise LayoutError(f"the access layout needs a '{d}' in dim")
+    n_reg_bits = cvt.in_dim_size_log2("register")
+    order = vector.register_order
+    if order and sorted(order) != list(range(n_reg_bits)):
+        return None
+    shift = cvt.flat_out_shifts()["offset"]
+    mask = cvt.out_dim_size("offset") - 1
+    cols = [(c >> shift) & mask for c in cvt.flat_columns]
+    if order:
+        off = cvt.flat_in_offsets()["register"]
+        regs = cols[off:off + n_reg_bits]
+        cols[off:off + n_reg_bits] = [regs[i] for i in order]
+    return cols, sizes["register"], sizes["lane"]
+
+
+def _table_columns(cols: list[int], nv: int, nr: int, nl: int) -> list[int]:
+    """Flat columns (``nr`` register bits, the first ``nv`` the vector's, then ``nl`` lane bits, then the rest)
+    reordered as vector element, lane, instruction register group, rest (warp, block)."""
+    return cols[:nv] + cols[nr:nr + nl] + cols[nv:nr] + cols[nr + nl:]
+
+
+def _misaligned(start: np.ndarray, vec_bytes: int, bytes_per: int) -> bool:
+    """Whether some vector's first byte ``start * bytes_per`` is not a multiple of ``m = min(vec_bytes, 16)``:
+    tested as ``start mod (m / bytes_per)`` with a mask (powers of two; ``bytes_per <= 8`` divides ``m``)."""
+    align = min(vec_bytes, 16) // bytes_per
+    return align > 1 and bool(np.any(start & (align - 1)))
+
+
 def simulate_wavefronts(access: LinearLayout, shared: LinearLayout, bitwidth: int,
                         vector: VectorPlan | None = None, limit: int | None = None,
                         padding: Padding | None = None, model: BankModel = NVIDIA,
@@ -170,34 +206,40 @@ def simulate_wavefronts(access: LinearLayout, shared: LinearLayout, bitwidth: in
     by padding).  ``model`` and ``direction`` (``load``/``store``) select the banks and the candidate phase
     rules (:meth:`BankModel.phase_rules`, which raises ``LayoutError`` where the rule is not established);
     every candidate is simulated and the result spans them all (``per_rule`` keeps each one's range).
+
+    Every element is evaluated: the offsets of ``permuted(cvt, vector)`` (flattened input ``reg + n_reg * (lane +
+    n_lane * rest)``, ``reg = e + v * i`` with ``e`` the element of the vector and ``i`` the instruction's
+    register group) are tabulated directly in the order ``e + v * (lane + n_lane * (i + n_i * rest))`` by
+    permuting the columns before the XOR table (:func:`llverify.evaluate.xor_table`), so one row per instruction
+    (``rest``-major, then ``i``) of ``n_lane`` vectors needs no transpose.
     """
     check_bitwidth(bitwidth)
     cvt = access_to_offsets(access, shared)
     if vector is None:
         vector = largest_vectorisation(cvt, bitwidth, max_elems=padding.min_interval if padding else None)
-    cvt = permuted(cvt, vector)
-    sizes = cvt.in_dims
-    for d in ("register", "lane"):
-        if d not in sizes:
-            raise LayoutError(f"the access layout needs a '{d}' in dim")
-    offsets = evaluate(cvt, limit)["offset"]
-    if padding is not None:
-        offsets = padding.apply(offsets.astype(np.int64))
-    n_reg, n_lane = sizes["register"], sizes["lane"]
-    rest = offsets.size // (n_reg * n_lane)
+    got = _offset_columns(cvt, vector)
+    if got is None:
+        got = _offset_columns(permuted(cvt, vector), VectorPlan(vector.elems, vector.bits, ()))
+        assert got is not None
+    cols, n_reg, n_lane = got
     v = vector.elems
-    # flattened input = reg + n_reg * (lane + n_lane * rest)
-    a = offsets.reshape(rest, n_lane, n_reg // v, v)          # [rest, lane, instr-reg, vec]
+    nv, nr, nl = v.bit_length() - 1, n_reg.bit_length() - 1, n_lane.bit_length() - 1
+    if v > n_reg:
+        raise LayoutError(f"a vector of {v} elements needs that many registers (the access has {n_reg})")
+    offsets = xor_table(_table_columns(cols, nv, nr, nl), limit)
+    if padding is not None:
+        offsets = padding.apply(offsets)
+    a = offsets.reshape(-1, n_lane, v)                         # [instruction, lane, vec]
     bytes_per = bitwidth // 8
     # contiguity is checked on element offsets (addresses are offsets times bytes_per > 0, so they are
     # contiguous exactly when the offsets are); one register per vector is contiguous by itself
     if v > 1 and not np.array_equal(a, a[..., :1] + np.arange(v, dtype=a.dtype)):
         raise LayoutError("the chosen vector registers are not contiguous in shared memory")
-    start = a[..., 0] * bytes_per
+    start = a[..., 0]
     vec_bytes = v * bytes_per
-    if vec_bytes > 1 and np.any(start % min(vec_bytes, 16)):
+    if _misaligned(start, vec_bytes, bytes_per):
         raise LayoutError("the chosen vectors are not aligned to their size")
-    per_instr = np.transpose(start, (0, 2, 1)).reshape(-1, n_lane)   # [instructions, lane]
+    per_instr = start * bytes_per                              # [instructions, lane]
     rules = model.phase_rules(vec_bytes, direction)
     per_rule = []
     first = None
@@ -264,12 +306,15 @@ def simulate_matrix_wavefronts(access: LinearLayout, shared: LinearLayout, bitwi
     if tile is None:
         tile = matrix_tile(access, shared, bitwidth, instruction)
     cvt = access_to_offsets(access, shared)
-    cvt = permuted(cvt, VectorPlan(1, bitwidth, tile.register_order))
-    sizes = cvt.in_dims
-    n_reg, n_lane = sizes["register"], sizes["lane"]
+    plan = VectorPlan(1, bitwidth, tile.register_order)
+    got = _offset_columns(cvt, plan)
+    if got is None:
+        got = _offset_columns(permuted(cvt, plan), VectorPlan(1, bitwidth, ()))
+        assert got is not None
+    cols, n_reg, n_lane = got
     if n_lane != 32:
         raise LayoutError(f"{instruction} needs 32 lanes, the access has {n_lane}")
-    offsets = evaluate(cvt, limit)["offset"].astype(np.int64)
+    offsets = xor_table(cols, limit)                     # the offsets of permuted(cvt), flat order
     rest = offsets.size // (n_reg * n_lane)
     nb = bitwidth // 8
     addr = offsets.reshape(rest, n_lane, n_reg) * nb          # [rest, lane, reg]

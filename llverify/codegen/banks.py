@@ -36,12 +36,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+from llverify import f2
 from llverify.codegen.common import check_bitwidth, log2, remove_broadcast_registers, span_dim_intersection_with_high_bits
 from llverify.codegen.vectorize import VectorPlan, largest_vectorisation
 from llverify.errors import LayoutError
 from llverify.layout import LinearLayout
 
-__all__ = ["BankReport", "bank_wavefronts", "access_to_offsets", "word_of_offset", "NUM_BANKS", "WARP_LANES"]
+__all__ = ["BankReport", "bank_wavefronts", "access_to_offsets", "offset_bases", "clear_memo", "word_of_offset", "NUM_BANKS", "WARP_LANES"]
 
 NUM_BANKS = 32
 WARP_LANES = 32
@@ -94,7 +95,52 @@ def access_to_offsets(access: LinearLayout, shared: LinearLayout) -> LinearLayou
         raise LayoutError("the shared layout must cover the whole tensor (a memory layout is invertible, definition 4.14)")
     if set(access.out_dim_names) != set(shared.out_dim_names):
         raise LayoutError(f"access out dims {list(access.out_dim_names)} differ from shared out dims {list(shared.out_dim_names)}")
-    return remove_broadcast_registers(access).invert_and_compose(shared)
+    reduced = remove_broadcast_registers(access)
+    fast = _through_inverse(reduced, shared)
+    return fast if fast is not None else reduced.invert_and_compose(shared)
+
+
+def _through_inverse(access: LinearLayout, shared: LinearLayout) -> LinearLayout | None:
+    """``shared.invert_and_compose``'s answer ``C`` with ``shared(C(x)) == access(x)`` when ``shared`` is invertible
+    (a memory layout) and both have the same out dims and sizes: then ``C`` is unique, ``C = S^-1 L``, and each
+    column of ``C`` is ``S^-1`` applied to ``access``'s column (:func:`_inverse_columns`, once per ``shared`` and
+    out-dim order: a buffer is read and written by several layouts).  None otherwise (the caller solves in
+    general)."""
+    outs = tuple(access.out_dims.items())
+    if dict(outs) != dict(shared.out_dims):
+        return None
+    inv = _inverse_columns(shared, tuple(n for n, _ in outs))
+    if inv is None:
+        return None
+    ins = tuple((d, access.in_dim_size_log2(d)) for d in access.in_dim_names)
+    out = tuple((d, shared.in_dim_size(d)) for d in shared.in_dim_names)
+    return LinearLayout._raw(ins, out, tuple(f2.combine(inv, c) for c in access.flat_columns))
+
+
+@lru_cache(maxsize=256)
+def _inverse_columns(shared: LinearLayout, outs: tuple[str, ...]) -> tuple[int, ...] | None:
+    """For an invertible ``shared``, the flat input (its in dims packed, first lowest) that ``shared`` maps to each
+    flat out bit ``k`` (out dims in the order ``outs``, first lowest): the columns of ``S^-1``.  None when
+    ``shared`` is not invertible.  Postcondition: ``shared.apply_flat(inv[k])`` is bit ``k`` (checked)."""
+    dest = shared.transpose_outs(list(outs))
+    n = dest.total_out_bits
+    if dest.total_in_bits != n:
+        return None
+    e = f2.Echelon.of(dest.flat_columns)
+    if e.rank != n:
+        return None
+    inv = []
+    for k in range(n):
+        residual, combo = e.reduce(1 << k)
+        if residual or dest.apply_flat(combo) != 1 << k:
+            raise LayoutError("internal: the inverse of a memory layout failed its check")
+        inv.append(combo)
+    return tuple(inv)
+
+
+def clear_memo() -> None:
+    """Forget the memoised shared-layout inverses (:func:`_inverse_columns`; benchmarks measure from scratch)."""
+    _inverse_columns.cache_clear()
 
 
 def word_of_offset(offset: int, bitwidth: int) -> int:
@@ -102,11 +148,23 @@ def word_of_offset(offset: int, bitwidth: int) -> int:
     return (offset * bitwidth) >> 5
 
 
-def _offset_bases(cvt: LinearLayout, dim: str) -> list[int]:
+def offset_bases(cvt: LinearLayout, dim: str) -> list[int]:
+    """The ``offset`` component of each basis of ``dim`` of ``cvt = S^-1 L`` (read off the flat columns; ``[]``
+    when ``cvt`` has no such in dim)."""
     if not cvt.has_in_dim(dim):
         return []
-    k = list(cvt.out_dim_names).index("offset")
-    return [b[k] for b in cvt.bases[dim]]
+    shift, mask = cvt.flat_out_shifts()["offset"], cvt.out_dim_size("offset") - 1
+    off = cvt.flat_in_offsets()[dim]
+    return [(c >> shift) & mask for c in cvt.flat_columns[off:off + cvt.in_dim_size_log2(dim)]]
+
+
+def _lane_offsets(phase_lanes: list[int]) -> list[int]:
+    """Every phase-0 lane's offset: ``out[lane]`` is the XOR of ``phase_lanes[j]`` over the set bits ``j`` of
+    ``lane`` (tabulated by doubling, one XOR per lane)."""
+    out = [0]
+    for o in phase_lanes:
+        out += [x ^ o for x in out]
+    return out
 
 
 def bank_wavefronts(access: LinearLayout, shared: LinearLayout, bitwidth: int,
@@ -121,7 +179,7 @@ def bank_wavefronts(access: LinearLayout, shared: LinearLayout, bitwidth: int,
     vec = largest_vectorisation(cvt, bitwidth, "offset", max_vector_elems)
     vec_bits = vec.elems * bitwidth
     phases = max(1, vec_bits // 32)
-    lanes = _offset_bases(cvt, "lane")
+    lanes = offset_bases(cvt, "lane")
     drop = min(log2(phases), len(lanes))
     phase_lanes = lanes[:len(lanes) - drop]
     lanes_per_phase = 1 << len(phase_lanes)
@@ -129,13 +187,10 @@ def bank_wavefronts(access: LinearLayout, shared: LinearLayout, bitwidth: int,
     conflict_dim = span_dim_intersection_with_high_bits(words, log2(NUM_BANKS))
     wavefronts = phases << conflict_dim
     # which phase-0 lanes hit lane 0's bank at another word (lane 0 is at word 0 after translation)
+    lane_offsets = _lane_offsets(phase_lanes)
     conflicting = []
     for lane in range(1, lanes_per_phase):
-        off = 0
-        for j, o in enumerate(phase_lanes):
-            if lane >> j & 1:
-                off ^= o
-        w = word_of_offset(off, bitwidth)
+        w = word_of_offset(lane_offsets[lane], bitwidth)
         if w and w % NUM_BANKS == 0:
             conflicting.append(lane)
     # Triton's formula: element offsets, segment = offsets beyond one 128-byte row

@@ -48,25 +48,28 @@ def remove_broadcast_registers(layout: LinearLayout) -> LinearLayout:
     """
     if not layout.has_in_dim("register"):
         return layout
-    regs = layout.bases["register"]
     kept = kept_register_bits(layout)
-    if len(kept) == len(regs):
+    n = layout.in_dim_size_log2("register")
+    if len(kept) == n:
         return layout  # nothing to drop: the layout itself (immutable)
-    keep = [regs[i] for i in kept]
-    # a subset of a valid layout's bases on its own out dims: valid, so built without the checks
-    return LinearLayout._make([(d, keep if d == "register" else bs) for d, bs in layout.bases.items()],
-                              layout.out_dims.items())
+    # a subset of a valid layout's columns on its own out dims: valid, so built from the flat columns directly
+    off = layout.flat_in_offsets()["register"]
+    flat = layout.flat_columns
+    ins = tuple((d, len(kept) if d == "register" else layout.in_dim_size_log2(d)) for d in layout.in_dim_names)
+    return LinearLayout._raw(ins, tuple(layout.out_dims.items()),
+                             flat[:off] + tuple(flat[off + i] for i in kept) + flat[off + n:])
 
 
 def kept_register_bits(layout: LinearLayout) -> list[int]:
     """Indices of the register bases :func:`remove_broadcast_registers` keeps (the first copy of each non-zero
-    basis).  Example: registers ``[(0,1), (0,0), (0,1), (1,0)]`` -> ``[0, 3]``."""
+    basis).  Example: registers ``[(0,1), (0,0), (0,1), (1,0)]`` -> ``[0, 3]``.  Read off the flat columns (a
+    basis is zero, or repeats another, exactly when its flat column does)."""
     kept: list[int] = []
-    seen: set[tuple[int, ...]] = set()
-    for i, b in enumerate(layout.bases.get("register", ())):
-        if any(b) and b not in seen:
+    seen: set[int] = set()
+    for i, c in enumerate(flat_bases(layout, "register")):
+        if c and c not in seen:
             kept.append(i)
-            seen.add(b)
+            seen.add(c)
     return kept
 
 

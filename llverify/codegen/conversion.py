@@ -52,21 +52,32 @@ class ConversionPlan:
                 "cvt": {d: [list(b) for b in bs] for d, bs in self.cvt.bases.items()}}
 
 
-def classify(cvt: LinearLayout) -> tuple[Classification, tuple[str, ...]]:
-    """Quotient out block, warp, lane (in that order) while trivial; return the verdict and the dims dropped."""
-    cur = cvt
+def classify(cvt: LinearLayout, trivial: dict[str, bool] | None = None) -> tuple[Classification, tuple[str, ...]]:
+    """Quotient out block, warp, lane (in that order) while trivial; return the verdict and the dims dropped.
+
+    Each quotient is decided on ``cvt`` itself: ``cvt`` with trivial dims removed is trivial over ``d`` exactly
+    when ``cvt`` is (a trivial dim is an identity block decoupled from the rest: its columns reach no other out
+    bit and no other column reaches its out bits, so removing it changes neither ``d``'s square sublayout nor
+    ``d``'s decoupling).  ``trivial``: ``cvt.is_trivial_over([d])`` per dim, filled in as decided (the caller's
+    dict is shared with its own questions)."""
+    trivial = {} if trivial is None else trivial
     dropped: list[str] = []
     for dim in _ORDER:
-        present = cur.has_in_dim(dim) or cur.has_out_dim(dim)
-        if not present:
+        if not (cvt.has_in_dim(dim) or cvt.has_out_dim(dim)):
             dropped.append(dim)
             continue
-        q = cur.quotient([dim])
-        if q is None:
+        if not _trivial(cvt, dim, trivial):
             return _KIND[dim], tuple(dropped)
-        cur = q
         dropped.append(dim)
     return "noop", tuple(dropped)
+
+
+def _trivial(cvt: LinearLayout, dim: str, known: dict[str, bool]) -> bool:
+    """``cvt.is_trivial_over([dim])``, once per dim in ``known``."""
+    hit = known.get(dim)
+    if hit is None:
+        hit = known[dim] = cvt.is_trivial_over([dim])
+    return hit
 
 
 def convert(src: LinearLayout, dst: LinearLayout) -> ConversionPlan:
@@ -80,6 +91,7 @@ def convert(src: LinearLayout, dst: LinearLayout) -> ConversionPlan:
     if not src.is_surjective():
         raise LayoutError("convert: the source layout does not cover the tensor (not surjective)")
     cvt = dst.invert_and_compose(src)
-    kind, dropped = classify(cvt)
-    moving = tuple(d for d in cvt.in_dim_names if not cvt.is_trivial_over([d]))
+    trivial: dict[str, bool] = {}
+    kind, dropped = classify(cvt, trivial)
+    moving = tuple(d for d in cvt.in_dim_names if not _trivial(cvt, d, trivial))
     return ConversionPlan(src, dst, cvt, kind, dropped, moving)

@@ -41,7 +41,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from llverify.codegen.bank_model import NVIDIA, BankModel
-from llverify.codegen.banks import access_to_offsets
+from llverify.codegen.banks import access_to_offsets, offset_bases
 from llverify.codegen.common import check_bitwidth, log2, span_dim_intersection_with_high_bits
 from llverify.errors import LayoutError
 from llverify.layout import LinearLayout
@@ -62,13 +62,6 @@ def supports(instruction: str, target: str) -> bool:
         return False
     sm = int(arch.split(":")[0].rstrip("a"))
     return sm >= (75 if instruction.startswith("ld") else 90)
-
-
-def _offsets(cvt: LinearLayout, dim: str) -> list[int]:
-    if not cvt.has_in_dim(dim):
-        return []
-    k = list(cvt.out_dim_names).index("offset")
-    return [b[k] for b in cvt.bases[dim]]
 
 
 @dataclass(frozen=True)
@@ -106,8 +99,8 @@ def matrix_tile(access: LinearLayout, shared: LinearLayout, bitwidth: int, instr
         raise LayoutError(f"unknown matrix instruction {instruction!r} (expected one of {', '.join(MATRIX_INSTRUCTIONS)})")
     trans = instruction.endswith("_trans")
     cvt = access_to_offsets(access, shared)
-    regs, lanes = _offsets(cvt, "register"), _offsets(cvt, "lane")
-    others = _offsets(cvt, "warp") + _offsets(cvt, "block")
+    regs, lanes = offset_bases(cvt, "register"), offset_bases(cvt, "lane")
+    others = offset_bases(cvt, "warp") + offset_bases(cvt, "block")
     if len(lanes) != 5:
         raise LayoutError(f"{instruction} is a 32-lane warp instruction; the access has {1 << len(lanes)} lanes")
     if trans:

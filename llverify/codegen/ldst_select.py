@@ -138,13 +138,14 @@ def _pair_tile(a: _Side, b: _Side, ra: int, rb: int, ta: LaneTile, tb: LaneTile)
     if 0 in lane_a or 0 in lane_b:
         return None
     cvt = b.to(a)                                      # b's hardware -> a's hardware
-    names = list(cvt.out_dim_names)
-    lanes = cvt.bases["lane"]
+    shifts = cvt.flat_out_shifts()
+    lanes = flat_bases(cvt, "lane")
 
     def part(lane_idx: int, dim: str) -> int:
-        if dim not in names:
+        """Component ``dim`` of the image of ``b``'s lane basis ``lane_idx`` (read off its flat column)."""
+        if dim not in shifts:
             return 0
-        return lanes[lane_idx][names.index(dim)]
+        return (lanes[lane_idx] >> shifts[dim]) & (cvt.out_dim_size(dim) - 1)
 
     for i in range(ra - rb):
         if part(tb.contiguous_lanes[i], "register") == 0:

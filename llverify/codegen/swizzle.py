@@ -85,12 +85,14 @@ def phase_lanes(layout: LinearLayout, vec_bits: int) -> list[int]:
     return [b for b in lanes[:len(lanes) - drop] if b]
 
 
-def _complement_in(basis: list[int], pool: list[int]) -> list[int]:
-    out: list[int] = []
-    for v in pool:
-        if not f2.in_span(v, basis + out):
-            out.append(v)
-    return out
+def _complement_in(basis: list[int], pool: list[int], most: int | None = None) -> list[int]:
+    """The vectors of ``pool`` kept greedily: each one outside ``span(basis + those kept before it)`` (the first
+    ``most`` of them).  One elimination pass: they are the pivot columns of ``[basis | pool]`` past ``basis`` (a
+    pool vector is in the span of the basis and all earlier pool vectors iff it is in the span of the basis and
+    the earlier *kept* ones, the others lying in that span)."""
+    n = len(basis)
+    out = [pool[j - n] for j in f2.pivot_columns(list(basis) + list(pool)) if j >= n]
+    return out if most is None else out[:most]
 
 
 def optimal_swizzle(A: LinearLayout, B: LinearLayout, bitwidth: int) -> SwizzlePlan:
@@ -121,11 +123,7 @@ def optimal_swizzle(A: LinearLayout, B: LinearLayout, bitwidth: int) -> SwizzleP
         s = min(log2(32 // vec_bits), d - v)
         pool = _complement_in(V, f2.intersection(f2.span_basis(V + la), f2.span_basis(V + lb)))
         pool += f2.complement(V + la + lb, d) + [1 << i for i in range(d)]
-        for cand in pool:
-            if len(pad) == s:
-                break
-            if not f2.in_span(cand, V + pad):
-                pad.append(cand)
+        pad = _complement_in(V, pool, s)
     K = V + pad
     n_bank = min(max(0, log2(max(1, 1024 // max(vec_bits, 32)))), d - len(K))
     ell = d - len(K) - n_bank
@@ -139,12 +137,7 @@ def optimal_swizzle(A: LinearLayout, B: LinearLayout, bitwidth: int) -> SwizzleP
     small, large = (F, E) if swap else (E, F)
     pairs = [s ^ t for s, t in zip(small, large)]
     order = C + pairs + large[len(small):] + small + _complement_in(K, inter)
-    X: list[int] = []
-    for cand in order:
-        if len(X) == ell:
-            break
-        if not f2.in_span(cand, K + X):
-            X.append(cand)
+    X = _complement_in(K, order, ell)
     if len(X) < ell:  # pragma: no cover (the pool spans F2^d)
         X += _complement_in(K + X, [1 << i for i in range(d)])[:ell - len(X)]
     bank = pad + f2.complement(K + X, d)

@@ -63,9 +63,18 @@ def largest_vectorisation(to_addr: LinearLayout, bitwidth: int, address_dim: str
     check_bitwidth(bitwidth)
     if not to_addr.has_out_dim(address_dim):
         raise LayoutError(f"largest_vectorisation: layout has no out dim '{address_dim}'")
-    k = list(to_addr.out_dim_names).index(address_dim)
-    regs = list(to_addr.bases["register"]) if to_addr.has_in_dim("register") else []
-    others = [b for d, bs in to_addr.bases.items() for i, b in enumerate(bs) if d != "register"]
+    # on flat columns (out dims packed, first lowest): a basis equal to ``want`` (address bit j, zero elsewhere) is
+    # the column ``1 << (shift + j)``; its address part is ``(column >> shift) & size_mask``
+    shift = to_addr.flat_out_shifts()[address_dim]
+    size_mask = to_addr.out_dim_size(address_dim) - 1
+    cols = to_addr.flat_columns
+    if to_addr.has_in_dim("register"):
+        r0 = to_addr.flat_in_offsets()["register"]
+        n_regs = to_addr.in_dim_size_log2("register")
+        regs = list(cols[r0:r0 + n_regs])
+        others = list(cols[:r0]) + list(cols[r0 + n_regs:])
+    else:
+        regs, others = [], list(cols)
     cap = 128 // bitwidth
     if max_elems is not None:
         cap = min(cap, max_elems)
@@ -76,7 +85,7 @@ def largest_vectorisation(to_addr: LinearLayout, bitwidth: int, address_dim: str
         chosen: list[int] = []
         ok = True
         for j in range(n):
-            want = tuple((1 << j) if i == k else 0 for i in range(len(to_addr.out_dim_names)))
+            want = 1 << (shift + j) if j < size_mask.bit_length() else None
             idx = next((i for i, b in enumerate(regs) if b == want), None)
             if idx is None or (not allow_permutation and idx != j):
                 ok = False
@@ -85,7 +94,7 @@ def largest_vectorisation(to_addr: LinearLayout, bitwidth: int, address_dim: str
         if ok:
             mask = v - 1
             rest = [b for i, b in enumerate(regs) if i not in chosen] + others
-            if all((b[k] & mask) == 0 for b in rest):
+            if all(((b >> shift) & size_mask & mask) == 0 for b in rest):
                 order = tuple(chosen) + tuple(i for i in range(len(regs)) if i not in chosen)
                 return VectorPlan(v, v * bitwidth, order)
         v //= 2

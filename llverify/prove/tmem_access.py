@@ -53,6 +53,11 @@ def _flat(L: LinearLayout, values: dict[str, int]) -> int:
     return acc
 
 
+def _by_row(t_elem, rows: int, cols: int, row_first: bool):
+    """The table of ``T``'s elements (flattened input, first in dim lowest) as a ``[row, col]`` array (a view)."""
+    return t_elem.reshape(cols, rows).T if row_first else t_elem.reshape(rows, cols)
+
+
 def tmem_lane_quarters(R: LinearLayout, T: LinearLayout, *, subject: str = "tmem access",
                        first_warp: int = 0) -> Verdict:
     """Decide that every warp of ``R`` finds each of its elements in its own TMEM lane quarter of ``T``
@@ -63,7 +68,7 @@ def tmem_lane_quarters(R: LinearLayout, T: LinearLayout, *, subject: str = "tmem
     """
     import numpy as np
 
-    from llverify.evaluate import evaluate
+    from llverify.evaluate import xor_table
 
     t0 = time.perf_counter()
 
@@ -79,25 +84,17 @@ def tmem_lane_quarters(R: LinearLayout, T: LinearLayout, *, subject: str = "tmem
         return unknown("unexpected in dims for a TMEM access")
     if max(R.total_in_bits, T.total_in_bits) > MAX_POINTS_LOG2:
         return unknown(f"more than 2^{MAX_POINTS_LOG2} points to enumerate")
-    tv = evaluate(T)
-    shift = 0
-    t_elem = np.zeros(T.total_in_size, dtype=np.int64)
-    for d in T.out_dim_names:
-        t_elem |= tv[d].astype(np.int64).ravel() << shift
-        shift += T.out_dim_size_log2(d)
-    rows = T.in_dim_size("row")
+    # every TMEM address's element (out dims packed first lowest: the flat columns' packing), and per element the
+    # set of lane quarters (bit q: some row in 32 q .. 32 q + 31) holding it
+    t_elem = xor_table(T.flat_columns)
+    shift = T.total_out_bits
+    rows, cols = T.in_dim_size("row"), T.in_dim_size("col")
     # flattened input, first in dim least significant: T's in dims are (row, col) in its own order
-    idx = np.arange(T.total_in_size, dtype=np.int64)
-    row_first = list(T.in_dim_names)[0] == "row"
-    row = idx % rows if row_first else idx // T.in_dim_size("col")
+    by_row = _by_row(t_elem, rows, cols, list(T.in_dim_names)[0] == "row")
     quarters = np.zeros(1 << shift, dtype=np.int64)
-    np.bitwise_or.at(quarters, t_elem, 1 << (row // 32))
-    rv = evaluate(R)
-    r_elem = np.zeros(R.total_in_size, dtype=np.int64)
-    s = 0
-    for d in R.out_dim_names:
-        r_elem |= rv[d].astype(np.int64).ravel() << s
-        s += R.out_dim_size_log2(d)
+    for q in range(-(-rows // 32)):
+        quarters[by_row[32 * q:32 * q + 32].ravel()] |= 1 << q
+    r_elem = xor_table(R.flat_columns)
     sizes = [R.in_dim_size(d) for d in R.in_dim_names]
     k = list(R.in_dim_names).index("warp")
     stride = int(np.prod(sizes[:k], dtype=np.int64))

@@ -13,7 +13,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from llverify.codegen.bank_model import NVIDIA, BankModel
 from llverify.codegen.bank_sim import simulate_wavefronts
-from llverify.codegen.banks import access_to_offsets, bank_wavefronts
+from llverify.codegen.banks import access_to_offsets, bank_wavefronts, clear_memo as _clear_inverses_memo
 from llverify.codegen.ldst_select import clear_memo as _clear_sides_memo
 from llverify.codegen.shape_ops import infer_shape_op
 from llverify.errors import LlverifyError
@@ -233,6 +233,7 @@ def clear_caches() -> None:
         fn.cache_clear()
     _clear_layout_memo()
     _clear_sides_memo()
+    _clear_inverses_memo()
 
 
 def unknown(prop: str, subject: str, reason: str) -> Verdict:

@@ -1,0 +1,130 @@
+"""The fast paths of layout construction and certificates (issue 11, first-time work) agree with the general code
+they shortcut, over the whole TTGIR corpus and on random layouts; each comparison is shown able to fail (a mutant
+of the fast path that it must catch)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import corpus_reads  # tests/corpus_reads.py (tests/ is on sys.path: conftest.py)
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from llverify.hw import slice as hw_slice
+from llverify.hw.registry import build_spec
+from llverify.layout import LinearLayout
+from llverify.ttgir import layouts
+
+
+@pytest.fixture(scope="module")
+def corpus_types() -> list:
+    """Per corpus module, every distinct type with a layout encoding (results and operands of every op)."""
+    out = []
+    for mods in corpus_reads.read_all(corpus_reads.corpus_texts()):
+        if isinstance(mods, str):
+            continue
+        for m in mods:
+            seen, types = set(), []
+            for _, op, _ in m.walk():
+                for t in [r.type for r in op.results] + [o.type for o in op.operands if getattr(o, "type", None)]:
+                    if t is not None and t.encoding is not None and id(t) not in seen:
+                        seen.add(id(t))
+                        types.append(t)
+            out.append(types)
+    return out
+
+
+def _general_build(frozen_spec, shape):
+    """``_build`` without its shortcuts: the spec thawed afresh for each build, slices built in full."""
+    try:
+        spec = layouts._thaw(frozen_spec)
+        if spec.get("kind") == "padded_shared":
+            return layouts._padded(spec, shape)
+        return build_spec(spec, list(shape))
+    except Exception as exc:  # noqa: BLE001 - _build's caught errors, worded the same
+        return str(exc) or type(exc).__name__
+
+
+def _built_all(corpus_types, general: bool, monkeypatch=None) -> list:
+    """Every corpus type's ``layout_of``: as the gate builds them (one memo per module), or by the general path."""
+    results = []
+    with pytest.MonkeyPatch.context() as mp:
+        if general:
+            mp.setattr(layouts, "_build", lru_cache(maxsize=None)(_general_build))
+            mp.setattr(layouts, "_freeze_sharing", lambda spec, memo: layouts._freeze(spec))
+            mp.setattr(hw_slice, "_slice_flat", hw_slice._slice_general)
+        for types in corpus_types:
+            layouts._build.cache_clear()
+            frozen: dict = {}
+            results.append([layouts.layout_of(t, frozen) for t in types])
+    layouts._build.cache_clear()
+    return results
+
+
+def test_corpus_layouts_are_the_general_builds(corpus_types):
+    fast = _built_all(corpus_types, general=False)
+    assert sum(map(len, fast)) > 1000
+    assert fast == _built_all(corpus_types, general=True)
+
+
+def test_corpus_comparison_catches_a_nested_freeze_keyed_by_size(corpus_types, monkeypatch):
+    # the mutant: a nested spec's frozen form memoised by its number of keys, not its identity (a slice of one
+    # blocked parent then reads another's)
+    def by_size(spec, memo):
+        items = []
+        for k, v in spec.items():
+            if isinstance(v, dict):
+                hit = memo.setdefault(("nested", len(v)), layouts._freeze(v))
+                items.append((k, hit))
+            else:
+                items.append((k, layouts._freeze(v)))
+        return tuple(sorted(items))
+    monkeypatch.setattr(layouts, "_freeze_sharing", by_size)
+    assert _built_all(corpus_types, general=False) != _built_all(corpus_types, general=True)
+
+
+def test_corpus_comparison_catches_a_thaw_shared_across_kinds(corpus_types, monkeypatch):
+    # the mutant: the thawed spec memoised by the spec's kind (every blocked encoding built as the first one)
+    memo: dict = {}
+    monkeypatch.setattr(layouts._BuildMemo, "thawed", lambda self, fs: memo.setdefault(dict(fs).get("kind"),
+                                                                                        layouts._thaw(fs)))
+    assert _built_all(corpus_types, general=False) != _built_all(corpus_types, general=True)
+
+
+# -- a slice read off its parent's flat columns ---------------------------------------------------------------
+
+@st.composite
+def _parents(draw):
+    """A distributed-looking parent on a shape with a 1 at ``dim``: random columns over the other dims' bits."""
+    rank = draw(st.integers(1, 3))
+    shape = [1 << draw(st.integers(0, 3)) for _ in range(rank)]
+    dim = draw(st.integers(0, rank))
+    pshape = shape[:dim] + [1] + shape[dim:]
+    out_bits = sum(s.bit_length() - 1 for s in pshape)
+    ins = [(d, draw(st.integers(0, 3))) for d in ("register", "lane", "warp")]
+    flat = tuple(draw(st.integers(0, (1 << out_bits) - 1)) if draw(st.booleans()) else 0
+                 for _, n in ins for _ in range(n))
+    par = LinearLayout._raw(tuple(ins), tuple((f"dim{i}", s) for i, s in enumerate(pshape)), flat)
+    return dim, par, pshape
+
+
+@given(_parents())
+@settings(max_examples=400, deadline=None)
+def test_slice_from_flat_columns_is_the_definition(case):
+    dim, par, pshape = case
+    assert hw_slice._slice_flat(dim, par, pshape) == hw_slice._slice_general(dim, par, pshape)
+
+
+def _slice_keeping_zero_registers(dim, par, pshape):
+    """The mutant of :func:`~llverify.hw.slice._slice_flat`: the zero register columns kept."""
+    shape = list(pshape[:dim]) + list(pshape[dim + 1:])
+    return LinearLayout._raw(par._in, tuple((f"dim{i}", s) for i, s in enumerate(shape)), par.flat_columns)
+
+
+def test_slice_comparison_catches_zero_registers_kept(monkeypatch):
+    par = LinearLayout._raw((("register", 2), ("lane", 1)), (("dim0", 4), ("dim1", 1)), (1, 0, 2))
+    assert hw_slice._slice_flat(1, par, [4, 1]) == hw_slice._slice_general(1, par, [4, 1])
+    monkeypatch.setattr(hw_slice, "_slice_flat", _slice_keeping_zero_registers)
+    with pytest.raises(AssertionError):
+        test_slice_from_flat_columns_is_the_definition()

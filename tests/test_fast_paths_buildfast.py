@@ -4,6 +4,7 @@ of the fast path that it must catch)."""
 
 from __future__ import annotations
 
+import importlib
 from functools import lru_cache
 
 import corpus_reads  # tests/corpus_reads.py (tests/ is on sys.path: conftest.py)
@@ -12,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from llverify.hw import slice as hw_slice
+from llverify.hw.cga import Tile, combine_with_shape
 from llverify.hw.registry import build_spec
 from llverify.layout import LinearLayout
 from llverify.ttgir import layouts
@@ -128,3 +130,43 @@ def test_slice_comparison_catches_zero_registers_kept(monkeypatch):
     monkeypatch.setattr(hw_slice, "_slice_flat", _slice_keeping_zero_registers)
     with pytest.raises(AssertionError):
         test_slice_from_flat_columns_is_the_definition()
+
+
+# -- a one-CTA blocked layout written down as flat columns --------------------------------------------------------
+
+_blocked_mod = importlib.import_module("llverify.hw.blocked")
+
+
+def _blocked_general(spt, tpw, wpc, order, shape):
+    """The blocked layout by its construction: the tile of identities, then ``combineCtaCgaWithShape``."""
+    t = Tile(len(spt))
+    t.identity_nd("register", spt, order).identity_nd("lane", tpw, order).identity_nd("warp", wpc, order)
+    return combine_with_shape(t, [], shape, "blocked", broadcast_registers=False)
+
+
+@st.composite
+def _blocked_params(draw):
+    rank = draw(st.integers(1, 3))
+    pow2s = st.lists(st.integers(0, 3).map(lambda k: 1 << k), min_size=rank, max_size=rank)
+    shape = draw(st.lists(st.integers(0, 7).map(lambda k: 1 << k), min_size=rank, max_size=rank))
+    return draw(pow2s), draw(pow2s), draw(pow2s), draw(st.permutations(range(rank))), shape
+
+
+@given(_blocked_params())
+@settings(max_examples=600, deadline=None)
+def test_one_cta_blocked_is_the_general_construction(params):
+    assert _blocked_mod._blocked_one_cta(*params) == _blocked_general(*params)
+
+
+def _lanes_deleted(spt, tpw, wpc, order, shape):
+    """The mutant of ``_blocked_one_cta``: lane and warp bases beyond the shape deleted, as registers are (the
+    construction makes them zero: broadcast)."""
+    L = _blocked_general(spt, tpw, wpc, order, shape)
+    keep = {d: [b for b in bs if any(b) or d == "register"] for d, bs in L.bases.items()}
+    return LinearLayout(keep, dict(L.out_dims), require_surjective=False)
+
+
+def test_one_cta_blocked_comparison_catches_lanes_deleted(monkeypatch):
+    monkeypatch.setattr(_blocked_mod, "_blocked_one_cta", _lanes_deleted)
+    with pytest.raises(AssertionError):
+        test_one_cta_blocked_is_the_general_construction()

@@ -4,6 +4,7 @@ of the fast path that it must catch)."""
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 from functools import lru_cache
 
@@ -12,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from llverify.hw import kinds
 from llverify.hw import slice as hw_slice
 from llverify.hw.cga import Tile, combine_with_shape
 from llverify.hw.registry import build_spec
@@ -170,3 +172,70 @@ def test_one_cta_blocked_comparison_catches_lanes_deleted(monkeypatch):
     monkeypatch.setattr(_blocked_mod, "_blocked_one_cta", _lanes_deleted)
     with pytest.raises(AssertionError):
         test_one_cta_blocked_is_the_general_construction()
+
+
+# -- one encoding's shape-free checks done once (hw.kinds.build_on_shapes) -----------------------------------------
+
+_ENTRY = st.sampled_from([1, 2, 4, 8, 0, 3, True, "4"])
+_SHAPES = st.lists(st.sampled_from([1, 2, 4, 16, 64, 128, 3]), min_size=1, max_size=3)
+_LIST = st.one_of(st.lists(_ENTRY, min_size=1, max_size=3), st.just([]), st.just("x"), st.just([[1]]))
+
+
+@st.composite
+def _blocked_specs(draw):
+    """Blocked specs, mostly valid: random entries, ranks that may disagree, optional CGA and count fields, an
+    unknown or a missing parameter now and then."""
+    rank = draw(st.integers(1, 3))
+    good = st.lists(st.sampled_from([1, 2, 4]), min_size=rank, max_size=rank)
+
+    def entry(valid):  # three in four valid, else from _LIST
+        return draw(valid if draw(st.integers(0, 3)) else _LIST)
+    spec = {"kind": "blocked", "size_per_thread": entry(good), "threads_per_warp": entry(good),
+            "warps_per_cta": entry(good), "order": entry(st.permutations(range(rank)).map(list))}
+    extra = draw(st.sampled_from(["", "cga", "legacy", "warp_size", "num_warps", "unknown", "missing"])) if draw(
+        st.booleans()) else ""
+    if extra == "cga":
+        spec["cga_layout"] = draw(st.sampled_from([[], [[1] + [0] * (rank - 1)], [[0] * rank], [[3] * rank]]))
+    elif extra == "legacy":
+        spec.update(ctas_per_cga=[2] + [1] * (rank - 1), cta_split_num=[2] + [1] * (rank - 1),
+                    cta_order=list(range(rank)))
+    elif extra in ("warp_size", "num_warps"):
+        spec[extra] = draw(st.sampled_from([32, 64, 4]))
+    elif extra == "unknown":
+        spec["swizzle"] = 1
+    elif extra == "missing":
+        del spec["order"]
+    shapes = st.lists(st.sampled_from([1, 2, 4, 16, 64, 128]), min_size=rank, max_size=rank)
+    return spec, entry(shapes), entry(shapes)  # three in four of the layout's rank
+
+
+def _outcome(fn, *args):
+    try:
+        return fn(*args)
+    except Exception as exc:  # noqa: BLE001 - compared by type and message
+        return type(exc).__name__, str(exc)
+
+
+@given(_blocked_specs())
+@settings(max_examples=600, deadline=None)
+def test_blocked_on_shapes_is_build_spec_at_each_shape(case):
+    spec, shape1, shape2 = case
+    on = kinds.build_on_shapes(spec)
+    for shape in (shape1, shape2, shape1):
+        assert _outcome(on, shape) == _outcome(build_spec, spec, shape)
+
+
+def test_on_shapes_comparison_catches_a_builder_that_keeps_its_first_layout(monkeypatch):
+    # the mutant: the prepared builder answers every shape with the layout of the first one
+    def first_only(**params):
+        finish, seen = _blocked_mod.blocked_on_shapes(**params), []
+
+        def on(shape):
+            if not seen:
+                seen.append(finish(shape))
+            return seen[0]
+        return on
+    blocked_kind = kinds.lookup("blocked")
+    monkeypatch.setitem(kinds._KINDS, "blocked", dataclasses.replace(blocked_kind, on_shapes=first_only))
+    with pytest.raises(AssertionError):
+        test_blocked_on_shapes_is_build_spec_at_each_shape()

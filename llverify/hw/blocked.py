@@ -19,13 +19,13 @@ Triton 3.9.0 register bases that fall outside a small shape are deleted).
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Sequence
 
 from llverify.errors import LayoutError
 from llverify.hw.cga import Tile, as_int_list, cga_bases, check_order, check_pow2, check_rank, combine_with_shape
 from llverify.layout import LinearLayout
 
-__all__ = ["blocked", "check_shape"]
+__all__ = ["blocked", "blocked_on_shapes", "check_shape"]
 
 
 def check_shape(shape: Sequence[int], rank: int | None, kind: str) -> list[int]:
@@ -50,6 +50,19 @@ def blocked(size_per_thread: Sequence[int], threads_per_warp: Sequence[int], war
     ``threads_per_warp``/``warps_per_cta`` (Triton checks this against the
     module's ``ttg.threads-per-warp``/``ttg.num-warps``, not in the attribute).
     """
+    return blocked_on_shapes(size_per_thread, threads_per_warp, warps_per_cta, order, cga_layout, ctas_per_cga,
+                             cta_split_num, cta_order, warp_size, num_warps)(shape)
+
+
+def blocked_on_shapes(size_per_thread: Sequence[int], threads_per_warp: Sequence[int],
+                      warps_per_cta: Sequence[int], order: Sequence[int],
+                      cga_layout: Sequence[Sequence[int]] | None = None, ctas_per_cga: Sequence[int] | None = None,
+                      cta_split_num: Sequence[int] | None = None, cta_order: Sequence[int] | None = None,
+                      warp_size: int | None = None, num_warps: int | None = None
+                      ) -> Callable[[Sequence[int]], LinearLayout]:
+    """``shape -> blocked(..., shape=shape, ...)``: the parameters that do not depend on the shape checked (and
+    copied) once, here, raising what :func:`blocked` raises for them; the function checks the shape, then the
+    CGA parameters, and builds (one encoding is built at several shapes in a module)."""
     kind = "blocked"
     spt = as_int_list(size_per_thread, "size_per_thread", kind)
     tpw = as_int_list(threads_per_warp, "threads_per_warp", kind)
@@ -69,13 +82,20 @@ def blocked(size_per_thread: Sequence[int], threads_per_warp: Sequence[int], war
         raise LayoutError(f"{kind}: threads_per_warp = {tpw} has product {_prod(tpw)}, expected warp_size {warp_size}")
     if num_warps is not None and _prod(wpc) != num_warps:
         raise LayoutError(f"{kind}: warps_per_cta = {wpc} has product {_prod(wpc)}, expected num_warps {num_warps}")
-    shp = check_shape(shape, rank, kind)
-    cga = cga_bases(rank, kind, cga_layout, ctas_per_cga, cta_split_num, cta_order)
-    if not cga:
-        return _blocked_one_cta(spt, tpw, wpc, order_l, shp)
-    t = Tile(rank)
-    t.identity_nd("register", spt, order_l).identity_nd("lane", tpw, order_l).identity_nd("warp", wpc, order_l)
-    return combine_with_shape(t, cga, shp, kind, broadcast_registers=False)
+    one_cta = cga_layout is None and ctas_per_cga is None and cta_split_num is None and cta_order is None
+
+    def on(shape: Sequence[int]) -> LinearLayout:
+        shp = check_shape(shape, rank, kind)
+        if one_cta:  # cga_bases of no CGA parameters is [] (nothing to check)
+            return _blocked_one_cta(spt, tpw, wpc, order_l, shp)
+        cga = cga_bases(rank, kind, cga_layout, ctas_per_cga, cta_split_num, cta_order)
+        if not cga:
+            return _blocked_one_cta(spt, tpw, wpc, order_l, shp)
+        t = Tile(rank)
+        t.identity_nd("register", spt, order_l).identity_nd("lane", tpw, order_l).identity_nd("warp", wpc, order_l)
+        return combine_with_shape(t, cga, shp, kind, broadcast_registers=False)
+
+    return on
 
 
 def _blocked_one_cta(spt: Sequence[int], tpw: Sequence[int], wpc: Sequence[int], order: Sequence[int],

@@ -27,11 +27,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from llverify.errors import LlverifyError
 from llverify.hw.padded import Padding, padded_shared
-from llverify.hw.registry import build_spec
+from llverify.hw.registry import build_on_shapes
 from llverify.hw.slice import slice_of_parent, slice_parent_shape
 from llverify.layout import LinearLayout
 from llverify.triton.parse import dtype_bits
@@ -150,11 +150,12 @@ class _BuildMemo:
     them (``build_spec`` and every constructor copy what they edit; ``tests/test_fast_paths_buildfast.py`` compares
     every corpus build with one from a fresh thaw)."""
 
-    __slots__ = ("_built", "_specs")
+    __slots__ = ("_built", "_specs", "_builders")
 
     def __init__(self) -> None:
         self._built: dict[tuple[Any, tuple[int, ...]], Any] = {}
         self._specs: dict[Any, Any] = {}
+        self._builders: dict[Any, Any] = {}
 
     def __call__(self, frozen_spec: Any, shape: tuple[int, ...]) -> LinearLayout | tuple[LinearLayout, Padding] | str:
         key = (frozen_spec, shape)
@@ -174,9 +175,20 @@ class _BuildMemo:
             spec = self._specs[frozen_spec] = _thaw(frozen_spec)
         return spec
 
+    def builder(self, frozen_spec: Any) -> Callable[[list[int]], LinearLayout]:
+        """``build_on_shapes(thawed spec)``, once per frozen spec: the checks that do not depend on the shape
+        done once per encoding."""
+        fn = self._builders.get(frozen_spec)
+        if fn is None:
+            if len(self._builders) >= 4096:
+                self._builders.clear()
+            fn = self._builders[frozen_spec] = build_on_shapes(self.thawed(frozen_spec))
+        return fn
+
     def cache_clear(self) -> None:
         self._built.clear()
         self._specs.clear()
+        self._builders.clear()
 
 
 _MISSING = object()
@@ -198,7 +210,7 @@ def _build_uncached(frozen_spec: Any, shape: tuple[int, ...]) -> LinearLayout | 
         spec = _build.thawed(frozen_spec)
         if spec.get("kind") == "padded_shared":
             return _padded(spec, shape)
-        return build_spec(spec, list(shape))
+        return _build.builder(frozen_spec)(list(shape))
     except (LlverifyError, ValueError, KeyError, TypeError) as exc:
         return str(exc) or type(exc).__name__
 

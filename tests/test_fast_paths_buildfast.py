@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import itertools
 from functools import lru_cache
 
 import corpus_reads  # tests/corpus_reads.py (tests/ is on sys.path: conftest.py)
@@ -18,6 +19,7 @@ from llverify.hw import slice as hw_slice
 from llverify.hw.cga import Tile, combine_with_shape
 from llverify.hw.registry import build_spec
 from llverify.layout import LinearLayout
+from llverify.prove import certificates
 from llverify.ttgir import layouts
 
 
@@ -239,3 +241,44 @@ def test_on_shapes_comparison_catches_a_builder_that_keeps_its_first_layout(monk
     monkeypatch.setitem(kinds._KINDS, "blocked", dataclasses.replace(blocked_kind, on_shapes=first_only))
     with pytest.raises(AssertionError):
         test_blocked_on_shapes_is_build_spec_at_each_shape()
+
+
+# -- a distributed layout's column rules and right inverse in one pass ------------------------------------------
+
+_distributed_cases = importlib.import_module("test_fast_paths_layfast2")  # its random layouts and comparison
+
+
+def _without_one_pass(L):
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(certificates, "_unit_right_inverse_of", lambda cols, n_out: None)
+        return certificates.distributed(L)
+
+
+@given(_distributed_cases._layouts())
+@settings(max_examples=400, deadline=None)
+def test_one_pass_distributed_is_the_two_pass_certificate(L):
+    assert _distributed_cases._same(certificates.distributed(L), _without_one_pass(L))
+
+
+#: every layout of up to 4 register bits onto 4 or 8 elements (zero, unit, two-bit and repeated columns)
+_SMALL = [LinearLayout({"register": [[c] for c in cols]}, {"dim0": size}, require_surjective=False)
+          for size in (4, 8) for n in range(5) for cols in itertools.product([0, 1, 2, 3, 4][:size.bit_length() + 1],
+                                                                             repeat=n)]
+
+
+def test_one_pass_distributed_on_every_small_layout():
+    assert all(_distributed_cases._same(certificates.distributed(L), _without_one_pass(L)) for L in _SMALL)
+
+
+def _one_pass_without_repeats(cols, n_out):
+    """The mutant of ``_unit_right_inverse_of``: a repeated unit column not refused (the later one is taken)."""
+    where = {c: j for j, c in enumerate(cols) if c}
+    if any(c & (c - 1) for c in cols) or any((1 << r) not in where for r in range(n_out)):
+        return None
+    return [1 << where[1 << r] for r in range(n_out)]
+
+
+def test_one_pass_distributed_comparison_catches_repeats_taken(monkeypatch):
+    monkeypatch.setattr(certificates, "_unit_right_inverse_of", _one_pass_without_repeats)
+    with pytest.raises(AssertionError):
+        test_one_pass_distributed_on_every_small_layout()

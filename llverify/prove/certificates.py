@@ -147,6 +147,11 @@ def _surj(L: LinearLayout, unit_columns: bool = False) -> Finding | dict[str, An
         return refuted(cx, f"not surjective: rank {e.rank} < {n_out} out bits")
     if not check_right_inverse(cols, n_out, R):
         raise CertificateError("right inverse failed its check")
+    return _right_inverse_certificate(L, R)
+
+
+def _right_inverse_certificate(L: LinearLayout, R: Sequence[int]) -> dict[str, Any]:
+    """The certificate of a checked right inverse ``R`` of ``L``: each out bit's named input."""
     return {"kind": "right_inverse", "check": "L(R(e_r)) == e_r for every out bit e_r",
             "R": dict(zip(_out_bit_names(L), _named_masks(L, R)))}
 
@@ -219,12 +224,38 @@ def _unit_columns(cols: Sequence[int]) -> bool:
     return True
 
 
+def _unit_right_inverse_of(cols: Sequence[int], n_out: int) -> list[int] | None:
+    """:func:`_unit_columns` and :func:`_unit_right_inverse` in one pass: ``R[r] = e_j`` for the column ``j``
+    equal to ``e_r`` when every column is zero or a unit vector, no two non-zero alike; None otherwise (some
+    column breaks the rules, or some ``e_r`` is no column)."""
+    where: dict[int, int] = {}
+    for j, c in enumerate(cols):
+        if c:
+            if c & (c - 1) or c in where:
+                return None
+            where[c] = j
+    out = []
+    for r in range(n_out):
+        j = where.get(1 << r)
+        if j is None:
+            return None
+        out.append(1 << j)
+    return out
+
+
 def distributed(L: LinearLayout) -> Finding:
-    bad = None if _unit_columns(L.flat_columns) else _column_rules(
-        L, lambda k: k > 1, "a distributed layout has at most one per column", True)
-    if bad:
-        return bad
-    s = _surj(L, unit_columns=True)
+    cols, n_out = L.flat_columns, L.total_out_bits
+    R = _unit_right_inverse_of(cols, n_out)
+    if R is not None and check_right_inverse(cols, n_out, R):
+        # the column rules hold (every column zero or a unit vector, no repeats) and R is checked: the
+        # general path's certificate, read off in one pass
+        s: Finding | dict[str, Any] = _right_inverse_certificate(L, R)
+    else:
+        bad = None if _unit_columns(cols) else _column_rules(
+            L, lambda k: k > 1, "a distributed layout has at most one per column", True)
+        if bad:
+            return bad
+        s = _surj(L, unit_columns=True)
     if isinstance(s, Finding):
         return s
     return proved({"kind": "distributed", "columns": "each has at most one non-zero bit, no non-zero repeats",

@@ -136,7 +136,9 @@ def _thaw(value: Any) -> Any:
     tuple a list (recursively)."""
     if type(value) in _LEAVES or not isinstance(value, tuple):
         return value
-    if value and all(isinstance(x, tuple) and len(x) == 2 and isinstance(x[0], str) for x in value):
+    first = value[0] if value else None  # a list's first item is mostly a leaf: no pair, decided without the scan
+    if (isinstance(first, tuple) and len(first) == 2 and isinstance(first[0], str)
+            and all(isinstance(x, tuple) and len(x) == 2 and isinstance(x[0], str) for x in value)):
         return {k: v if type(v) in _LEAVES else _thaw(v) for k, v in value}
     return [v if type(v) in _LEAVES else _thaw(v) for v in value]
 

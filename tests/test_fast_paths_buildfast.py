@@ -282,3 +282,54 @@ def test_one_pass_distributed_comparison_catches_repeats_taken(monkeypatch):
     monkeypatch.setattr(certificates, "_unit_right_inverse_of", _one_pass_without_repeats)
     with pytest.raises(AssertionError):
         test_one_pass_distributed_on_every_small_layout()
+
+
+# -- freezing and thawing specs -----------------------------------------------------------------------------------
+
+_LEAF = st.one_of(st.integers(-2, 300), st.text(max_size=3), st.booleans(), st.none(), st.floats(allow_nan=False))
+_SPEC_VALUES = st.recursive(_LEAF, lambda inner: st.one_of(st.lists(inner, max_size=4),
+                                                            st.tuples(inner, inner),
+                                                            st.dictionaries(st.text(max_size=3), inner, max_size=4)),
+                            max_leaves=12)
+
+
+def _freeze_definition(value):
+    """The definition :func:`~llverify.ttgir.layouts._freeze` computes: dicts to sorted pairs, lists to tuples."""
+    if isinstance(value, dict):
+        return tuple(sorted((k, _freeze_definition(v)) for k, v in value.items()))
+    if isinstance(value, list):
+        return tuple(_freeze_definition(v) for v in value)
+    return value
+
+
+def _thaw_definition(value):
+    """The definition of :func:`~llverify.ttgir.layouts._thaw`: non-empty tuples of (str, value) pairs to dicts,
+    other tuples to lists."""
+    if not isinstance(value, tuple):
+        return value
+    if value and all(isinstance(x, tuple) and len(x) == 2 and isinstance(x[0], str) for x in value):
+        return {k: _thaw_definition(v) for k, v in value}
+    return [_thaw_definition(v) for v in value]
+
+
+@given(st.dictionaries(st.text(max_size=3), st.one_of(_SPEC_VALUES, st.dictionaries(st.text(max_size=2), _LEAF)),
+                       max_size=5))
+@settings(max_examples=500, deadline=None)
+def test_freeze_thaw_and_shared_freeze_are_their_definitions(spec):
+    frozen = _freeze_definition(spec)
+    assert layouts._freeze(spec) == frozen
+    memo: dict = {}
+    assert layouts._freeze_sharing(spec, memo) == frozen
+    assert layouts._freeze_sharing(spec, memo) == frozen  # nested dicts now from the memo
+    assert layouts._thaw(frozen) == _thaw_definition(frozen)
+
+
+def test_freeze_comparison_catches_lists_kept_inside(monkeypatch):
+    # the mutant: a list's tuple taken as its frozen form without the hash test (inner lists stay lists)
+    real = layouts._freeze
+
+    def mutant(value):
+        return tuple(value) if isinstance(value, list) else real(value)
+    monkeypatch.setattr(layouts, "_freeze", mutant)
+    with pytest.raises(AssertionError):
+        test_freeze_thaw_and_shared_freeze_are_their_definitions()

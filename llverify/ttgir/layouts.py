@@ -106,7 +106,12 @@ def _freeze(value: Any) -> Any:
     if isinstance(value, dict):
         return tuple(sorted((k, v if type(v) in _LEAVES else _freeze(v)) for k, v in value.items()))
     if isinstance(value, list):
-        return tuple(v if type(v) in _LEAVES else _freeze(v) for v in value)
+        items = tuple(value)
+        try:
+            hash(items)  # no list or dict inside (both unhashable): every item is its own frozen form
+            return items
+        except TypeError:
+            return tuple(v if type(v) in _LEAVES else _freeze(v) for v in value)
     return value
 
 

@@ -333,3 +333,26 @@ def test_freeze_comparison_catches_lists_kept_inside(monkeypatch):
     monkeypatch.setattr(layouts, "_freeze", mutant)
     with pytest.raises(AssertionError):
         test_freeze_thaw_and_shared_freeze_are_their_definitions()
+
+
+# -- a left inverse checked row by row -------------------------------------------------------------------------
+
+@given(st.integers(0, 8).flatmap(lambda n: st.tuples(st.lists(st.integers(0, 255), min_size=n, max_size=n),
+                                                     st.lists(st.integers(-3, 255), min_size=n, max_size=n + 1))))
+@settings(max_examples=800, deadline=None)
+def test_left_inverse_check_by_rows_is_the_pairwise_definition(case):
+    cols, P = case
+    assert certificates.check_left_inverse(cols, P) == certificates._check_left_inverse_pairwise(cols, P)
+    real = certificates.left_inverse(cols, 8)
+    if real is not None:  # the certificates left_inverse makes are accepted (random P mostly are not)
+        assert certificates.check_left_inverse(cols, real)
+
+
+def test_left_inverse_check_comparison_catches_a_row_check_ignoring_the_diagonal(monkeypatch):
+    # the mutant: row j of P M only required to be 0 off the diagonal (P M = 0 would pass)
+    def off_diagonal_only(cols, P):
+        return len(P) == len(cols) and all(((p & c).bit_count() & 1) == 0 for j, p in enumerate(P)
+                                           for i, c in enumerate(cols) if i != j)
+    monkeypatch.setattr(certificates, "check_left_inverse", off_diagonal_only)
+    with pytest.raises(AssertionError):
+        test_left_inverse_check_by_rows_is_the_pairwise_definition()

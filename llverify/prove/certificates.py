@@ -85,7 +85,37 @@ def left_inverse(cols: Sequence[int], n_out: int) -> list[int] | None:
 
 
 def check_left_inverse(cols: Sequence[int], P: Sequence[int]) -> bool:
-    """``P M == I``: the parity of ``P[j] & cols[i]`` is ``[i == j]`` for every pair of in bits."""
+    """``P M == I``: the parity of ``P[j] & cols[i]`` is ``[i == j]`` for every pair of in bits.
+
+    Computed row by row: row ``j`` of ``P M`` (a mask over the in bits ``i``) is the XOR of the rows ``r`` of
+    ``M`` (row ``r``: the in bits whose column has out bit ``r``, read here off ``cols``) over the bits ``r`` of
+    ``P[j]``; it must be ``e_j``.  Its bit ``i`` is the parity of ``P[j] & cols[i]``."""
+    if len(P) != len(cols):
+        return False
+    rows: dict[int, int] = {}  # out bit r -> the mask of in bits i with bit r set in cols[i]
+    for i, c in enumerate(cols):
+        if c < 0:
+            return _check_left_inverse_pairwise(cols, P)  # (no layout's column) the definition
+        while c:
+            low = c & -c
+            r = low.bit_length() - 1
+            rows[r] = rows.get(r, 0) | 1 << i
+            c ^= low
+    for j, p in enumerate(P):
+        if p < 0:
+            return _check_left_inverse_pairwise(cols, P)  # (never made by left_inverse) the definition
+        v = 0
+        while p:
+            low = p & -p
+            v ^= rows.get(low.bit_length() - 1, 0)
+            p ^= low
+        if v != 1 << j:
+            return False
+    return True
+
+
+def _check_left_inverse_pairwise(cols: Sequence[int], P: Sequence[int]) -> bool:
+    """:func:`check_left_inverse` by its definition, pair by pair."""
     if len(P) != len(cols):
         return False
     for j, p in enumerate(P):

@@ -21,6 +21,7 @@ from llverify.hw.registry import build_spec
 from llverify.layout import LinearLayout
 from llverify.prove import certificates
 from llverify.ttgir import layouts
+from llverify.ttgir.types import AliasTable, parse_typeref
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +63,7 @@ def _built_all(corpus_types, general: bool, monkeypatch=None) -> list:
             mp.setattr(hw_slice, "_slice_flat", hw_slice._slice_general)
         for types in corpus_types:
             layouts._build.cache_clear()
-            frozen: dict = {}
+            frozen: dict | None = None if general else {}  # general: each type's spec frozen afresh
             results.append([layouts.layout_of(t, frozen) for t in types])
     layouts._build.cache_clear()
     return results
@@ -88,6 +89,30 @@ def test_corpus_comparison_catches_a_nested_freeze_keyed_by_size(corpus_types, m
         return tuple(sorted(items))
     monkeypatch.setattr(layouts, "_freeze_sharing", by_size)
     assert _built_all(corpus_types, general=False) != _built_all(corpus_types, general=True)
+
+
+def _width_completed_types() -> list:
+    """Two buffers of one ``nvmma_shared`` encoding without ``elementBitWidth`` (Triton 3.9 prints it; older
+    Tritons did not), f16 and f32: the spec is completed with each type's width, so the two layouts differ."""
+    table = AliasTable()
+    table.define("smem", "#ttg.shared_memory")
+    table.define("shared", "#ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false}>")
+    return [parse_typeref(f"!ttg.memdesc<64x64x{e}, #shared, #smem, mutable>", table) for e in ("f16", "f32", "f16")]
+
+
+def test_frozen_specs_keep_the_element_width_where_it_completes_the_spec():
+    types = _width_completed_types()
+    assert types[0].encoding is types[1].encoding
+    fast = _built_all([types], general=False)
+    assert fast == _built_all([types], general=True)
+    assert fast[0][0].layout != fast[0][1].layout and fast[0][0] == fast[0][2]
+
+
+def test_width_comparison_catches_a_frozen_spec_shared_across_element_widths(monkeypatch):
+    # the mutant: every encoding frozen once whatever the element width (the f32 buffer gets the f16 swizzle)
+    monkeypatch.setattr(layouts, "_frozen_key", lambda encoding, spec, bits: (id(encoding), None))
+    with pytest.raises(AssertionError):
+        test_frozen_specs_keep_the_element_width_where_it_completes_the_spec()
 
 
 def test_corpus_comparison_catches_a_thaw_shared_across_kinds(corpus_types, monkeypatch):

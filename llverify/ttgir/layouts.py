@@ -242,6 +242,13 @@ def _padded(spec: Mapping[str, Any], shape: tuple[int, ...]) -> tuple[LinearLayo
     return padded_shared(shape=list(shape), **params)
 
 
+def _frozen_key(encoding: Any, spec: Mapping[str, Any], bits: int) -> tuple[int, int | None]:
+    """The key of an encoding's frozen spec in :func:`layout_of`'s memo: the encoding object, and the element width
+    only where the spec was completed from it (nvmma_shared's width, tensor_memory's unpacking); every other
+    encoding is frozen once whatever its element types."""
+    return id(encoding), bits if spec.get("kind") in ("nvmma_shared", "tensor_memory") else None
+
+
 def layout_of(t: TypeRef, frozen: dict[Any, Any] | None = None) -> BuiltLayout | LayoutProblem:
     """The layout of a tensor or memdesc type (see the module docstring).
 
@@ -273,7 +280,7 @@ def layout_of(t: TypeRef, frozen: dict[Any, Any] | None = None) -> BuiltLayout |
                 buffers *= d
             shape = full[len(full) - rank:]
     view = tuple(t.shape[len(t.shape) - len(shape):]) if len(t.shape) >= len(shape) else tuple(t.shape)
-    key = (id(t.encoding), bits)
+    key = _frozen_key(t.encoding, spec, bits)
     hit = frozen.get(key) if frozen is not None else None
     if hit is not None and hit[0] is t.encoding:  # the encoding object is kept, so its id is not reused
         frozen_spec = hit[1]

@@ -381,3 +381,52 @@ def test_left_inverse_check_comparison_catches_a_row_check_ignoring_the_diagonal
     monkeypatch.setattr(certificates, "check_left_inverse", off_diagonal_only)
     with pytest.raises(AssertionError):
         test_left_inverse_check_by_rows_is_the_pairwise_definition()
+
+
+# -- a right inverse's names and points made once per dims ----------------------------------------------------------
+
+@st.composite
+def _layouts_and_inverses(draw):
+    """A few layouts over a small set of dims (so that dims repeat) with random masks as ``R``: unit masks (a
+    distributed layout's inverse) mostly, some of several bits."""
+    out = []
+    for _ in range(draw(st.integers(1, 6))):
+        ins = tuple((d, draw(st.integers(0, 2))) for d in draw(st.sampled_from(
+            [("register", "lane"), ("lane", "register"), ("register", "lane", "warp"), ("offset",)])))
+        outs = tuple((d, 1 << draw(st.integers(0, 2))) for d in draw(st.sampled_from(
+            [("dim0",), ("dim0", "dim1"), ("dim1", "dim0")])))
+        n_in = sum(n for _, n in ins)
+        n_out = sum(s.bit_length() - 1 for _, s in outs)
+        L = LinearLayout._raw(ins, outs, tuple(draw(st.integers(0, (1 << n_out) - 1)) for _ in range(n_in)))
+        unit = st.integers(0, max(n_in - 1, 0)).map(lambda j: 1 << j)
+        R = draw(st.lists(unit if n_in and draw(st.integers(0, 3)) else st.integers(0, (1 << n_in) - 1),
+                          min_size=n_out, max_size=n_out))
+        out.append((L, R))
+    return out
+
+
+@given(_layouts_and_inverses())
+@settings(max_examples=400, deadline=None)
+def test_right_inverse_certificate_is_its_definition(cases):
+    certificates.clear_memo()
+    for L, R in cases:  # later layouts of the same dims read the names and points made for earlier ones
+        cert = certificates._right_inverse_certificate(L, R)
+        assert cert["R"] == dict(zip(certificates._out_bit_names(L), certificates._named_masks(L, R)))
+        assert list(cert["R"]) == certificates._out_bit_names(L)
+
+
+class _PointsByBitCount(dict):
+    """The mutant of the points memo: keyed by the number of in bits, not the in dims (``register, lane`` and
+    ``lane, register`` share their points)."""
+
+    def get(self, key, default=None):
+        return dict.get(self, sum(n for _, n in key), default)
+
+    def __setitem__(self, key, value):
+        dict.__setitem__(self, sum(n for _, n in key), value)
+
+
+def test_right_inverse_comparison_catches_points_keyed_by_the_bit_count(monkeypatch):
+    monkeypatch.setattr(certificates, "_UNIT_POINTS", _PointsByBitCount())
+    with pytest.raises(AssertionError):
+        test_right_inverse_certificate_is_its_definition()

@@ -430,16 +430,6 @@ class LinearLayout:
         return self._in_names
 
     @property
-    def in_dim_bits(self) -> tuple[tuple[str, int], ...]:
-        """The in dims in order, each with its number of bits (``log2`` of its size): a hashable tuple."""
-        return self._in
-
-    @property
-    def out_dim_items(self) -> tuple[tuple[str, int], ...]:
-        """The out dims in order, each with its size: a hashable tuple."""
-        return self._out
-
-    @property
     def out_dim_names(self) -> tuple[str, ...]:
         return self._out_names
 

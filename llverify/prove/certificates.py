@@ -181,42 +181,9 @@ def _surj(L: LinearLayout, unit_columns: bool = False) -> Finding | dict[str, An
 
 
 def _right_inverse_certificate(L: LinearLayout, R: Sequence[int]) -> dict[str, Any]:
-    """The certificate of a checked right inverse ``R`` of ``L``: each out bit's named input.
-
-    The out bits' names, and the named input of each single in bit (what a unit ``R``, a distributed layout's,
-    is made of), depend on the dims alone: made once per dims (:data:`_OUT_NAMES`, :data:`_UNIT_POINTS`, forgotten
-    by :func:`clear_memo`); each certificate gets its own copies of the input dicts."""
-    names = _OUT_NAMES.get(L.out_dim_items)
-    if names is None:
-        names = _kept(_OUT_NAMES, L.out_dim_items, _out_bit_names(L))
-    if all(m and not m & (m - 1) for m in R):
-        points = _UNIT_POINTS.get(L.in_dim_bits)
-        if points is None:
-            points = _kept(_UNIT_POINTS, L.in_dim_bits, _named_masks(L, [1 << j for j in range(L.total_in_bits)]))
-        named = [points[m.bit_length() - 1].copy() for m in R]
-    else:
-        named = _named_masks(L, R)
+    """The certificate of a checked right inverse ``R`` of ``L``: each out bit's named input."""
     return {"kind": "right_inverse", "check": "L(R(e_r)) == e_r for every out bit e_r",
-            "R": dict(zip(names, named))}
-
-
-#: out dims (``LinearLayout.out_dim_items``) -> their out bits' names, and in dims (``in_dim_bits``) -> each in
-#: bit's named input (a one-hot point): pure functions of the dims, kept until :func:`clear_memo`
-_OUT_NAMES: dict[Any, list[str]] = {}
-_UNIT_POINTS: dict[Any, list[dict[str, int]]] = {}
-
-
-def _kept(memo: dict[Any, Any], key: Any, value: Any) -> Any:
-    if len(memo) >= 4096:
-        memo.clear()
-    memo[key] = value
-    return value
-
-
-def clear_memo() -> None:
-    """Forget the names and points made per dims (benchmarks measure each module from scratch)."""
-    _OUT_NAMES.clear()
-    _UNIT_POINTS.clear()
+            "R": dict(zip(_out_bit_names(L), _named_masks(L, R)))}
 
 
 def _inj(L: LinearLayout, cols: Sequence[int] | None = None, allowed: int | None = None) -> Finding | dict[str, Any]:

@@ -20,7 +20,6 @@ from llverify.errors import LlverifyError
 from llverify.hw.padded import Padding
 from llverify.layout import LinearLayout, clear_memo as _clear_layout_memo
 from llverify.prove.locality import thread_local
-from llverify.prove.certificates import clear_memo as _clear_certificate_memo
 from llverify.prove.plan_banks import prove_bank_count
 from llverify.prove.properties import conversion, distributed, equal, memory
 from llverify.prove.verdict import Counterexample, Verdict
@@ -234,7 +233,6 @@ def clear_caches() -> None:
         fn.cache_clear()
     _clear_layout_memo()
     _clear_sides_memo()
-    _clear_certificate_memo()
 
 
 def unknown(prop: str, subject: str, reason: str) -> Verdict:

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from llverify.hw import kinds
+from llverify.hw import cga, kinds
 from llverify.hw import slice as hw_slice
 from llverify.hw.cga import Tile, combine_with_shape
 from llverify.hw.registry import build_spec
@@ -381,3 +381,33 @@ def test_left_inverse_check_comparison_catches_a_row_check_ignoring_the_diagonal
     monkeypatch.setattr(certificates, "check_left_inverse", off_diagonal_only)
     with pytest.raises(AssertionError):
         test_left_inverse_check_by_rows_is_the_pairwise_definition()
+
+
+# -- explicit bases read in one pass (hw.cga.as_bases) --------------------------------------------------------------
+
+_BASES = st.one_of(st.none(), st.just("ab"), st.integers(), st.lists(st.one_of(
+    st.lists(st.one_of(st.integers(-1, 8), st.booleans(), st.just("1")), max_size=3), st.tuples(st.integers(0, 4)),
+    st.just("12")), max_size=4))
+
+
+@given(_BASES, st.one_of(st.none(), st.integers(0, 3)))
+@settings(max_examples=800, deadline=None)
+def test_bases_read_in_one_pass_are_the_checked_reading(value, rank):
+    general = None if value is None else _outcome(cga._as_bases_checked, value, "reg_bases", "linear", rank)
+    assert _outcome(cga.as_bases, value, "reg_bases", "linear", rank) == ([] if value is None else general)
+    if isinstance(value, list) and not isinstance(general, tuple):  # read: fresh copies of each basis
+        got = cga.as_bases(value, "reg_bases", "linear", rank)
+        assert all(a is not b for a, b in zip(got, value))
+
+
+def test_bases_comparison_catches_negative_components_read(monkeypatch):
+    # the mutant: the one-pass reading accepts any list of int lists (a negative component included)
+    real = cga.as_bases
+
+    def mutant(value, name, kind, rank=None):
+        if type(value) is list and all(type(b) is list and all(type(c) is int for c in b) for b in value):
+            return [b[:] for b in value]
+        return real(value, name, kind, rank)
+    monkeypatch.setattr(cga, "as_bases", mutant)
+    with pytest.raises(AssertionError):
+        test_bases_read_in_one_pass_are_the_checked_reading()

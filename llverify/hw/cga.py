@@ -90,6 +90,11 @@ def as_bases(value: object, name: str, kind: str, rank: int | None = None) -> li
             fast.append(b[:])
         else:
             return fast
+    return _as_bases_checked(value, name, kind, rank)
+
+
+def _as_bases_checked(value: object, name: str, kind: str, rank: int | None) -> list[list[int]]:
+    """:func:`as_bases` entry by entry, wording the first entry that is not a basis vector."""
     if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
         raise LayoutError(f"{kind}: {name} must be a list of basis vectors, got {value!r}")
     out = []

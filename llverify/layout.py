@@ -199,8 +199,13 @@ class LinearLayout:
 
     def _set_out(self, out: tuple[tuple[str, int], ...]) -> None:
         self._out = out
-        self._out_names = tuple(n for n, _ in out)
         self._views: dict[str, Mapping[str, Any]] = {}  # read-only mapping views, built on first use
+        if len(out) == 2:  # the common case, without the loop
+            (n0, s0), (n1, _) = out
+            self._out_names = (n0, n1)
+            self._shifts = (0, s0.bit_length() - 1)
+            return
+        self._out_names = tuple([n for n, _ in out])
         shifts = []
         s = 0
         for _, size in out:
@@ -210,7 +215,7 @@ class LinearLayout:
 
     def _set_in(self, ins: tuple[tuple[str, int], ...]) -> None:
         self._in = ins
-        self._in_names = tuple(d for d, _ in ins)
+        self._in_names = tuple([d for d, _ in ins])
         self._free: dict[str, int] | None = None
 
     @property

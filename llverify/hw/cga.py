@@ -79,6 +79,22 @@ def as_bases(value: object, name: str, kind: str, rank: int | None = None) -> li
     """A list of basis vectors (lists of non-negative ints, all of length ``rank``)."""
     if value is None:
         return []
+    if type(value) is list:
+        # the common case: a list of lists of non-negative ints (``type(c) is int`` excludes bool), each of
+        # length ``rank``, copied; anything else is checked (and worded) entry by entry below
+        fast = []
+        for b in value:
+            if type(b) is not list or (rank is not None and len(b) != rank) or not all(
+                    type(c) is int and c >= 0 for c in b):
+                break
+            fast.append(b[:])
+        else:
+            return fast
+    return _as_bases_checked(value, name, kind, rank)
+
+
+def _as_bases_checked(value: object, name: str, kind: str, rank: int | None) -> list[list[int]]:
+    """:func:`as_bases` entry by entry, wording the first entry that is not a basis vector."""
     if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
         raise LayoutError(f"{kind}: {name} must be a list of basis vectors, got {value!r}")
     out = []

@@ -30,7 +30,7 @@ from typing import Any, Callable, Protocol, Sequence
 from llverify.errors import LayoutError
 from llverify.layout import LinearLayout
 
-__all__ = ["GluonBuilder", "Kind", "build", "build_spec", "constructor", "declare", "declared", "parameters",
+__all__ = ["GluonBuilder", "Kind", "build", "build_on_shapes", "build_spec", "constructor", "declare", "declared", "parameters",
            "attribute_kinds", "lookup", "sampled_kinds", "sampler"]
 
 
@@ -70,7 +70,10 @@ class Kind:
       instruction fixes it;
     * ``gluon``: how Triton's Gluon builder builds the attribute, ``gluon(builder, params)`` with a
       :class:`GluonBuilder` and the constructor's parameters; the differential tests' oracle derives every
-      kind's branch from it; ``None``: the kind has no Gluon builder and is not compared with Triton.
+      kind's branch from it; ``None``: the kind has no Gluon builder and is not compared with Triton;
+    * ``on_shapes``: optional, ``on_shapes(**params)`` (the parameters without ``shape``) returns
+      ``shape -> fn(shape=shape, **params)`` with the checks that do not depend on the shape done once, raising
+      what ``fn`` raises for every shape when one of them fails (:func:`build_on_shapes`).
     """
 
     name: str
@@ -83,6 +86,7 @@ class Kind:
     sample: Callable[[random.Random], dict[str, Any]] | None = None
     gluon: Callable[[GluonBuilder, Mapping[str, Any]], Any] | None = None
     unsampled: str = ""
+    on_shapes: Callable[..., Callable[[Sequence[int]], LinearLayout]] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "fields", MappingProxyType(dict(self.fields)))
@@ -191,6 +195,41 @@ def build_spec(spec: Mapping[str, Any], shape: Sequence[int], what: str = "layou
         params = {**params.pop("params"), **params}
     params.pop("shape", None) if kind != "linear" else None
     return build(str(kind), shape, **params)
+
+
+def build_on_shapes(spec: Mapping[str, Any], what: str = "layout") -> Callable[[Sequence[int]], LinearLayout]:
+    """``shape -> build_spec(spec, shape, what)``: the same layout or the same error for every shape, with the
+    checks that do not depend on the shape done once where the kind declares ``on_shapes`` (a module builds one
+    encoding at several shapes).  Every other spec (another kind, a nested ``params`` or a ``shape`` key, an
+    unknown or missing parameter, a parameter the kind refuses) is built by :func:`build_spec` at each call."""
+    def general(shape: Sequence[int]) -> LinearLayout:
+        return build_spec(spec, shape, what)
+
+    if type(spec) is not dict or "params" in spec or "shape" in spec:
+        return general
+    kind = spec.get("kind")
+    k = _KINDS.get(kind) if type(kind) is str else None
+    if k is None or k.on_shapes is None:
+        return general
+    params = {n: v for n, v in spec.items() if n != "kind"}
+    sig = _signature(k.fn)
+    if any(n not in sig or n == "shape" for n in params) or any(
+            req and n != "shape" and n not in params for n, req in sig.items()):
+        return general
+    try:
+        finish = k.on_shapes(**params)
+    except Exception:  # noqa: BLE001 - build_spec raises (and words) the same error at each call
+        return general
+
+    def on(shape: Sequence[int]) -> LinearLayout:
+        try:
+            return finish(shape)
+        except LayoutError:
+            raise
+        except (TypeError, ValueError, KeyError, IndexError, AttributeError, ZeroDivisionError) as exc:
+            raise LayoutError(f"{kind}: invalid parameters ({type(exc).__name__}: {exc})") from None
+
+    return on
 
 
 _SIGS: dict[Callable[..., Any], dict[str, bool]] = {}

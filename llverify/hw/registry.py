@@ -30,16 +30,18 @@ from typing import Any, Mapping
 
 from llverify.hw import partitioned, sampling, tiles
 from llverify.hw.amd import amd_mfma, amd_wmma
-from llverify.hw.blocked import blocked
+from llverify.hw.blocked import blocked, blocked_on_shapes
 from llverify.hw.dot_operand import dot_operand
-from llverify.hw.kinds import GluonBuilder, Kind, build, build_spec, constructor, declare, declared, parameters
+from llverify.hw.kinds import (GluonBuilder, Kind, build, build_on_shapes, build_spec, constructor, declare, declared,
+                               parameters)
 from llverify.hw.linear import generic_linear, linear
 from llverify.hw.nvidia_mma import nvidia_mma
 from llverify.hw.shared import amd_rotating_shared, nvmma_shared, shared_linear, swizzled_shared
 from llverify.hw.slice import slice_layout
 from llverify.hw.tmem import tensor_memory, tensor_memory_scales
 
-__all__ = ["DECLARATIONS", "KINDS", "TILE_KINDS", "build", "build_spec", "constructor", "declared", "parameters"]
+__all__ = ["DECLARATIONS", "KINDS", "TILE_KINDS", "build", "build_on_shapes", "build_spec", "constructor", "declared",
+           "parameters"]
 
 # -- how Triton's Gluon builder builds each attribute (tests/oracle_triton.py; Triton 3.9's GluonOpBuilder) --
 
@@ -113,7 +115,7 @@ def _gluon_tensor_memory_scales(b: GluonBuilder, p: P) -> Any:
 #: its Gluon builder.
 DECLARATIONS: tuple[Kind, ...] = (
     Kind("blocked", blocked, mnemonic="blocked", sample=sampling.blocked_case, gluon=_gluon_blocked,
-         fields={"sizePerThread": "size_per_thread", "threadsPerWarp": "threads_per_warp",
+         on_shapes=blocked_on_shapes, fields={"sizePerThread": "size_per_thread", "threadsPerWarp": "threads_per_warp",
                  "warpsPerCTA": "warps_per_cta", "order": "order"}),
     Kind("slice", slice_layout, mnemonic="slice", sample=sampling.slice_case, gluon=_gluon_slice,
          fields={"dim": "dim", "parent": "parent"}),

@@ -54,6 +54,14 @@ def slice_of_parent(dim: int, par: LinearLayout, parent_shape: Sequence[int]) ->
     if "register" not in par.in_dims:
         raise LayoutError(f"{kind}: parent must be a distributed layout (register/lane/warp/block), "
                           f"got in dims {list(par.in_dim_names)}")
+    if 0 <= dim < len(parent_shape) and parent_shape[dim] == 1 and list(par.out_dims.values()) == list(parent_shape):
+        return _slice_flat(dim, par, parent_shape)
+    return _slice_general(dim, par, parent_shape)
+
+
+def _slice_general(dim: int, par: LinearLayout, parent_shape: Sequence[int]) -> LinearLayout:
+    """:func:`slice_of_parent` by its definition: component ``dim`` dropped from every basis, the register bases
+    that became zero removed, out dims ``dim0..`` sized by ``parent_shape`` without entry ``dim``."""
     bases = []
     for d, bs in par.bases.items():
         nb = [b[:dim] + b[dim + 1:] for b in bs]
@@ -62,3 +70,24 @@ def slice_of_parent(dim: int, par: LinearLayout, parent_shape: Sequence[int]) ->
         bases.append((d, nb))
     shape = list(parent_shape[:dim]) + list(parent_shape[dim + 1:])
     return LinearLayout._make(bases, [(f"dim{i}", s) for i, s in enumerate(shape)])
+
+
+def _slice_flat(dim: int, par: LinearLayout, parent_shape: Sequence[int]) -> LinearLayout:
+    """:func:`slice_of_parent` when ``par``'s out sizes are ``parent_shape`` (so out dim ``dim`` has size 1: it
+    holds no bit of the flat columns): every flat column is kept as it is, the zero register columns dropped, and
+    only the out dims' names and sizes change.  Postcondition: equal to the general construction
+    (``tests/test_fast_paths_buildfast.py``)."""
+    ins = []
+    flat: list[int] = []
+    cols = par.flat_columns
+    j = 0
+    for d, size in par.in_dims.items():
+        n = size.bit_length() - 1
+        part = cols[j:j + n]
+        if d == "register":
+            part = [c for c in part if c]
+        ins.append((d, len(part)))
+        flat.extend(part)
+        j += n
+    shape = list(parent_shape[:dim]) + list(parent_shape[dim + 1:])
+    return LinearLayout._raw(tuple(ins), tuple((f"dim{i}", s) for i, s in enumerate(shape)), tuple(flat))

@@ -85,7 +85,37 @@ def left_inverse(cols: Sequence[int], n_out: int) -> list[int] | None:
 
 
 def check_left_inverse(cols: Sequence[int], P: Sequence[int]) -> bool:
-    """``P M == I``: the parity of ``P[j] & cols[i]`` is ``[i == j]`` for every pair of in bits."""
+    """``P M == I``: the parity of ``P[j] & cols[i]`` is ``[i == j]`` for every pair of in bits.
+
+    Computed row by row: row ``j`` of ``P M`` (a mask over the in bits ``i``) is the XOR of the rows ``r`` of
+    ``M`` (row ``r``: the in bits whose column has out bit ``r``, read here off ``cols``) over the bits ``r`` of
+    ``P[j]``; it must be ``e_j``.  Its bit ``i`` is the parity of ``P[j] & cols[i]``."""
+    if len(P) != len(cols):
+        return False
+    rows: dict[int, int] = {}  # out bit r -> the mask of in bits i with bit r set in cols[i]
+    for i, c in enumerate(cols):
+        if c < 0:
+            return _check_left_inverse_pairwise(cols, P)  # (no layout's column) the definition
+        while c:
+            low = c & -c
+            r = low.bit_length() - 1
+            rows[r] = rows.get(r, 0) | 1 << i
+            c ^= low
+    for j, p in enumerate(P):
+        if p < 0:
+            return _check_left_inverse_pairwise(cols, P)  # (never made by left_inverse) the definition
+        v = 0
+        while p:
+            low = p & -p
+            v ^= rows.get(low.bit_length() - 1, 0)
+            p ^= low
+        if v != 1 << j:
+            return False
+    return True
+
+
+def _check_left_inverse_pairwise(cols: Sequence[int], P: Sequence[int]) -> bool:
+    """:func:`check_left_inverse` by its definition, pair by pair."""
     if len(P) != len(cols):
         return False
     for j, p in enumerate(P):
@@ -147,6 +177,11 @@ def _surj(L: LinearLayout, unit_columns: bool = False) -> Finding | dict[str, An
         return refuted(cx, f"not surjective: rank {e.rank} < {n_out} out bits")
     if not check_right_inverse(cols, n_out, R):
         raise CertificateError("right inverse failed its check")
+    return _right_inverse_certificate(L, R)
+
+
+def _right_inverse_certificate(L: LinearLayout, R: Sequence[int]) -> dict[str, Any]:
+    """The certificate of a checked right inverse ``R`` of ``L``: each out bit's named input."""
     return {"kind": "right_inverse", "check": "L(R(e_r)) == e_r for every out bit e_r",
             "R": dict(zip(_out_bit_names(L), _named_masks(L, R)))}
 
@@ -219,12 +254,38 @@ def _unit_columns(cols: Sequence[int]) -> bool:
     return True
 
 
+def _unit_right_inverse_of(cols: Sequence[int], n_out: int) -> list[int] | None:
+    """:func:`_unit_columns` and :func:`_unit_right_inverse` in one pass: ``R[r] = e_j`` for the column ``j``
+    equal to ``e_r`` when every column is zero or a unit vector, no two non-zero alike; None otherwise (some
+    column breaks the rules, or some ``e_r`` is no column)."""
+    where: dict[int, int] = {}
+    for j, c in enumerate(cols):
+        if c:
+            if c & (c - 1) or c in where:
+                return None
+            where[c] = j
+    out = []
+    for r in range(n_out):
+        j = where.get(1 << r)
+        if j is None:
+            return None
+        out.append(1 << j)
+    return out
+
+
 def distributed(L: LinearLayout) -> Finding:
-    bad = None if _unit_columns(L.flat_columns) else _column_rules(
-        L, lambda k: k > 1, "a distributed layout has at most one per column", True)
-    if bad:
-        return bad
-    s = _surj(L, unit_columns=True)
+    cols, n_out = L.flat_columns, L.total_out_bits
+    R = _unit_right_inverse_of(cols, n_out)
+    if R is not None and check_right_inverse(cols, n_out, R):
+        # the column rules hold (every column zero or a unit vector, no repeats) and R is checked: the
+        # general path's certificate, read off in one pass
+        s: Finding | dict[str, Any] = _right_inverse_certificate(L, R)
+    else:
+        bad = None if _unit_columns(cols) else _column_rules(
+            L, lambda k: k > 1, "a distributed layout has at most one per column", True)
+        if bad:
+            return bad
+        s = _surj(L, unit_columns=True)
     if isinstance(s, Finding):
         return s
     return proved({"kind": "distributed", "columns": "each has at most one non-zero bit, no non-zero repeats",

@@ -27,11 +27,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from llverify.errors import LlverifyError
 from llverify.hw.padded import Padding, padded_shared
-from llverify.hw.registry import build_spec
+from llverify.hw.registry import build_on_shapes
 from llverify.hw.slice import slice_of_parent, slice_parent_shape
 from llverify.layout import LinearLayout
 from llverify.triton.parse import dtype_bits
@@ -106,8 +106,34 @@ def _freeze(value: Any) -> Any:
     if isinstance(value, dict):
         return tuple(sorted((k, v if type(v) in _LEAVES else _freeze(v)) for k, v in value.items()))
     if isinstance(value, list):
-        return tuple(v if type(v) in _LEAVES else _freeze(v) for v in value)
+        items = tuple(value)
+        try:
+            hash(items)  # no list or dict inside (both unhashable): every item is its own frozen form
+            return items
+        except TypeError:
+            return tuple(v if type(v) in _LEAVES else _freeze(v) for v in value)
     return value
+
+
+def _freeze_sharing(spec: dict[str, Any], memo: dict[Any, Any]) -> Any:
+    """``_freeze(spec)``, each nested dict's frozen form (a slice's or dot operand's parent: the alias's spec object,
+    shared by every encoding that names it) taken from ``memo`` by identity, frozen on its first use.
+
+    Requires: the nested dicts are not changed while ``memo`` lives (the module's encodings are read once and kept)."""
+    items = []
+    for k, v in spec.items():
+        if type(v) in _LEAVES:
+            items.append((k, v))
+        elif type(v) is dict:
+            key = ("nested", id(v))
+            hit = memo.get(key)
+            if hit is None or hit[0] is not v:
+                hit = memo[key] = (v, _freeze(v))  # the dict is kept, so its id is not reused
+            items.append((k, hit[1]))
+        else:
+            items.append((k, _freeze(v)))
+    items.sort()
+    return tuple(items)
 
 
 def _thaw(value: Any) -> Any:
@@ -115,37 +141,96 @@ def _thaw(value: Any) -> Any:
     tuple a list (recursively)."""
     if type(value) in _LEAVES or not isinstance(value, tuple):
         return value
-    if value and all(isinstance(x, tuple) and len(x) == 2 and isinstance(x[0], str) for x in value):
+    first = value[0] if value else None  # a list's first item is mostly a leaf: no pair, decided without the scan
+    if (isinstance(first, tuple) and len(first) == 2 and isinstance(first[0], str)
+            and all(isinstance(x, tuple) and len(x) == 2 and isinstance(x[0], str) for x in value)):
         return {k: v if type(v) in _LEAVES else _thaw(v) for k, v in value}
     return [v if type(v) in _LEAVES else _thaw(v) for v in value]
 
 
-@lru_cache(maxsize=4096)
-def _build(frozen_spec: Any, shape: tuple[int, ...]) -> LinearLayout | tuple[LinearLayout, Padding] | str:
+class _BuildMemo:
+    """The memo of :func:`_build`: each ``(frozen spec, shape)`` built once, and each frozen spec thawed once (the
+    same encoding is built at several shapes in one module: ``64x1``, ``1x64``, ``64x64``).  ``cache_clear`` forgets
+    both (benchmarks call it per module); the interface is ``functools.lru_cache``'s (a call, ``cache_clear``).
+
+    The thawed spec is shared by the builds of one frozen spec: constructors read their parameters and never change
+    them (``build_spec`` and every constructor copy what they edit; ``tests/test_fast_paths_buildfast.py`` compares
+    every corpus build with one from a fresh thaw)."""
+
+    __slots__ = ("_built", "_specs", "_builders")
+
+    def __init__(self) -> None:
+        self._built: dict[tuple[Any, tuple[int, ...]], Any] = {}
+        self._specs: dict[Any, Any] = {}
+        self._builders: dict[Any, Any] = {}
+
+    def __call__(self, frozen_spec: Any, shape: tuple[int, ...]) -> LinearLayout | tuple[LinearLayout, Padding] | str:
+        key = (frozen_spec, shape)
+        hit = self._built.get(key, _MISSING)
+        if hit is _MISSING:
+            if len(self._built) >= 4096:
+                self._built.clear()
+            hit = self._built[key] = _build_uncached(frozen_spec, shape)
+        return hit
+
+    def thawed(self, frozen_spec: Any) -> Any:
+        """``_thaw(frozen_spec)``, once per frozen spec."""
+        spec = self._specs.get(frozen_spec, _MISSING)
+        if spec is _MISSING:
+            if len(self._specs) >= 4096:
+                self._specs.clear()
+            spec = self._specs[frozen_spec] = _thaw(frozen_spec)
+        return spec
+
+    def builder(self, frozen_spec: Any) -> Callable[[list[int]], LinearLayout]:
+        """``build_on_shapes(thawed spec)``, once per frozen spec: the checks that do not depend on the shape
+        done once per encoding."""
+        fn = self._builders.get(frozen_spec)
+        if fn is None:
+            if len(self._builders) >= 4096:
+                self._builders.clear()
+            fn = self._builders[frozen_spec] = build_on_shapes(self.thawed(frozen_spec))
+        return fn
+
+    def cache_clear(self) -> None:
+        self._built.clear()
+        self._specs.clear()
+        self._builders.clear()
+
+
+_MISSING = object()
+
+#: the layout (or, for ``padded_shared``, the layout and its padding) of a frozen spec on a shape, or the error's
+#: text; memoised (:class:`_BuildMemo`)
+_build = _BuildMemo()
+
+
+def _build_uncached(frozen_spec: Any, shape: tuple[int, ...]) -> LinearLayout | tuple[LinearLayout, Padding] | str:
     try:
-        spec = _thaw(frozen_spec)
-        if spec.get("kind") == "padded_shared":
-            return _padded(spec, shape)
-        if spec.get("kind") == "slice":
-            derived = _slice_from_memo(frozen_spec, spec, shape)
+        if (len(frozen_spec) == 3 and frozen_spec[1] == ("kind", "slice") and frozen_spec[0][0] == "dim"
+                and frozen_spec[2][0] == "parent" and type(frozen_spec[0][1]) is int):
+            # a `{"kind": "slice", "dim": int, "parent": ...}` spec (frozen: its pairs sorted by key), read without
+            # thawing the parent
+            derived = _slice_from_memo(frozen_spec[0][1], frozen_spec[2][1], shape)
             if derived is not None:
                 return derived
-        return build_spec(spec, list(shape))
+        spec = _build.thawed(frozen_spec)
+        if spec.get("kind") == "padded_shared":
+            return _padded(spec, shape)
+        return _build.builder(frozen_spec)(list(shape))
     except (LlverifyError, ValueError, KeyError, TypeError) as exc:
         return str(exc) or type(exc).__name__
 
 
-def _slice_from_memo(frozen_spec: Any, spec: Mapping[str, Any], shape: tuple[int, ...]) -> LinearLayout | None:
+def _slice_from_memo(dim: int, frozen_parent: Any, shape: tuple[int, ...]) -> LinearLayout | None:
     """A ``#ttg.slice``'s layout from its parent's memoised build (:func:`_build` of the parent on the parent
     shape, which the module's ``expand_dims`` results often are already): ``slice_of_parent`` of it, the layout
     :func:`~llverify.hw.slice.slice_layout` builds from the same parent spec.  None (build it in full) for any
     other form or any failure, so every error message is the general path's."""
-    if set(spec) != {"kind", "dim", "parent"}:
-        return None
     try:
-        pshape = slice_parent_shape(spec["dim"], list(shape))
-        parent = _build(dict(frozen_spec)["parent"], tuple(pshape))
-        return slice_of_parent(spec["dim"], parent, pshape) if isinstance(parent, LinearLayout) else None
+        pshape = slice_parent_shape(dim, list(shape))
+        parent = _build(frozen_parent, tuple(pshape))
+        return slice_of_parent(dim, parent, pshape) if isinstance(parent, LinearLayout) else None
     except Exception:  # noqa: BLE001 - the general path raises (and words) the error
         return None
 
@@ -155,6 +240,13 @@ def _padded(spec: Mapping[str, Any], shape: tuple[int, ...]) -> tuple[LinearLayo
     if "shape" in spec and list(spec["shape"]) != list(shape):
         raise LlverifyError(f"padded_shared: the encoding's shape {spec['shape']} is not the buffer's {list(shape)}")
     return padded_shared(shape=list(shape), **params)
+
+
+def _frozen_key(encoding: Any, spec: Mapping[str, Any], bits: int) -> tuple[int, int | None]:
+    """The key of an encoding's frozen spec in :func:`layout_of`'s memo: the encoding object, and the element width
+    only where the spec was completed from it (nvmma_shared's width, tensor_memory's unpacking); every other
+    encoding is frozen once whatever its element types."""
+    return id(encoding), bits if spec.get("kind") in ("nvmma_shared", "tensor_memory") else None
 
 
 def layout_of(t: TypeRef, frozen: dict[Any, Any] | None = None) -> BuiltLayout | LayoutProblem:
@@ -188,12 +280,12 @@ def layout_of(t: TypeRef, frozen: dict[Any, Any] | None = None) -> BuiltLayout |
                 buffers *= d
             shape = full[len(full) - rank:]
     view = tuple(t.shape[len(t.shape) - len(shape):]) if len(t.shape) >= len(shape) else tuple(t.shape)
-    key = (id(t.encoding), bits)
+    key = _frozen_key(t.encoding, spec, bits)
     hit = frozen.get(key) if frozen is not None else None
     if hit is not None and hit[0] is t.encoding:  # the encoding object is kept, so its id is not reused
         frozen_spec = hit[1]
     else:
-        frozen_spec = _freeze(spec)
+        frozen_spec = _freeze(spec) if frozen is None else _freeze_sharing(spec, frozen)
         if frozen is not None:
             frozen[key] = (t.encoding, frozen_spec)
     built = _build(frozen_spec, shape)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Iterator, Sequence
 
 from llverify.prove.verdict import Verdict
+from llverify.ttgir.collector import paused_collector
 from llverify.ttgir.default_target import annotate, choose_target, needs_target, with_target
 from llverify.ttgir.findings import Finding
 from llverify.ttgir.model import Function, Module, Op, Region, TtgirError
@@ -72,7 +73,13 @@ def _partition_warps(op: Op) -> list[int]:
 
 
 def check_module(module: Module) -> list[Finding]:
-    """Every obligation of ``module``, decided (see the module docstring)."""
+    """Every obligation of ``module``, decided (see the module docstring), with the cyclic garbage collector
+    paused (:mod:`llverify.ttgir.collector`)."""
+    with paused_collector():
+        return _check_module(module)
+
+
+def _check_module(module: Module) -> list[Finding]:
     findings: list[Finding] = []
     seen: set = set()
     value_sets: dict = {}

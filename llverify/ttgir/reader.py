@@ -41,6 +41,7 @@ does not know is still an ``Op``; an encoding llverify cannot build is a
 from __future__ import annotations
 
 from llverify.ttgir.assemble import MAX_OP_CHARS, Assembler
+from llverify.ttgir.collector import paused_collector
 from llverify.ttgir.lines import strip_comment
 from llverify.ttgir.locations import Locations
 from llverify.ttgir.model import Module
@@ -68,6 +69,11 @@ def parse_modules(text: str, path: str = "<string>", stage: str = "", aliases_on
     file's: defined once, visible to every module after the definition (MLIR's rule).  ``aliases_only``: a text
     of alias definitions only is read as MLIR reads it, an empty module (the loader's ``// -----`` chunks), not
     refused."""
+    with paused_collector():  # llverify.ttgir.collector: no cyclic collection while the objects are made
+        return _parse_modules(text, path, stage, aliases_only)
+
+
+def _parse_modules(text: str, path: str, stage: str, aliases_only: bool) -> list[Module]:
     if len(text) > MAX_MODULE_BYTES:
         raise fail(path, 1, 1, f"module larger than {MAX_MODULE_BYTES >> 20} MiB")
     if "\x00" in text:

@@ -152,7 +152,12 @@ def _unit_right_inverse(cols: Sequence[int], n_out: int) -> list[int] | None:
     its column rules hold), without elimination: ``R[r] = e_j`` for the column ``j`` equal to ``e_r``.  The
     non-zero columns are independent, so this is the only combination of them giving ``e_r``, the one the
     elimination finds; None when some ``e_r`` is no column (then the general path finds the witness)."""
-    where = {c: j for j, c in enumerate(cols) if c}
+    return _inverse_from({c: j for j, c in enumerate(cols) if c}, n_out)
+
+
+def _inverse_from(where: dict[int, int], n_out: int) -> list[int] | None:
+    """``R[r] = e_j`` for ``where[e_r] = j`` (the position of the unit column ``e_r``), every out bit ``r``; None
+    when some ``e_r`` is no column."""
     out = []
     for r in range(n_out):
         j = where.get(1 << r)
@@ -242,35 +247,30 @@ def _column_rules(L: LinearLayout, bad: Any, what: str, check_repeats: bool) -> 
     return None
 
 
-def _unit_columns(cols: Sequence[int]) -> bool:
-    """Whether every column is zero or a unit vector, no two non-zero alike: the column rules of a distributed
-    layout (definition 4.10), decided in one pass without wording a refutation (:func:`_column_rules` words one)."""
-    seen: set[int] = set()
-    for c in cols:
-        if c:
-            if c & (c - 1) or c in seen:
-                return False
-            seen.add(c)
-    return True
-
-
-def _unit_right_inverse_of(cols: Sequence[int], n_out: int) -> list[int] | None:
-    """:func:`_unit_columns` and :func:`_unit_right_inverse` in one pass: ``R[r] = e_j`` for the column ``j``
-    equal to ``e_r`` when every column is zero or a unit vector, no two non-zero alike; None otherwise (some
-    column breaks the rules, or some ``e_r`` is no column)."""
+def _unit_positions(cols: Sequence[int]) -> dict[int, int] | None:
+    """Each non-zero column's position, when every column is zero or a unit vector and no two non-zero are alike
+    (the column rules of a distributed layout, definition 4.10); None when a rule breaks.  Decided in one pass
+    without wording a refutation (:func:`_column_rules` words one)."""
     where: dict[int, int] = {}
     for j, c in enumerate(cols):
         if c:
             if c & (c - 1) or c in where:
                 return None
             where[c] = j
-    out = []
-    for r in range(n_out):
-        j = where.get(1 << r)
-        if j is None:
-            return None
-        out.append(1 << j)
-    return out
+    return where
+
+
+def _unit_columns(cols: Sequence[int]) -> bool:
+    """Whether the column rules of a distributed layout hold (:func:`_unit_positions`)."""
+    return _unit_positions(cols) is not None
+
+
+def _unit_right_inverse_of(cols: Sequence[int], n_out: int) -> list[int] | None:
+    """:func:`_unit_columns` and :func:`_unit_right_inverse` in one pass: ``R[r] = e_j`` for the column ``j``
+    equal to ``e_r`` when every column is zero or a unit vector, no two non-zero alike; None otherwise (some
+    column breaks the rules, or some ``e_r`` is no column)."""
+    where = _unit_positions(cols)
+    return None if where is None else _inverse_from(where, n_out)
 
 
 def distributed(L: LinearLayout) -> Finding:

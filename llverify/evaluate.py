@@ -17,7 +17,7 @@ instead of exhausting memory.
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -60,8 +60,15 @@ def evaluate_flat(layout: LinearLayout, limit: int | None = None) -> np.ndarray:
     _guard(1 << n, limit, "layout domain")
     if layout.total_out_bits > 64:
         raise LayoutError("evaluate supports at most 64 out bits")
-    out = np.zeros(1 << n, dtype=_dtype(layout.total_out_bits))
-    for k, col in enumerate(layout.flat_columns):
+    return _doubled(layout.flat_columns, _dtype(layout.total_out_bits))
+
+
+def _doubled(columns: Sequence[int], dtype: Any) -> np.ndarray:
+    """``t[x] = XOR of columns[k] over the set bits k of x`` for every ``x < 2^len(columns)``: the doubling trick
+    (``t[2^k + x] = t[x] ^ columns[k]`` for ``x < 2^k``), one XOR per entry."""
+    out = np.empty(1 << len(columns), dtype=dtype)
+    out[0] = 0
+    for k, col in enumerate(columns):
         half = 1 << k
         np.bitwise_xor(out[:half], out.dtype.type(col), out=out[half:2 * half])
     return out
@@ -73,14 +80,8 @@ def xor_table(columns: Sequence[int], limit: int | None = None, what: str = "lay
 
     Requires: every column below ``2^63``.  Raises ``SizeGuardError`` above the size guard (``limit``, default
     :func:`max_points`).  Example: ``xor_table([1, 4]).tolist() == [0, 1, 4, 5]``."""
-    n = len(columns)
-    _guard(1 << n, limit, what)
-    out = np.empty(1 << n, dtype=np.int64)
-    out[0] = 0
-    for k, col in enumerate(columns):
-        half = 1 << k
-        np.bitwise_xor(out[:half], col, out=out[half:2 * half])
-    return out
+    _guard(1 << len(columns), limit, what)
+    return _doubled(columns, np.int64)
 
 
 def evaluate(layout: LinearLayout, limit: int | None = None) -> dict[str, np.ndarray]:

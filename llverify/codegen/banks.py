@@ -40,6 +40,7 @@ from llverify import f2
 from llverify.codegen.common import check_bitwidth, log2, remove_broadcast_registers, span_dim_intersection_with_high_bits
 from llverify.codegen.vectorize import VectorPlan, largest_vectorisation
 from llverify.errors import LayoutError
+from llverify.evaluate import xor_table
 from llverify.layout import LinearLayout
 
 __all__ = ["BankReport", "bank_wavefronts", "access_to_offsets", "offset_bases", "clear_memo", "word_of_offset", "NUM_BANKS", "WARP_LANES"]
@@ -160,11 +161,8 @@ def offset_bases(cvt: LinearLayout, dim: str) -> list[int]:
 
 def _lane_offsets(phase_lanes: list[int]) -> list[int]:
     """Every phase-0 lane's offset: ``out[lane]`` is the XOR of ``phase_lanes[j]`` over the set bits ``j`` of
-    ``lane`` (tabulated by doubling, one XOR per lane)."""
-    out = [0]
-    for o in phase_lanes:
-        out += [x ^ o for x in out]
-    return out
+    ``lane`` (:func:`llverify.evaluate.xor_table`)."""
+    return xor_table(phase_lanes).tolist()
 
 
 def bank_wavefronts(access: LinearLayout, shared: LinearLayout, bitwidth: int,

@@ -13,10 +13,37 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from llverify.codegen import shape_ops
-from llverify.codegen.shape_ops import _broadcast_fwd, _broadcast_fwd_rebuilt, _expand, _expand_rebuilt
+from llverify.codegen.common import log2
+from llverify.codegen.shape_ops import _bases, _broadcast_fwd, _expand, _names, _rebuild, _sizes
+from llverify.errors import LayoutError
 from llverify.layout import LinearLayout
 from llverify.prove import locality
 from strategies import layouts
+
+
+def _expand_rebuilt(L: LinearLayout, axis: int) -> LinearLayout:
+    """The definition of :func:`_expand`: a zero component inserted at ``axis`` into every basis, rebuilt."""
+    r = L.num_out_dims
+    if not 0 <= axis <= r:
+        raise LayoutError(f"expand_dims: axis {axis} out of range for rank {r}")
+    Lc = L.transpose_outs(_names(r))
+    return _rebuild({d: [x[:axis] + [0] + x[axis:] for x in bs] for d, bs in _bases(Lc).items()},
+                    _sizes(Lc)[:axis] + [1] + _sizes(Lc)[axis:])
+
+
+def _broadcast_fwd_rebuilt(L: LinearLayout, dim: int, size: int) -> tuple[LinearLayout, list[int]]:
+    """The definition of :func:`_broadcast_fwd`: the new register bases appended to the nested bases, rebuilt."""
+    Lc = L.transpose_outs(_names(L.num_out_dims))
+    if not 0 <= dim < Lc.num_out_dims or _sizes(Lc)[dim] != 1:
+        raise LayoutError(f"broadcast: input dim {dim} must exist and have size 1")
+    n = log2(size)
+    b = _bases(Lc)
+    regs = b.get("register", [])
+    new = [[(1 << i) if k == dim else 0 for k in range(Lc.num_out_dims)] for i in range(n)]
+    b["register"] = regs + new
+    sizes = _sizes(Lc)
+    sizes[dim] = size
+    return _rebuild(b, sizes), list(range(len(regs), len(regs) + n))
 
 
 @st.composite

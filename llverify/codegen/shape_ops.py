@@ -304,7 +304,8 @@ def _expand(L: LinearLayout, axis: int) -> LinearLayout:
 
     Built on the flat columns directly: a size-1 out dim has no out bit, so every column (the out bits of
     ``dim0, dim1, ..`` concatenated) is unchanged; only the out-dim list changes.  The same layout as
-    :func:`_expand_rebuilt` (zero inserted into every basis), which the tests compare it with."""
+    a zero component inserted into every basis and the layout rebuilt, which ``tests/test_fast_paths_codefast.py``
+    compares it with."""
     r = L.num_out_dims
     if not 0 <= axis <= r:
         raise LayoutError(f"expand_dims: axis {axis} out of range for rank {r}")
@@ -312,16 +313,6 @@ def _expand(L: LinearLayout, axis: int) -> LinearLayout:
     sizes = _sizes(Lc)
     out = tuple(zip(_names(r + 1), sizes[:axis] + [1] + sizes[axis:]))
     return LinearLayout._raw(Lc._in, out, Lc._flat)
-
-
-def _expand_rebuilt(L: LinearLayout, axis: int) -> LinearLayout:
-    """The definition of :func:`_expand`: a zero component inserted at ``axis`` into every basis, rebuilt."""
-    r = L.num_out_dims
-    if not 0 <= axis <= r:
-        raise LayoutError(f"expand_dims: axis {axis} out of range for rank {r}")
-    Lc = L.transpose_outs(_names(r))
-    return _rebuild({d: [x[:axis] + [0] + x[axis:] for x in bs] for d, bs in _bases(Lc).items()},
-                    _sizes(Lc)[:axis] + [1] + _sizes(Lc)[axis:])
 
 
 def _squeeze(L: LinearLayout, axis: int) -> LinearLayout:
@@ -339,7 +330,8 @@ def _broadcast_fwd(L: LinearLayout, dim: int, size: int) -> tuple[LinearLayout, 
     Built on the flat columns directly: ``dim``'s out bits (none before) become ``n`` bits at offset ``s``
     (the bits of the dims before it), so every existing column keeps its bits below ``s`` and has those at or
     above ``s`` shifted up by ``n``; the new register columns are ``1 << (s + i)``.  The same layout as
-    :func:`_broadcast_fwd_rebuilt`, which the tests compare it with."""
+    the new register bases appended to the nested bases and the layout rebuilt, which
+    ``tests/test_fast_paths_codefast.py`` compares it with."""
     Lc = L.transpose_outs(_names(L.num_out_dims))
     sizes = _sizes(Lc)
     if not 0 <= dim < Lc.num_out_dims or sizes[dim] != 1:
@@ -365,21 +357,6 @@ def _broadcast_fwd(L: LinearLayout, dim: int, size: int) -> tuple[LinearLayout, 
     sizes[dim] = size
     return (LinearLayout._raw(tuple(ins), tuple(zip(_names(len(sizes)), sizes)), tuple(flat)),
             list(range(nreg, nreg + n)))
-
-
-def _broadcast_fwd_rebuilt(L: LinearLayout, dim: int, size: int) -> tuple[LinearLayout, list[int]]:
-    """The definition of :func:`_broadcast_fwd`: the new register bases appended to the nested bases, rebuilt."""
-    Lc = L.transpose_outs(_names(L.num_out_dims))
-    if not 0 <= dim < Lc.num_out_dims or _sizes(Lc)[dim] != 1:
-        raise LayoutError(f"broadcast: input dim {dim} must exist and have size 1")
-    n = log2(size)
-    b = _bases(Lc)
-    regs = b.get("register", [])
-    new = [[(1 << i) if k == dim else 0 for k in range(Lc.num_out_dims)] for i in range(n)]
-    b["register"] = regs + new
-    sizes = _sizes(Lc)
-    sizes[dim] = size
-    return _rebuild(b, sizes), list(range(len(regs), len(regs) + n))
 
 
 def _broadcast_bwd(L: LinearLayout, dim: int) -> LinearLayout:

@@ -275,7 +275,7 @@ _distributed_cases = importlib.import_module("test_fast_paths_layfast2")  # its 
 
 def _without_one_pass(L):
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(certificates, "_unit_right_inverse_of", lambda cols, n_out: None)
+        mp.setattr(certificates, "_unit_positions", lambda cols: None)
         return certificates.distributed(L)
 
 
@@ -295,16 +295,15 @@ def test_one_pass_distributed_on_every_small_layout():
     assert all(_distributed_cases._same(certificates.distributed(L), _without_one_pass(L)) for L in _SMALL)
 
 
-def _one_pass_without_repeats(cols, n_out):
-    """The mutant of ``_unit_right_inverse_of``: a repeated unit column not refused (the later one is taken)."""
-    where = {c: j for j, c in enumerate(cols) if c}
-    if any(c & (c - 1) for c in cols) or any((1 << r) not in where for r in range(n_out)):
+def _one_pass_without_repeats(cols):
+    """The mutant of ``_unit_positions``: a repeated unit column not refused (the later one is taken)."""
+    if any(c & (c - 1) for c in cols):
         return None
-    return [1 << where[1 << r] for r in range(n_out)]
+    return {c: j for j, c in enumerate(cols) if c}
 
 
 def test_one_pass_distributed_comparison_catches_repeats_taken(monkeypatch):
-    monkeypatch.setattr(certificates, "_unit_right_inverse_of", _one_pass_without_repeats)
+    monkeypatch.setattr(certificates, "_unit_positions", _one_pass_without_repeats)
     with pytest.raises(AssertionError):
         test_one_pass_distributed_on_every_small_layout()
 

@@ -18,8 +18,7 @@ from llverify.ttgir import layouts
 
 def _general_distributed(L: LinearLayout, monkeypatch: pytest.MonkeyPatch):
     with monkeypatch.context() as m:
-        m.setattr(certificates, "_unit_columns", lambda cols: False)
-        m.setattr(certificates, "_unit_right_inverse_of", lambda cols, n_out: None)  # buildfast's one pass
+        m.setattr(certificates, "_unit_positions", lambda cols: None)
         return certificates.distributed(L)
 
 
@@ -54,7 +53,7 @@ def test_unit_column_distributed_is_the_general_certificate(L):
     with pytest.MonkeyPatch.context() as mp:
         general = _general_distributed(L, mp)
     assert _same(certificates.distributed(L), general)
-    if certificates._unit_columns(L.flat_columns):  # the one-pass rules accept only what the worded rules accept
+    if certificates._unit_positions(L.flat_columns) is not None:  # the one-pass rules accept what the worded accept
         assert certificates._column_rules(L, lambda k: k > 1, "", True) is None
 
 
@@ -87,13 +86,15 @@ def test_corpus_distributed_certificates_are_the_general_ones(corpus_layouts, mo
     for L in corpus_layouts:
         general = _general_distributed(L, monkeypatch)
         assert _same(certificates.distributed(L), general), L
-        fast_taken += certificates._unit_columns(L.flat_columns)
+        fast_taken += certificates._unit_positions(L.flat_columns) is not None
     assert fast_taken > len(corpus_layouts) // 2  # the fast path is the common one
 
 
-def _mutant_without_repeat_check(cols) -> bool:
-    """The mutant: the one-pass column rules forgetting the no-repeat rule."""
-    return all(not c & (c - 1) for c in cols)
+def _mutant_without_repeat_check(cols):
+    """The mutant: the one-pass column rules forgetting the no-repeat rule (a later repeat overwrites)."""
+    if any(c & (c - 1) for c in cols):
+        return None
+    return {c: j for j, c in enumerate(cols) if c}
 
 
 def test_distributed_comparison_catches_a_fast_path_without_the_repeat_rule(monkeypatch):
@@ -102,7 +103,7 @@ def test_distributed_comparison_catches_a_fast_path_without_the_repeat_rule(monk
                              for cols in itertools.product([0, 1, 2], repeat=3)]
     general = [_general_distributed(L, monkeypatch) for L in layouts_]
     assert general[0].status == "refuted"
-    monkeypatch.setattr(certificates, "_unit_columns", _mutant_without_repeat_check)
+    monkeypatch.setattr(certificates, "_unit_positions", _mutant_without_repeat_check)
     assert not all(_same(certificates.distributed(L), g) for L, g in zip(layouts_, general))
 
 

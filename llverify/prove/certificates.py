@@ -147,17 +147,11 @@ def _out_bit_names(L: LinearLayout) -> list[str]:
     return [f"{n}:{1 << i}" for n, s in L.out_dims.items() for i in range(s.bit_length() - 1)]
 
 
-def _unit_right_inverse(cols: Sequence[int], n_out: int) -> list[int] | None:
-    """:func:`right_inverse` of columns that are zero or distinct unit vectors (a distributed layout's, once
-    its column rules hold), without elimination: ``R[r] = e_j`` for the column ``j`` equal to ``e_r``.  The
-    non-zero columns are independent, so this is the only combination of them giving ``e_r``, the one the
-    elimination finds; None when some ``e_r`` is no column (then the general path finds the witness)."""
-    return _inverse_from({c: j for j, c in enumerate(cols) if c}, n_out)
-
-
 def _inverse_from(where: dict[int, int], n_out: int) -> list[int] | None:
-    """``R[r] = e_j`` for ``where[e_r] = j`` (the position of the unit column ``e_r``), every out bit ``r``; None
-    when some ``e_r`` is no column."""
+    """:func:`right_inverse` of columns that are zero or distinct unit vectors (:func:`_unit_positions` gives
+    ``where``), without elimination: ``R[r] = e_j`` for ``where[e_r] = j``.  The non-zero columns are independent,
+    so this is the only combination of them giving ``e_r``, the one the elimination finds; None when some ``e_r``
+    is no column.  Example: columns ``[0, 4, 1, 2]`` (where ``{4: 1, 1: 2, 2: 3}``), 3 out bits -> ``[4, 8, 2]``."""
     out = []
     for r in range(n_out):
         j = where.get(1 << r)
@@ -167,13 +161,11 @@ def _inverse_from(where: dict[int, int], n_out: int) -> list[int] | None:
     return out
 
 
-def _surj(L: LinearLayout, unit_columns: bool = False) -> Finding | dict[str, Any]:
-    """Surjectivity by a checked right inverse; ``unit_columns``: the caller checked that every column is
-    zero or a unit vector, no two non-zero alike (the inverse is then read off the columns)."""
+def _surj(L: LinearLayout) -> Finding | dict[str, Any]:
+    """Surjectivity by a checked right inverse (found by elimination), or the refutation with an output no input
+    reaches."""
     cols, n_out = L.flat_columns, L.total_out_bits
-    R = _unit_right_inverse(cols, n_out) if unit_columns else None
-    if R is None:
-        R = right_inverse(cols, n_out)
+    R = right_inverse(cols, n_out)
     if R is None:
         e = f2.Echelon.of(cols)
         y = next(1 << r for r in range(n_out) if e.reduce(1 << r)[0])
@@ -260,32 +252,20 @@ def _unit_positions(cols: Sequence[int]) -> dict[int, int] | None:
     return where
 
 
-def _unit_columns(cols: Sequence[int]) -> bool:
-    """Whether the column rules of a distributed layout hold (:func:`_unit_positions`)."""
-    return _unit_positions(cols) is not None
-
-
-def _unit_right_inverse_of(cols: Sequence[int], n_out: int) -> list[int] | None:
-    """:func:`_unit_columns` and :func:`_unit_right_inverse` in one pass: ``R[r] = e_j`` for the column ``j``
-    equal to ``e_r`` when every column is zero or a unit vector, no two non-zero alike; None otherwise (some
-    column breaks the rules, or some ``e_r`` is no column)."""
-    where = _unit_positions(cols)
-    return None if where is None else _inverse_from(where, n_out)
-
-
 def distributed(L: LinearLayout) -> Finding:
     cols, n_out = L.flat_columns, L.total_out_bits
-    R = _unit_right_inverse_of(cols, n_out)
-    if R is not None and check_right_inverse(cols, n_out, R):
-        # the column rules hold (every column zero or a unit vector, no repeats) and R is checked: the
-        # general path's certificate, read off in one pass
-        s: Finding | dict[str, Any] = _right_inverse_certificate(L, R)
-    else:
-        bad = None if _unit_columns(cols) else _column_rules(
-            L, lambda k: k > 1, "a distributed layout has at most one per column", True)
+    where = _unit_positions(cols)
+    R = None if where is None else _inverse_from(where, n_out)
+    s: Finding | dict[str, Any]
+    if R is None:  # a column rule broken, or an out bit that is no column: the general path words the refutation
+        bad = _column_rules(L, lambda k: k > 1, "a distributed layout has at most one per column", True)
         if bad:
             return bad
-        s = _surj(L, unit_columns=True)
+        s = _surj(L)
+    else:  # the column rules hold, and the unit columns are independent: R is read off them (one pass), checked
+        if not check_right_inverse(cols, n_out, R):
+            raise CertificateError("right inverse failed its check")
+        s = _right_inverse_certificate(L, R)
     if isinstance(s, Finding):
         return s
     return proved({"kind": "distributed", "columns": "each has at most one non-zero bit, no non-zero repeats",

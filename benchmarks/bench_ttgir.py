@@ -5,7 +5,8 @@ child process compiles it with Triton, stopping the pipeline after the ``ttgir``
 hook drops the later stages), ``REPEATS`` times warm; the gate then checks the module it produced
 (in process, reader + every obligation), ``REPEATS`` times.  Prints the per-module table, the median
 and worst ratio gate / compile (target: median <= 0.10), the same ratio when the modules are gated one
-after another in one process as shadow mode does (memos kept across modules, no verdict cache), then the corpus table: ``llverify ttgir`` over
+after another in one process as shadow mode does (memos kept across modules, no verdict cache; in the corpus
+order and in ``--shuffles`` seeded shuffled orders), then the corpus table: ``llverify ttgir`` over
 tests/data/ttgir as fresh processes of the real command line (Python start-up and imports included),
 each configuration ``--cli-repeats`` times, interleaved, median and minimum: ``-j 1`` and ``-j 2``
 without a cache, a cold run that fills a cache, the warm re-run, and the warm re-run in process (no
@@ -14,7 +15,8 @@ is printed beside it: on a shared machine the minimum is the better estimate.  W
 ``benchmarks/results/bench_ttgir.json``.
 
     python3 benchmarks/bench_ttgir.py [--repeats N] [--targets cuda:90,hip:gfx942|all] [--warps 4|4,8|all]
-                                      [--corpus-only | --no-corpus] [--cli-repeats N] [--kernels a,b] [--output F]
+                                      [--corpus-only | --no-corpus] [--cli-repeats N] [--kernels a,b] [--shuffles N]
+                                      [--output F]
 
 The default set (cuda:90 and hip:gfx942 at 4 warps, 60 modules) is the one earlier passes reported;
 ``--targets all --warps all`` times the whole corpus build_corpus.py compiles (271 jobs).
@@ -112,12 +114,19 @@ def gate_seconds(text: str, path: str, repeats: int) -> tuple[float, int]:
     return statistics.median(times), n
 
 
-def suite_seconds(texts: list[tuple[str, str]], repeats: int) -> list[float]:
+def suite_seconds(texts: list[tuple[str, str]], repeats: int, seed: int | None = None) -> list[float]:
     """Each module's gate time when the modules are gated one after another in one process, as shadow mode
     (``llverify.triton_gate``) gates a test-suite's kernels: the per-process memos (built layouts, decided
     proofs) are kept from one module to the next, so a layout or proof that an *earlier* module needed is not
     paid again; no verdict cache (nothing persists between runs).  Every pass starts with empty memos; the
-    median over ``repeats`` passes of each module's time is returned, in the order of ``texts``."""
+    median over ``repeats`` passes of each module's time is returned, in the order of ``texts``.  ``seed``: gate
+    them in a shuffled order (``random.Random(seed)``) instead of the corpus order, where the variants of one kernel
+    follow each other: what a module gains from the ones before it should not depend on that order."""
+    import random
+
+    order = list(range(len(texts)))
+    if seed is not None:
+        random.Random(seed).shuffle(order)
     from llverify.ttgir.gate import check_module
     from llverify.ttgir.layouts import _build
     from llverify.ttgir.reader import parse_module
@@ -129,7 +138,8 @@ def suite_seconds(texts: list[tuple[str, str]], repeats: int) -> list[float]:
         _build.cache_clear()
         clear_caches()
         _changes.cache_clear()
-        for i, (text, path) in enumerate(texts):
+        for i in order:
+            text, path = texts[i]
             t0 = time.perf_counter()
             check_module(parse_module(text, path))
             per[i].append(time.perf_counter() - t0)
@@ -214,6 +224,8 @@ def main() -> None:
     ap.add_argument("--kernels", default="", help="Only these examples/kernels cases (comma-separated names).")
     ap.add_argument("--no-corpus", action="store_true", help="Skip the corpus table (the compile comparison only).")
     ap.add_argument("--cli-repeats", type=int, default=5)
+    ap.add_argument("--shuffles", type=int, default=2,
+                    help="Also gate the modules in sequence in this many shuffled orders (seeds 1..N).")
     ap.add_argument("--top-level", action="store_true",
                     help="Time only tests/data/ttgir/*.ttgir (242 modules) instead of the whole tree.")
     ap.add_argument("--bytecode", action="store_true",
@@ -257,6 +269,11 @@ def run(opts: argparse.Namespace) -> None:
             print(f"the same modules gated in sequence in one process (shadow mode: memos kept across modules, "
                   f"no verdict cache): median {summary['suite_median_ratio']:.3f}, "
                   f"worst {summary['suite_worst_ratio']:.3f}")
+            for seed in range(1, opts.shuffles + 1):
+                shuffled = [r[f"shuffled{seed}_ratio"] for r in rows]
+                summary[f"shuffled{seed}_median_ratio"] = statistics.median(shuffled)
+                print(f"  the same, in shuffled order {seed}: median {statistics.median(shuffled):.3f}, "
+                      f"worst {max(shuffled):.3f}")
     if not opts.no_corpus:
         table = corpus_table(opts.cli_repeats, opts.top_level)
         print_corpus_table(table)
@@ -296,6 +313,9 @@ def compile_rows(opts: argparse.Namespace) -> list[dict]:
     for row, seconds in zip(rows, suite_seconds(texts, opts.repeats)):
         row["suite_gate_s"] = seconds
         row["suite_ratio"] = seconds / row["compile_s"]
+    for seed in range(1, opts.shuffles + 1):
+        for row, seconds in zip(rows, suite_seconds(texts, opts.repeats, seed)):
+            row[f"shuffled{seed}_ratio"] = seconds / row["compile_s"]
     return rows
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Iterator, Sequence
+from typing import Sequence
 
 from llverify.prove.verdict import Verdict
 from llverify.ttgir.collector import paused_collector
@@ -32,31 +32,36 @@ __all__ = ["check_module", "GateResult", "gate_file", "gate_path", "op_counts"]
 
 
 def _walk(fn: Function, region: Region, warps: int, parent: Op | None
-          ) -> Iterator[tuple[Op, int, Op | None, bool]]:
+          ) -> list[tuple[Op, int, Op | None, bool]]:
     """Every op with the warp count in force, its enclosing op, and whether it runs in a non-default
-    ``ttg.warp_specialize`` partition (whose first warp the TTGIR does not state)."""
-    stack: list[tuple[Region, int, Op | None, bool, int, int]] = [(region, warps, parent, False, 0, 0)]
-    while stack:
-        reg, w, par, part, bi, oi = stack.pop()
-        if bi >= len(reg.blocks):
-            continue
-        block = reg.blocks[bi]
-        if oi >= len(block.ops):
-            stack.append((reg, w, par, part, bi + 1, 0))
-            continue
-        op = block.ops[oi]
-        stack.append((reg, w, par, part, bi, oi + 1))
-        yield op, w, par, part
-        inner = [w] * len(op.regions)
-        parts = [part] * len(op.regions)
-        if op.name == "ttg.warp_specialize":
-            counts = _partition_warps(op)
-            for i, n in enumerate(counts):
-                if 1 + i < len(inner):
-                    inner[1 + i] = n
-                    parts[1 + i] = True
-        for r, iw, ip in reversed(list(zip(op.regions, inner, parts))):
-            stack.append((r, iw, op, ip, 0, 0))
+    ``ttg.warp_specialize`` partition (whose first warp the TTGIR does not state), in module order: each op, then
+    the ops of its regions (pre-order)."""
+    out: list[tuple[Op, int, Op | None, bool]] = []
+    _walk_into(out, region, warps, parent, False)
+    return out
+
+
+def _walk_into(out: list[tuple[Op, int, Op | None, bool]], region: Region, warps: int, parent: Op | None,
+               part: bool) -> None:
+    """Append :func:`_walk`'s rows of ``region`` to ``out`` (recursion depth: the region nesting)."""
+    append = out.append
+    for block in region.blocks:
+        for op in block.ops:
+            append((op, warps, parent, part))
+            regions = op.regions
+            if not regions:
+                continue
+            if op.name == "ttg.warp_specialize":
+                # region 0 is the default partition (the warps in force); region 1 + i runs partition i's warps
+                counts = _partition_warps(op)
+                for i, r in enumerate(regions):
+                    if 1 <= i <= len(counts):
+                        _walk_into(out, r, counts[i - 1], op, True)
+                    else:
+                        _walk_into(out, r, warps, op, part)
+            else:
+                for r in regions:
+                    _walk_into(out, r, warps, op, part)
 
 
 def _partition_warps(op: Op) -> list[int]:
@@ -81,26 +86,30 @@ def check_module(module: Module) -> list[Finding]:
 
 def _check_module(module: Module) -> list[Finding]:
     findings: list[Finding] = []
+    append = findings.append
     seen: set = set()
     value_sets: dict = {}
     layouts: dict = {}
+    target, stage = module.target, module.stage
+    clock = time.perf_counter
     for fn in module.functions:
+        kernel = fn.name
         for op, warps, parent, in_partition in _walk(fn, fn.body, module.num_warps, None):
             rules = rules_for(op)
             if not rules:
                 continue
             # one context per op: rules read it and never assign its fields (its dicts and set are the module's)
             ctx = OpContext(module, fn, op, warps, parent, seen, in_partition, value_sets, layouts)
+            name, location, source = op.name, op.location, op.source
             for rule in rules:
-                t0 = time.perf_counter()
+                t0 = clock()
                 try:
                     verdicts = list(rule.check(ctx))
                 except Exception as exc:  # noqa: BLE001 - an internal bug must not hide the other findings
-                    verdicts = [Verdict("error", rule.name, op.name, None, time.perf_counter() - t0,
+                    verdicts = [Verdict("error", rule.name, name, None, clock() - t0,
                                         f"internal error in rule '{rule.name}': {type(exc).__name__}: {exc}")]
                 for v in verdicts:
-                    findings.append(Finding(v, rule.name, op.name, op.location, op.source, fn.name, module.target,
-                                            module.stage, index=len(findings)))
+                    append(Finding(v, rule.name, name, location, source, kernel, target, stage, len(findings)))
     return findings
 
 

@@ -9,11 +9,11 @@ from typing import Iterable
 
 from llverify.layout import LinearLayout
 from llverify.prove.properties import surjective
-from llverify.prove.verdict import Verdict
+from llverify.prove.verdict import FrozenDict, Verdict
 from llverify.ttgir.layouts import LayoutProblem
 from llverify.ttgir.model import Op, TypeRef
 from llverify.ttgir.rule_support import (OpContext, memo_distributed, memo_equal, memo_memory, unknown, structural,
-                                         enc_text, op_names, is_tensor, equal_layouts, layout_pair)
+                                         enc_text, op_names, is_tensor, compared_layouts, equal_layouts, layout_pair)
 
 __all__ = ["layout_types", "tensor_facts", "tensor_verdicts", "has_layout_result", "ELEMENTWISE", "MEMORY_OPS", "is_elementwise", "elementwise", "is_memory_op",
            "memory_operands", "use_types", "BOUNDARY_OPS", "boundary",
@@ -21,21 +21,23 @@ __all__ = ["layout_types", "tensor_facts", "tensor_verdicts", "has_layout_result
 
 
 def layout_types(ctx: OpContext) -> Iterable[Verdict]:
-    types = [r.type for r in ctx.op.results]
-    for t in types:
-        if not t.has_layout or t.kind not in ("tensor", "memdesc"):
+    seen = ctx.seen
+    for r in ctx.op.results:
+        t = r.type
+        if not t.has_layout:  # has_layout implies a tensor or memdesc
             continue
         key = ("layout", t.text, ctx.warps)
-        if key in ctx.seen:
+        if key in seen:
             continue
-        ctx.seen.add(key)
-        subject = f"{t.text}"
+        seen.add(key)
+        subject = t.text
         built = ctx.built(t)
         if isinstance(built, LayoutProblem):
             yield unknown("layout", subject, built.reason)
             continue
         L = built.layout
-        if t.kind == "tensor" and not {"register", "lane", "warp"} & set(L.in_dim_names):
+        dims = L.in_dim_names
+        if t.kind == "tensor" and "register" not in dims and "lane" not in dims and "warp" not in dims:
             # a tensor (values in registers) typed with a memory layout (`tensor<64xbf16, #swizzled_shared>`):
             # invalid IR (Triton's verifier: "requires a distributed tensor encoding"); its witness is the layout's
             # in dims
@@ -62,8 +64,9 @@ def tensor_facts(ctx: OpContext, L: LinearLayout, shape: tuple[int, ...], subjec
     """The layout rule's two verdicts on a tensor of layout ``L`` on ``shape``: definition 4.10 (distributed, with
     the duplicated in-bit masks and the shape in its details) and the thread counts (:func:`_hardware_counts`)."""
     v = memo_distributed(L)
-    free = {d: m for d, m in L.free_variable_masks().items() if m}
-    return (v.with_(subject=subject, details={**v.details, "duplicated": free, "shape": list(shape)}),
+    # the details frozen as Verdict would freeze them (the masks are ints, the shape a tuple of ints)
+    free = FrozenDict({d: m for d, m in L.free_variable_masks().items() if m})
+    return (v.with_(subject=subject, details=FrozenDict({**v.details, "duplicated": free, "shape": tuple(shape)})),
             _hardware_counts(ctx, L, subject))
 
 
@@ -74,6 +77,7 @@ def tensor_verdicts(ctx: OpContext, L: LinearLayout, shape: tuple[int, ...], sub
     facts = ctx.layouts.get(key)
     if facts is None or facts[0] is not L:  # the layout object is kept, so its id is not reused
         facts = ctx.layouts[key] = (L, *tensor_facts(ctx, L, shape, subject))
+        return facts[1], facts[2]  # decided for this subject
     return facts[1].with_(subject=subject), facts[2].with_(subject=subject)
 
 
@@ -103,7 +107,11 @@ def _hardware_counts(ctx: OpContext, L: LinearLayout, subject: str) -> Verdict:
 
 
 def has_layout_result(op: Op) -> bool:
-    return any(r.type.has_layout for r in op.results)
+    """Some result's type has a layout (``any(r.type.has_layout for r in op.results)``, without the generator)."""
+    for r in op.results:
+        if r.type.has_layout:
+            return True
+    return False
 
 
 ELEMENTWISE = {"tt.addptr", "tt.bitcast", "tt.fp_to_fp", "tt.int_to_ptr", "tt.ptr_to_int", "tt.clampf",
@@ -124,6 +132,8 @@ def elementwise(ctx: OpContext) -> Iterable[Verdict]:
         return
     res = op.results[0].type
     for i, t in enumerate(op.operand_types):
+        if not compared_layouts(t, res):
+            continue
         v = equal_layouts(ctx, t, res, "same_layout",
                           f"{op_names(op)}: operand {i} {enc_text(t)} vs result {enc_text(res)}")
         if v is not None:
@@ -147,6 +157,8 @@ def memory_operands(ctx: OpContext) -> Iterable[Verdict]:
         return
     i0, t0 = tensors[0]
     for i, t in tensors[1:]:
+        if not compared_layouts(t0, t):
+            continue
         v = equal_layouts(ctx, t0, t, "same_layout", f"{op_names(op)}: operand {i0} {enc_text(t0)} vs operand {i} "
                                                       f"{enc_text(t)}")
         if v is not None:
@@ -204,6 +216,8 @@ def boundary(ctx: OpContext) -> Iterable[Verdict]:
         for i, (t, r) in enumerate(zip(op.operand_types, ctx.function.result_types)):
             pairs.append((t, r, f"returned value {i} vs the function's result type"))
     for a, b, what in pairs:
+        if not compared_layouts(a, b):
+            continue
         v = equal_layouts(ctx, a, b, "same_layout", f"{op.name}: {what}")
         if v is not None:
             yield v

@@ -167,9 +167,10 @@ class Verdict:
             details = FrozenDict()
         elif type(details) is not FrozenDict:
             details = _freeze(dict(details))
-        self.__dict__.update(status=status, property=property, subject=subject, method=method, seconds=seconds,
-                             message=message, counterexample=counterexample, certificate=certificate,
-                             details=details)
+        object.__setattr__(self, "__dict__", {"status": status, "property": property, "subject": subject,
+                                              "method": method, "seconds": seconds, "message": message,
+                                              "counterexample": counterexample, "certificate": certificate,
+                                              "details": details})
 
     def __post_init__(self) -> None:
         """Validate the fields and freeze ``details`` (what :meth:`__init__` does; :meth:`with_` calls it)."""

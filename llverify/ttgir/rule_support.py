@@ -34,7 +34,7 @@ __all__ = ["OpContext", "Rule", "memo_distributed", "memo_memory", "memo_equal",
            "has_keyword"]
 
 
-@dataclass
+@dataclass(slots=True)
 class OpContext:
     """What a rule sees: the op, its function and module, the warp count in force, the enclosing op."""
 

@@ -87,23 +87,32 @@ def _hardware_counts(ctx: OpContext, L: LinearLayout, subject: str) -> Verdict:
     lanes and CTAs are compared where the module states them (``ttg.threads-per-warp``, ``ttg.num-ctas``).
     Refuted with every count that differs."""
     t0 = time.perf_counter()
-    stated = ctx.value_sets.get("#stated counts")  # the module's attribute names, read once per module
+    stated = ctx.value_sets.get("#stated counts")  # the lane and CTA rows the module states, read once per module
     if stated is None:
-        stated = ctx.value_sets["#stated counts"] = {k.rsplit(".", 1)[-1] for k in ctx.module.attributes}
-    rows = [("warp", "warps", ctx.warps, True),
-            ("lane", "threads per warp", ctx.module.threads_per_warp, "threads-per-warp" in stated),
-            ("block", "CTAs", ctx.module.num_ctas, "num-ctas" in stated)]
+        names = {k.rsplit(".", 1)[-1] for k in ctx.module.attributes}
+        stated = ctx.value_sets["#stated counts"] = tuple(
+            _count_row(dim, what, want) for dim, what, want, given in (
+                ("lane", "threads per warp", ctx.module.threads_per_warp, "threads-per-warp" in names),
+                ("block", "CTAs", ctx.module.num_ctas, "num-ctas" in names)) if given)
+    dims = L.in_dim_names
     inputs, sides, wrong = {}, {}, []
-    for dim, what, want, compared in rows:
-        if not compared or dim not in L.in_dim_names:
+    for dim, what, want, in_force, of_layout in (("warp", "warps", ctx.warps, "warps in force", "warps of the layout"),
+                                                       *stated):
+        if dim not in dims:
             continue
         have = L.in_dim_size(dim)
-        sides[f"{what} in force"], sides[f"{what} of the layout"] = want, have
+        sides[in_force], sides[of_layout] = want, have
         if have != want:
             inputs[dim] = min(have, want)
             wrong.append(f"{have} {what}, the module runs {want}")
     return structural("thread_counts", subject, not wrong, inputs, sides,
                       "the layout is for " + "; ".join(wrong), t0)
+
+
+def _count_row(dim: str, what: str, want: int) -> tuple[str, str, int, str, str]:
+    """One row of :func:`_hardware_counts`: the in dim, its name in words, the count in force, and the two keys
+    of the witness."""
+    return dim, what, want, f"{what} in force", f"{what} of the layout"
 
 
 def has_layout_result(op: Op) -> bool:

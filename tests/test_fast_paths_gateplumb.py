@@ -1,13 +1,16 @@
 """The gate's per-op plumbing (issue 11, fourth round) computes what its definitions say, on the whole TTGIR corpus:
 the walk (pre-order, warps and partitions in force), the thread-count verdict read from once-per-module rows, and
-the layout rule's frozen tensor facts; each comparison is shown able to fail (a mutant it must catch)."""
+the layout rule's frozen tensor facts, ``Verdict.with_``'s one-step copy; each comparison is shown able to fail (a mutant it must catch)."""
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from llverify.prove.verdict import FrozenDict, Verdict, _freeze
 from llverify.ttgir import gate, reader, rules_values
@@ -202,3 +205,46 @@ def test_compared_layouts_refuses_what_needs_no_proof(modules):
              if r.type.kind == "tensor" and r.type.encoding_text)
     assert not compared_layouts(t, t)  # the same attribute text
     assert not compared_layouts(t, None)
+
+
+# -- Verdict.with_'s one-step copy ----------------------------------------------------------------------------------
+
+_VALUES = st.recursive(st.one_of(st.integers(-3, 3), st.text(max_size=3), st.none()),
+                       lambda inner: st.one_of(st.lists(inner, max_size=3),
+                                               st.dictionaries(st.text(max_size=2), inner, max_size=3)),
+                       max_leaves=8)
+_CHANGES = st.fixed_dictionaries({}, optional={
+    "subject": st.text(max_size=4), "property": st.text(max_size=4), "message": st.text(max_size=4),
+    "seconds": st.floats(0, 1), "certificate": _VALUES,
+    "details": st.one_of(st.dictionaries(st.text(max_size=2), _VALUES, max_size=3),
+                         st.dictionaries(st.text(max_size=2), _VALUES, max_size=3).map(_freeze))})
+
+
+def _general_with(v: Verdict, changes: dict) -> Verdict:
+    """The definition: ``dataclasses.replace`` (a new verdict, validated, its details frozen)."""
+    return dataclasses.replace(v, **changes)
+
+
+@given(st.dictionaries(st.text(max_size=2), _VALUES, max_size=3), _CHANGES)
+@settings(max_examples=300, deadline=None)
+def test_with_is_replace(details, changes):
+    v = Verdict("proved", "p", "s", "f2", 0.5, "m", certificate={"c": [1]}, details=details)
+    fast = v.with_(**dict(changes))
+    assert _record(fast) == _record(_general_with(v, changes))
+    assert type(fast.details) is FrozenDict and fast.details == _freeze(dict(fast.details))
+    assert fast.counterexample is None and fast.status == "proved"
+
+
+def test_with_comparison_catches_a_copy_that_drops_the_changes(monkeypatch):
+    v = Verdict("proved", "p", "s", "f2", 0.5, details={"k": [1, 2]})
+    real = Verdict.with_
+
+    def mutant(self, **changes):  # the one-step copy taking only the current fields
+        if changes.keys() <= {"subject"}:
+            new = object.__new__(Verdict)
+            object.__setattr__(new, "__dict__", dict(self.__dict__))
+            return new
+        return real(self, **changes)
+
+    monkeypatch.setattr(Verdict, "with_", mutant)
+    assert _record(v.with_(subject="t")) != _record(_general_with(v, {"subject": "t"}))

@@ -178,7 +178,7 @@ def use_types(ctx: OpContext) -> Iterable[Verdict]:
     """An operand's type as the op prints it denotes the same layout as the type its definition gave it."""
     op = ctx.op
     for i, (resolved, printed) in enumerate(zip(op.operand_types, op.printed_operand_types)):
-        if resolved is None or printed is None or resolved.text == printed.text:
+        if resolved is printed or resolved is None or printed is None or resolved.text == printed.text:
             continue
         if "other" in (resolved.kind, printed.kind) or not resolved.text or not printed.text:
             # a type form the reader does not model (or a definition whose type it could not read): no comparison

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from llverify.prove.verdict import FrozenDict, Verdict, _freeze
 from llverify.ttgir import gate, reader, rules_values
-from llverify.ttgir.model import Module, Region
+from llverify.ttgir.model import Block, Module, Region
 from llverify.ttgir.rule_support import OpContext, compared_layouts, equal_layouts, structural
 
 CORPUS = Path(__file__).parent / "data" / "ttgir"
@@ -65,18 +65,20 @@ def test_walk_comparison_catches_partitions_run_with_the_module_warps(modules, m
     assert _walks(modules, gate._walk) != defined
 
 
-def test_walk_comparison_catches_a_post_order_walk(modules, monkeypatch):
+def test_walk_comparison_catches_ops_out_of_order(modules, monkeypatch):
     defined = _walks(modules, lambda fn, r, w, p: _defined_walk(r, w, p, False))
-
-    def post_order(out, region, warps, parent, part):
-        for block in region.blocks:
-            for op in block.ops:
-                for r in op.regions:
-                    post_order(out, r, warps, op, part)
-                out.append((op, warps, parent, part))
-
-    monkeypatch.setattr(gate, "_walk_into", post_order)
+    real = gate._ops_of
+    monkeypatch.setattr(gate, "_ops_of", lambda region: reversed(list(real(region))))
     assert _walks(modules, gate._walk) != defined
+
+
+def test_walk_follows_deep_nesting_without_recursion(modules):
+    op = next(op for m in modules for _, op, _ in m.walk() if not op.regions)
+    inner = op
+    for _ in range(5000):  # far past Python's recursion limit
+        inner = dataclasses.replace(op, regions=(Region((Block((), (inner,)),)),))
+    rows = gate._walk(None, Region((Block((), (inner,)),)), 4, None)
+    assert len(rows) == 5001 and rows[-1][0] is op and rows[-1][2] is not None
 
 
 # -- the layout rule's facts --------------------------------------------------------------------------------------

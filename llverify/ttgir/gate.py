@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Sequence
+from itertools import chain
+from operator import attrgetter
+from typing import Iterator, Sequence
 
 from llverify.prove.verdict import Verdict
 from llverify.ttgir.collector import paused_collector
@@ -35,33 +37,36 @@ def _walk(fn: Function, region: Region, warps: int, parent: Op | None
           ) -> list[tuple[Op, int, Op | None, bool]]:
     """Every op with the warp count in force, its enclosing op, and whether it runs in a non-default
     ``ttg.warp_specialize`` partition (whose first warp the TTGIR does not state), in module order: each op, then
-    the ops of its regions (pre-order)."""
+    the ops of its regions (pre-order).  An explicit stack of the regions being walked (no recursion: a hostile
+    module may nest regions deeply), each an iterator over its ops that resumes after an op's regions are done."""
     out: list[tuple[Op, int, Op | None, bool]] = []
-    _walk_into(out, region, warps, parent, False)
+    append = out.append
+    stack = [(_ops_of(region), warps, parent, False)]
+    while stack:
+        ops, w, par, part = stack[-1]
+        for op in ops:
+            append((op, w, par, part))
+            regions = op.regions
+            if regions:
+                inner = [(r, w, part) for r in regions]
+                if op.name == "ttg.warp_specialize":
+                    # region 0 is the default partition (the warps in force); region 1 + i runs partition i's warps
+                    for i, n in enumerate(_partition_warps(op)[:len(regions) - 1]):
+                        inner[1 + i] = (regions[1 + i], n, True)
+                for r, iw, ip in reversed(inner):
+                    stack.append((_ops_of(r), iw, op, ip))
+                break  # the first region's ops next; this iterator resumes after them
+        else:
+            stack.pop()
     return out
 
 
-def _walk_into(out: list[tuple[Op, int, Op | None, bool]], region: Region, warps: int, parent: Op | None,
-               part: bool) -> None:
-    """Append :func:`_walk`'s rows of ``region`` to ``out`` (recursion depth: the region nesting)."""
-    append = out.append
-    for block in region.blocks:
-        for op in block.ops:
-            append((op, warps, parent, part))
-            regions = op.regions
-            if not regions:
-                continue
-            if op.name == "ttg.warp_specialize":
-                # region 0 is the default partition (the warps in force); region 1 + i runs partition i's warps
-                counts = _partition_warps(op)
-                for i, r in enumerate(regions):
-                    if 1 <= i <= len(counts):
-                        _walk_into(out, r, counts[i - 1], op, True)
-                    else:
-                        _walk_into(out, r, warps, op, part)
-            else:
-                for r in regions:
-                    _walk_into(out, r, warps, op, part)
+def _ops_of(region: Region) -> Iterator[Op]:
+    """The ops of ``region``'s blocks, in order."""
+    return chain.from_iterable(map(_BLOCK_OPS, region.blocks))
+
+
+_BLOCK_OPS = attrgetter("ops")
 
 
 def _partition_warps(op: Op) -> list[int]:

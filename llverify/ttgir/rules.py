@@ -15,6 +15,8 @@ wrong ``opIdx``) carry the concrete values compared as their witness.
 
 from __future__ import annotations
 
+from typing import Callable
+
 from llverify.ttgir.memory_ops import SHARED_ACCESS_OPS, TMEM_ACCESS_OPS
 from llverify.ttgir.model import Op
 from llverify.ttgir.rule_support import OpContext, Rule
@@ -142,7 +144,8 @@ NAME_ONLY: frozenset[str] = frozenset({
 
 #: op name -> (the per-op predicates among its candidate rules, each with its bit; {bit mask of the predicates that
 #: hold: the rules that apply}), the name-only rules (:data:`NAME_ONLY`) decided once per name
-_candidates: dict[str, tuple[tuple[tuple[int, object], ...], dict[int, tuple[Rule, ...]], tuple[tuple[Rule, bool], ...]]] = {}
+_candidates: dict[str, tuple[tuple[tuple[int, Callable[[Op], bool]], ...], dict[int, tuple[Rule, ...]],
+                             tuple[tuple[Rule, bool], ...]]] = {}
 
 
 def rules_for(op: Op) -> list[Rule]:
@@ -156,7 +159,7 @@ def rules_for(op: Op) -> list[Rule]:
     per_op, by_mask, cand = entry
     mask = 0
     for bit, applies in per_op:
-        if applies(op):  # type: ignore[operator]
+        if applies(op):
             mask |= bit
     hit = by_mask.get(mask)
     if hit is None:

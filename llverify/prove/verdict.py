@@ -84,6 +84,9 @@ def _refreeze(details: Mapping[str, Any], frozen: Mapping[str, Any]) -> "FrozenD
 
 _MISSING = object()
 
+#: the details :meth:`Verdict.with_` assumes when its changes give none (a frozen value: the current ones are kept)
+_FROZEN = FrozenDict()
+
 
 def to_jsonable(value: Any) -> Any:
     """Convert frozen mappings/tuples (and numpy ints) back to plain JSON values."""
@@ -167,9 +170,10 @@ class Verdict:
             details = FrozenDict()
         elif type(details) is not FrozenDict:
             details = _freeze(dict(details))
-        self.__dict__.update(status=status, property=property, subject=subject, method=method, seconds=seconds,
-                             message=message, counterexample=counterexample, certificate=certificate,
-                             details=details)
+        object.__setattr__(self, "__dict__", {"status": status, "property": property, "subject": subject,
+                                              "method": method, "seconds": seconds, "message": message,
+                                              "counterexample": counterexample, "certificate": certificate,
+                                              "details": details})
 
     def __post_init__(self) -> None:
         """Validate the fields and freeze ``details`` (what :meth:`__init__` does; :meth:`with_` calls it)."""
@@ -188,6 +192,12 @@ class Verdict:
     def with_(self, **changes: Any) -> "Verdict":
         """A copy with some fields replaced (verdicts are immutable); validated as a new verdict is."""
         keys = changes.keys()
+        if keys <= _UNCHECKED and type(changes.get("details", _FROZEN)) is FrozenDict:
+            # no validated field changed and the details (if given) already frozen: the fields, copied then
+            # replaced, in one step (a verdict's __dict__ holds exactly its fields)
+            new = object.__new__(Verdict)
+            object.__setattr__(new, "__dict__", {**self.__dict__, **changes})
+            return new
         if not keys <= _VERDICT_FIELDS:
             return replace(self, **changes)  # raises the usual TypeError naming the field
         new = object.__new__(Verdict)

@@ -23,6 +23,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["Finding", "finding_from_json"]
 
+_set = object.__setattr__  # the frozen dataclass's own assignment is refused; its constructor writes the dict once
+
 
 @dataclass(frozen=True, init=False)
 class Finding:
@@ -43,8 +45,9 @@ class Finding:
                  kernel: str, target: str, stage: str = "", index: int = 0, expect: str = "proved") -> None:
         # the generated __init__ of a frozen dataclass, in one step: the fields written into the instance's
         # dict (one per obligation, so the gate makes many; the class stays frozen to every later assignment)
-        self.__dict__.update(verdict=verdict, rule=rule, op=op, location=location, source=source, kernel=kernel,
-                             target=target, stage=stage, index=index, expect=expect)
+        _set(self, "__dict__", {"verdict": verdict, "rule": rule, "op": op, "location": location, "source": source,
+                                "kernel": kernel, "target": target, "stage": stage, "index": index,
+                                "expect": expect})
 
     @property
     def ok(self) -> bool:

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from itertools import chain
+from operator import attrgetter
 from typing import Iterator, Sequence
 
 from llverify.prove.verdict import Verdict
@@ -32,31 +34,39 @@ __all__ = ["check_module", "GateResult", "gate_file", "gate_path", "op_counts"]
 
 
 def _walk(fn: Function, region: Region, warps: int, parent: Op | None
-          ) -> Iterator[tuple[Op, int, Op | None, bool]]:
+          ) -> list[tuple[Op, int, Op | None, bool]]:
     """Every op with the warp count in force, its enclosing op, and whether it runs in a non-default
-    ``ttg.warp_specialize`` partition (whose first warp the TTGIR does not state)."""
-    stack: list[tuple[Region, int, Op | None, bool, int, int]] = [(region, warps, parent, False, 0, 0)]
+    ``ttg.warp_specialize`` partition (whose first warp the TTGIR does not state), in module order: each op, then
+    the ops of its regions (pre-order).  An explicit stack of the regions being walked (no recursion: a hostile
+    module may nest regions deeply), each an iterator over its ops that resumes after an op's regions are done."""
+    out: list[tuple[Op, int, Op | None, bool]] = []
+    append = out.append
+    stack = [(_ops_of(region), warps, parent, False)]
     while stack:
-        reg, w, par, part, bi, oi = stack.pop()
-        if bi >= len(reg.blocks):
-            continue
-        block = reg.blocks[bi]
-        if oi >= len(block.ops):
-            stack.append((reg, w, par, part, bi + 1, 0))
-            continue
-        op = block.ops[oi]
-        stack.append((reg, w, par, part, bi, oi + 1))
-        yield op, w, par, part
-        inner = [w] * len(op.regions)
-        parts = [part] * len(op.regions)
-        if op.name == "ttg.warp_specialize":
-            counts = _partition_warps(op)
-            for i, n in enumerate(counts):
-                if 1 + i < len(inner):
-                    inner[1 + i] = n
-                    parts[1 + i] = True
-        for r, iw, ip in reversed(list(zip(op.regions, inner, parts))):
-            stack.append((r, iw, op, ip, 0, 0))
+        ops, w, par, part = stack[-1]
+        for op in ops:
+            append((op, w, par, part))
+            regions = op.regions
+            if regions:
+                inner = [(r, w, part) for r in regions]
+                if op.name == "ttg.warp_specialize":
+                    # region 0 is the default partition (the warps in force); region 1 + i runs partition i's warps
+                    for i, n in enumerate(_partition_warps(op)[:len(regions) - 1]):
+                        inner[1 + i] = (regions[1 + i], n, True)
+                for r, iw, ip in reversed(inner):
+                    stack.append((_ops_of(r), iw, op, ip))
+                break  # the first region's ops next; this iterator resumes after them
+        else:
+            stack.pop()
+    return out
+
+
+def _ops_of(region: Region) -> Iterator[Op]:
+    """The ops of ``region``'s blocks, in order."""
+    return chain.from_iterable(map(_BLOCK_OPS, region.blocks))
+
+
+_BLOCK_OPS = attrgetter("ops")
 
 
 def _partition_warps(op: Op) -> list[int]:
@@ -81,26 +91,32 @@ def check_module(module: Module) -> list[Finding]:
 
 def _check_module(module: Module) -> list[Finding]:
     findings: list[Finding] = []
+    append = findings.append
     seen: set = set()
     value_sets: dict = {}
     layouts: dict = {}
+    target, stage = module.target, module.stage
+    clock = time.perf_counter
     for fn in module.functions:
+        kernel = fn.name
+        # one context per function, pointed at each op in turn: a rule reads it during its own call only (its
+        # verdicts are listed before the next op) and never assigns its fields (its dicts and set are the module's)
+        ctx = OpContext(module, fn, None, module.num_warps, None, seen, False, value_sets, layouts)  # type: ignore[arg-type]
         for op, warps, parent, in_partition in _walk(fn, fn.body, module.num_warps, None):
             rules = rules_for(op)
             if not rules:
                 continue
-            # one context per op: rules read it and never assign its fields (its dicts and set are the module's)
-            ctx = OpContext(module, fn, op, warps, parent, seen, in_partition, value_sets, layouts)
+            ctx.op, ctx.warps, ctx.parent, ctx.in_partition = op, warps, parent, in_partition
+            name, location, source = op.name, op.location, op.source
             for rule in rules:
-                t0 = time.perf_counter()
+                t0 = clock()
                 try:
                     verdicts = list(rule.check(ctx))
                 except Exception as exc:  # noqa: BLE001 - an internal bug must not hide the other findings
-                    verdicts = [Verdict("error", rule.name, op.name, None, time.perf_counter() - t0,
+                    verdicts = [Verdict("error", rule.name, name, None, clock() - t0,
                                         f"internal error in rule '{rule.name}': {type(exc).__name__}: {exc}")]
                 for v in verdicts:
-                    findings.append(Finding(v, rule.name, op.name, op.location, op.source, fn.name, module.target,
-                                            module.stage, index=len(findings)))
+                    append(Finding(v, rule.name, name, location, source, kernel, target, stage, len(findings)))
     return findings
 
 

@@ -40,7 +40,7 @@ from llverify.ttgir.model import TypeRef
 __all__ = ["BuiltLayout", "LayoutProblem", "layout_of", "element_bits", "encoding_rank"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class BuiltLayout:
     """A built layout: ``layout`` over ``shape`` (one buffer), ``buffers`` buffer copies, ``view`` the type's
     own trailing shape (differs from ``shape`` for a subview)."""
@@ -51,6 +51,12 @@ class BuiltLayout:
     view: tuple[int, ...]
     bits: int
     padding: Padding | None = None
+
+    def __init__(self, layout: LinearLayout, shape: tuple[int, ...], buffers: int, view: tuple[int, ...], bits: int,
+                 padding: Padding | None = None) -> None:
+        # the generated __init__ of a frozen dataclass, in one step (one per type of a module, so many)
+        object.__setattr__(self, "__dict__", {"layout": layout, "shape": shape, "buffers": buffers, "view": view,
+                                              "bits": bits, "padding": padding})
 
 
 @dataclass(frozen=True)
@@ -258,7 +264,10 @@ def layout_of(t: TypeRef, frozen: dict[Any, Any] | None = None) -> BuiltLayout |
         return LayoutProblem(f"encoding not read: {t.encoding_error}")
     if t.encoding is None:
         return LayoutProblem("the type has no layout encoding")
-    spec = dict(t.encoding)
+    enc = t.encoding
+    # a copy only where the spec is completed below (nvmma_shared's width, tensor_memory's unpacking); every other
+    # spec is only read
+    spec = enc if type(enc) is dict and enc.get("kind") not in ("nvmma_shared", "tensor_memory") else dict(enc)
     bits = element_bits(t.element)
     if spec.get("kind") == "nvmma_shared" and "element_bitwidth" not in spec and bits:
         spec["element_bitwidth"] = bits

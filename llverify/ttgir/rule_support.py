@@ -30,11 +30,11 @@ from llverify.ttgir.scalars_symbolic import SymbolicScalars
 
 __all__ = ["OpContext", "Rule", "memo_distributed", "memo_memory", "memo_equal", "memo_thread_local",
            "memo_conversion", "memo_shape_op", "memoised", "bank_count_exact", "bank_count_simulated", "clear_caches", "unknown", "structural",
-           "enc_text", "op_names", "is_tensor", "layout_pair", "equal_layouts", "paddings_differ", "int_array",
+           "enc_text", "op_names", "is_tensor", "layout_pair", "compared_layouts", "equal_layouts", "paddings_differ", "int_array",
            "has_keyword"]
 
 
-@dataclass
+@dataclass(slots=True)
 class OpContext:
     """What a rule sees: the op, its function and module, the warp count in force, the enclosing op."""
 
@@ -273,13 +273,22 @@ def layout_pair(ctx: OpContext, a: TypeRef | None, b: TypeRef | None
     return A.layout, B.layout
 
 
-def equal_layouts(ctx: OpContext, a: TypeRef | None, b: TypeRef | None, prop: str, subject: str) -> Verdict | None:
+def compared_layouts(a: TypeRef | None, b: TypeRef | None) -> bool:
+    """Whether :func:`equal_layouts` has a claim to decide for ``a`` and ``b``: both typed with a layout, of one
+    kind and shape, and not the same attribute text (the same text is the same layout, nothing to prove).  A rule
+    asks this before it words the subject of a comparison that would give no verdict."""
     if a is None or b is None or not (a.has_layout and b.has_layout):
-        return None
+        return False
     if a.shape != b.shape or a.kind != b.kind:
+        return False
+    return not (a.encoding_text and a.encoding_text == b.encoding_text)
+
+
+def equal_layouts(ctx: OpContext, a: TypeRef | None, b: TypeRef | None, prop: str, subject: str) -> Verdict | None:
+    """None when there is nothing to compare (:func:`compared_layouts`); else whether ``a`` and ``b`` denote the
+    same layout (and padding), as ``prop`` of ``subject``."""
+    if not compared_layouts(a, b):
         return None
-    if (a.encoding_text or "") == (b.encoding_text or "") and a.encoding_text:
-        return None  # the same attribute text: the same layout, nothing to prove
     pair = layout_pair(ctx, a, b)
     if isinstance(pair, str):
         return unknown(prop, subject, pair)

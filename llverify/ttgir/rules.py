@@ -15,6 +15,8 @@ wrong ``opIdx``) carry the concrete values compared as their witness.
 
 from __future__ import annotations
 
+from typing import Callable
+
 from llverify.ttgir.memory_ops import SHARED_ACCESS_OPS, TMEM_ACCESS_OPS
 from llverify.ttgir.model import Op
 from llverify.ttgir.rule_support import OpContext, Rule
@@ -140,18 +142,30 @@ NAME_ONLY: frozenset[str] = frozenset({
     "tma_buffer", "tmem_access", "broadcast_store", "shared_access", "dot_operands", "view_in_bounds",
     "buffer_index", "subview_in_bounds", "in_thread", "fp4_upcast", "async_copy", "register_tiles", "descriptor_gather", "dot_i8", "mfma_commit", "packed_arith", "unmodelled_op"})
 
-#: op name -> the rules that may apply to an op of that name (the name-only rules that do, and every other rule)
-_candidates: dict[str, tuple[tuple[Rule, bool], ...]] = {}
+#: op name -> (the per-op predicates among its candidate rules, each with its bit; {bit mask of the predicates that
+#: hold: the rules that apply}), the name-only rules (:data:`NAME_ONLY`) decided once per name
+_candidates: dict[str, tuple[tuple[tuple[int, Callable[[Op], bool]], ...], dict[int, tuple[Rule, ...]],
+                             tuple[tuple[Rule, bool], ...]]] = {}
 
 
 def rules_for(op: Op) -> list[Rule]:
     """``[r for r in RULES if r.applies(op)]``, in ``RULES`` order: the name-only rules (:data:`NAME_ONLY`) are
-    decided once per op name, the others per op."""
-    cand = _candidates.get(op.name)
-    if cand is None:
-        cand = _candidates[op.name] = tuple((r, r.name not in NAME_ONLY) for r in RULES
-                                            if r.name not in NAME_ONLY or r.applies(op))
-    return [r for r, per_op in cand if not per_op or r.applies(op)]
+    decided once per op name, the others per op (the list for each combination of their answers kept per name)."""
+    entry = _candidates.get(op.name)
+    if entry is None:
+        cand = tuple((r, r.name not in NAME_ONLY) for r in RULES if r.name not in NAME_ONLY or r.applies(op))
+        per_op = tuple((1 << i, r.applies) for i, r in enumerate(r for r, p in cand if p))
+        entry = _candidates[op.name] = (per_op, {}, cand)
+    per_op, by_mask, cand = entry
+    mask = 0
+    for bit, applies in per_op:
+        if applies(op):
+            mask |= bit
+    hit = by_mask.get(mask)
+    if hit is None:
+        bits = iter(b for b, _ in per_op)
+        hit = by_mask[mask] = tuple(r for r, p in cand if not p or mask & next(bits))
+    return list(hit)
 
 
 def clear_caches() -> None:

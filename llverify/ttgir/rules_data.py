@@ -5,7 +5,7 @@ stores."""
 from __future__ import annotations
 
 import time
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 from llverify.codegen.broadcast import broadcast_predicate
 from llverify.codegen.conversion import convert
@@ -129,13 +129,18 @@ def in_thread(ctx: OpContext) -> Iterable[Verdict]:
     yield _thread_local_or_mismatch(pair[0], pair[1], "thread_local", subject)
 
 
-def _thread_local_or_mismatch(A: LinearLayout, B: LinearLayout, prop: str, subject: str) -> Verdict:
+def _thread_local_or_mismatch(A: LinearLayout, B: LinearLayout, prop: str, subject: str,
+                              extra: Mapping[str, Any] | None = None) -> Verdict:
     """:func:`memo_thread_local`, except that an operand and result over different tensors or threads (invalid IR:
-    Triton's verifier refuses it) is refuted with both sides' sizes as the witness, not an error."""
+    Triton's verifier refuses it) is refuted with both sides' sizes as the witness, not an error; ``extra`` added
+    to its details."""
     v = memo_thread_local(A, B)
     if v.status != "error":
+        if extra:
+            return v.with_(property=prop, subject=subject, details={**v.details, **extra})
         return v.with_(property=prop, subject=subject)
-    return _different_tensors(A, B, prop, subject, v.message)
+    v = _different_tensors(A, B, prop, subject, v.message)
+    return v.with_(details={**v.details, **extra}) if extra else v
 
 
 def _different_tensors(A: LinearLayout, B: LinearLayout, prop: str, subject: str, message: str) -> Verdict:
@@ -208,11 +213,16 @@ SHAPE_OPS = {"tt.trans", "tt.reshape", "tt.expand_dims", "tt.broadcast", "tt.joi
               "ttg.memdesc_trans", "ttg.memdesc_reshape", "tt.cat"}
 
 
+#: the claim :func:`shape_op` adds to a thread-locality verdict's details
+_NO_DATA_MOVES = {"claim": "no data moves between threads"}
+
+
 def shape_op(ctx: OpContext) -> Iterable[Verdict]:
     op = ctx.op
-    ins = [t for t in op.operand_types]
+    ins = list(op.operand_types)
     outs = [r.type for r in op.results]
-    subject = f"{op_names(op)}: {' , '.join(enc_text(t) for t in ins)} -> {' , '.join(enc_text(t) for t in outs)}"
+    subject = (f"{op_names(op)}: {' , '.join([enc_text(t) for t in ins])} -> "
+               f"{' , '.join([enc_text(t) for t in outs])}")
     if not ins or not outs or not all(t is not None and t.has_layout for t in ins + outs):
         return
     built_in = [ctx.built(t) for t in ins]
@@ -274,8 +284,7 @@ def shape_op(ctx: OpContext) -> Iterable[Verdict]:
             v = equal(inf.transpose_outs(list(declared.out_dim_names)), declared, subject=subject)
             yield v.with_(property="shape_op")
             continue
-        v = _thread_local_or_mismatch(inf, declared, "shape_op", subject)
-        yield v.with_(details={**v.details, "claim": "no data moves between threads"})
+        yield _thread_local_or_mismatch(inf, declared, "shape_op", subject, _NO_DATA_MOVES)
 
 
 def _register_counts(ins: list[BuiltLayout], outs: list[BuiltLayout], subject: str,

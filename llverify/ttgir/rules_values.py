@@ -9,11 +9,11 @@ from typing import Iterable
 
 from llverify.layout import LinearLayout
 from llverify.prove.properties import surjective
-from llverify.prove.verdict import Verdict
+from llverify.prove.verdict import FrozenDict, Verdict
 from llverify.ttgir.layouts import LayoutProblem
 from llverify.ttgir.model import Op, TypeRef
 from llverify.ttgir.rule_support import (OpContext, memo_distributed, memo_equal, memo_memory, unknown, structural,
-                                         enc_text, op_names, is_tensor, equal_layouts, layout_pair)
+                                         enc_text, op_names, is_tensor, compared_layouts, equal_layouts, layout_pair)
 
 __all__ = ["layout_types", "tensor_facts", "tensor_verdicts", "has_layout_result", "ELEMENTWISE", "MEMORY_OPS", "is_elementwise", "elementwise", "is_memory_op",
            "memory_operands", "use_types", "BOUNDARY_OPS", "boundary",
@@ -21,21 +21,23 @@ __all__ = ["layout_types", "tensor_facts", "tensor_verdicts", "has_layout_result
 
 
 def layout_types(ctx: OpContext) -> Iterable[Verdict]:
-    types = [r.type for r in ctx.op.results]
-    for t in types:
-        if not t.has_layout or t.kind not in ("tensor", "memdesc"):
+    seen = ctx.seen
+    for r in ctx.op.results:
+        t = r.type
+        if not t.has_layout:  # has_layout implies a tensor or memdesc
             continue
         key = ("layout", t.text, ctx.warps)
-        if key in ctx.seen:
+        if key in seen:
             continue
-        ctx.seen.add(key)
-        subject = f"{t.text}"
+        seen.add(key)
+        subject = t.text
         built = ctx.built(t)
         if isinstance(built, LayoutProblem):
             yield unknown("layout", subject, built.reason)
             continue
         L = built.layout
-        if t.kind == "tensor" and not {"register", "lane", "warp"} & set(L.in_dim_names):
+        dims = L.in_dim_names
+        if t.kind == "tensor" and "register" not in dims and "lane" not in dims and "warp" not in dims:
             # a tensor (values in registers) typed with a memory layout (`tensor<64xbf16, #swizzled_shared>`):
             # invalid IR (Triton's verifier: "requires a distributed tensor encoding"); its witness is the layout's
             # in dims
@@ -62,8 +64,9 @@ def tensor_facts(ctx: OpContext, L: LinearLayout, shape: tuple[int, ...], subjec
     """The layout rule's two verdicts on a tensor of layout ``L`` on ``shape``: definition 4.10 (distributed, with
     the duplicated in-bit masks and the shape in its details) and the thread counts (:func:`_hardware_counts`)."""
     v = memo_distributed(L)
-    free = {d: m for d, m in L.free_variable_masks().items() if m}
-    return (v.with_(subject=subject, details={**v.details, "duplicated": free, "shape": list(shape)}),
+    # the details frozen as Verdict would freeze them (the masks are ints, the shape a tuple of ints)
+    free = FrozenDict({d: m for d, m in L.free_variable_masks().items() if m})
+    return (v.with_(subject=subject, details=FrozenDict({**v.details, "duplicated": free, "shape": tuple(shape)})),
             _hardware_counts(ctx, L, subject))
 
 
@@ -74,6 +77,7 @@ def tensor_verdicts(ctx: OpContext, L: LinearLayout, shape: tuple[int, ...], sub
     facts = ctx.layouts.get(key)
     if facts is None or facts[0] is not L:  # the layout object is kept, so its id is not reused
         facts = ctx.layouts[key] = (L, *tensor_facts(ctx, L, shape, subject))
+        return facts[1], facts[2]  # decided for this subject
     return facts[1].with_(subject=subject), facts[2].with_(subject=subject)
 
 
@@ -83,18 +87,21 @@ def _hardware_counts(ctx: OpContext, L: LinearLayout, subject: str) -> Verdict:
     lanes and CTAs are compared where the module states them (``ttg.threads-per-warp``, ``ttg.num-ctas``).
     Refuted with every count that differs."""
     t0 = time.perf_counter()
-    stated = ctx.value_sets.get("#stated counts")  # the module's attribute names, read once per module
+    stated = ctx.value_sets.get("#stated counts")  # the lane and CTA rows the module states, read once per module
     if stated is None:
-        stated = ctx.value_sets["#stated counts"] = {k.rsplit(".", 1)[-1] for k in ctx.module.attributes}
-    rows = [("warp", "warps", ctx.warps, True),
-            ("lane", "threads per warp", ctx.module.threads_per_warp, "threads-per-warp" in stated),
-            ("block", "CTAs", ctx.module.num_ctas, "num-ctas" in stated)]
+        names = {k.rsplit(".", 1)[-1] for k in ctx.module.attributes}
+        stated = ctx.value_sets["#stated counts"] = tuple(
+            _count_row(dim, what, want) for dim, what, want, given in (
+                ("lane", "threads per warp", ctx.module.threads_per_warp, "threads-per-warp" in names),
+                ("block", "CTAs", ctx.module.num_ctas, "num-ctas" in names)) if given)
+    dims = L.in_dim_names
     inputs, sides, wrong = {}, {}, []
-    for dim, what, want, compared in rows:
-        if not compared or dim not in L.in_dim_names:
+    for dim, what, want, in_force, of_layout in (("warp", "warps", ctx.warps, "warps in force", "warps of the layout"),
+                                                       *stated):
+        if dim not in dims:
             continue
         have = L.in_dim_size(dim)
-        sides[f"{what} in force"], sides[f"{what} of the layout"] = want, have
+        sides[in_force], sides[of_layout] = want, have
         if have != want:
             inputs[dim] = min(have, want)
             wrong.append(f"{have} {what}, the module runs {want}")
@@ -102,8 +109,18 @@ def _hardware_counts(ctx: OpContext, L: LinearLayout, subject: str) -> Verdict:
                       "the layout is for " + "; ".join(wrong), t0)
 
 
+def _count_row(dim: str, what: str, want: int) -> tuple[str, str, int, str, str]:
+    """One row of :func:`_hardware_counts`: the in dim, its name in words, the count in force, and the two keys
+    of the witness."""
+    return dim, what, want, f"{what} in force", f"{what} of the layout"
+
+
 def has_layout_result(op: Op) -> bool:
-    return any(r.type.has_layout for r in op.results)
+    """Some result's type has a layout (``any(r.type.has_layout for r in op.results)``, without the generator)."""
+    for r in op.results:
+        if r.type.has_layout:
+            return True
+    return False
 
 
 ELEMENTWISE = {"tt.addptr", "tt.bitcast", "tt.fp_to_fp", "tt.int_to_ptr", "tt.ptr_to_int", "tt.clampf",
@@ -124,6 +141,8 @@ def elementwise(ctx: OpContext) -> Iterable[Verdict]:
         return
     res = op.results[0].type
     for i, t in enumerate(op.operand_types):
+        if not compared_layouts(t, res):
+            continue
         v = equal_layouts(ctx, t, res, "same_layout",
                           f"{op_names(op)}: operand {i} {enc_text(t)} vs result {enc_text(res)}")
         if v is not None:
@@ -147,6 +166,8 @@ def memory_operands(ctx: OpContext) -> Iterable[Verdict]:
         return
     i0, t0 = tensors[0]
     for i, t in tensors[1:]:
+        if not compared_layouts(t0, t):
+            continue
         v = equal_layouts(ctx, t0, t, "same_layout", f"{op_names(op)}: operand {i0} {enc_text(t0)} vs operand {i} "
                                                       f"{enc_text(t)}")
         if v is not None:
@@ -157,7 +178,7 @@ def use_types(ctx: OpContext) -> Iterable[Verdict]:
     """An operand's type as the op prints it denotes the same layout as the type its definition gave it."""
     op = ctx.op
     for i, (resolved, printed) in enumerate(zip(op.operand_types, op.printed_operand_types)):
-        if resolved is None or printed is None or resolved.text == printed.text:
+        if resolved is printed or resolved is None or printed is None or resolved.text == printed.text:
             continue
         if "other" in (resolved.kind, printed.kind) or not resolved.text or not printed.text:
             # a type form the reader does not model (or a definition whose type it could not read): no comparison
@@ -204,6 +225,8 @@ def boundary(ctx: OpContext) -> Iterable[Verdict]:
         for i, (t, r) in enumerate(zip(op.operand_types, ctx.function.result_types)):
             pairs.append((t, r, f"returned value {i} vs the function's result type"))
     for a, b, what in pairs:
+        if not compared_layouts(a, b):
+            continue
         v = equal_layouts(ctx, a, b, "same_layout", f"{op.name}: {what}")
         if v is not None:
             yield v

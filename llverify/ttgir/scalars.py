@@ -100,6 +100,16 @@ def partition_scopes(fn: Function) -> dict[int, Scope]:
     return out
 
 
+def _visible(name: str, scopes: list[dict[str, str]]) -> str | None:
+    """The key ``name`` has in the innermost of ``scopes`` (outermost first) that binds it, or None (keys are
+    strings)."""
+    for s in reversed(scopes):
+        key = s.get(name)
+        if key is not None:
+            return key
+    return None
+
+
 class ValueSets:
     """Value sets of one function's scalar values (see the module docstring); memoised per instance."""
 
@@ -143,7 +153,7 @@ class ValueSets:
         """Bind ``name`` in the innermost scope and return its key: ``name`` itself the first time it is
         defined, ``name@k`` when a sibling region defined it before; a definition that another one visible
         from here already made is a redefinition (its key is dropped after indexing)."""
-        visible = next((s[name] for s in reversed(scopes) if name in s), None)
+        visible = _visible(name, scopes)
         if visible is not None:
             self._redefined.add(visible)
             key = visible
@@ -156,12 +166,13 @@ class ValueSets:
 
     @staticmethod
     def _resolve(name: str, scopes: list[dict[str, str]]) -> str:
-        return next((s[name] for s in reversed(scopes) if name in s), name)
+        key = _visible(name, scopes)
+        return name if key is None else key
 
     def _index(self, region: Region, scopes: list[dict[str, str]]) -> None:
         for block in region.blocks:
             for op in block.ops:
-                self._operands[id(op)] = tuple(self._resolve(o, scopes) for o in op.operands)
+                self._operands[id(op)] = tuple([self._resolve(o, scopes) for o in op.operands])
                 for i, r in enumerate(op.results):
                     self.defs[self._define(r.name, scopes)] = (op, i)
                 # a warp_specialize's partitions (regions 1..) are scopes of their own; its default region is not

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from llverify.codegen.bank_model import NVIDIA, BankModel, PhaseRule, consecutive
-from llverify.codegen.banks import access_to_offsets
+from llverify.codegen.banks import access_to_offsets, offset_columns
 from llverify.codegen.common import check_bitwidth
 from llverify.codegen.vectorize import VectorPlan, largest_vectorisation, permuted
 from llverify.errors import LayoutError
@@ -156,7 +156,7 @@ _ORDERS: dict[tuple[int, int], tuple[np.ndarray, tuple[np.ndarray, np.ndarray, b
 
 
 def _offset_columns(cvt: LinearLayout, vector: VectorPlan) -> tuple[list[int], int, int] | None:
-    """The ``offset`` part of every flat column of ``cvt`` (in dims in order) with the register columns taken in
+    """:func:`~llverify.codegen.banks.offset_columns` of ``cvt`` with the register columns taken in
     ``vector.register_order``, and the register and lane counts: the columns of ``permuted(cvt, vector)`` projected
     on ``offset``.  None when the order is not a permutation of all the register columns (the caller then builds
     the permuted layout)."""
@@ -168,9 +168,7 @@ def _offset_columns(cvt: LinearLayout, vector: VectorPlan) -> tuple[list[int], i
     order = vector.register_order
     if order and sorted(order) != list(range(n_reg_bits)):
         return None
-    shift = cvt.flat_out_shifts()["offset"]
-    mask = cvt.out_dim_size("offset") - 1
-    cols = [(c >> shift) & mask for c in cvt.flat_columns]
+    cols = offset_columns(cvt)
     if order:
         off = cvt.flat_in_offsets()["register"]
         regs = cols[off:off + n_reg_bits]

@@ -43,7 +43,7 @@ from llverify.errors import LayoutError
 from llverify.evaluate import xor_table
 from llverify.layout import LinearLayout
 
-__all__ = ["BankReport", "bank_wavefronts", "access_to_offsets", "offset_bases", "clear_memo", "word_of_offset", "NUM_BANKS", "WARP_LANES"]
+__all__ = ["BankReport", "bank_wavefronts", "access_to_offsets", "offset_bases", "offset_columns", "clear_memo", "word_of_offset", "NUM_BANKS", "WARP_LANES"]
 
 NUM_BANKS = 32
 WARP_LANES = 32
@@ -149,14 +149,20 @@ def word_of_offset(offset: int, bitwidth: int) -> int:
     return (offset * bitwidth) >> 5
 
 
+def offset_columns(cvt: LinearLayout) -> list[int]:
+    """The ``offset`` component of every flat column of ``cvt = S^-1 L`` (in dims in order): column ``c`` gives
+    ``(c >> shift) & (size - 1)`` with ``shift`` the offset dim's place in the flat out bits."""
+    shift, mask = cvt.flat_out_shifts()["offset"], cvt.out_dim_size("offset") - 1
+    return [(c >> shift) & mask for c in cvt.flat_columns]
+
+
 def offset_bases(cvt: LinearLayout, dim: str) -> list[int]:
-    """The ``offset`` component of each basis of ``dim`` of ``cvt = S^-1 L`` (read off the flat columns; ``[]``
-    when ``cvt`` has no such in dim)."""
+    """The ``offset`` component of each basis of ``dim`` of ``cvt = S^-1 L`` (the slice of :func:`offset_columns`
+    for ``dim``; ``[]`` when ``cvt`` has no such in dim)."""
     if not cvt.has_in_dim(dim):
         return []
-    shift, mask = cvt.flat_out_shifts()["offset"], cvt.out_dim_size("offset") - 1
     off = cvt.flat_in_offsets()[dim]
-    return [(c >> shift) & mask for c in cvt.flat_columns[off:off + cvt.in_dim_size_log2(dim)]]
+    return offset_columns(cvt)[off:off + cvt.in_dim_size_log2(dim)]
 
 
 def _lane_offsets(phase_lanes: list[int]) -> list[int]:

@@ -171,32 +171,19 @@ class _BuildMemo:
         self._builders: dict[Any, Any] = {}
 
     def __call__(self, frozen_spec: Any, shape: tuple[int, ...]) -> LinearLayout | tuple[LinearLayout, Padding] | str:
-        key = (frozen_spec, shape)
-        hit = self._built.get(key, _MISSING)
-        if hit is _MISSING:
-            if len(self._built) >= 4096:
-                self._built.clear()
-            hit = self._built[key] = _build_uncached(frozen_spec, shape)
-        return hit
+        return _bounded_get(self._built, (frozen_spec, shape), _build_uncached, frozen_spec, shape)
 
     def thawed(self, frozen_spec: Any) -> Any:
         """``_thaw(frozen_spec)``, once per frozen spec."""
-        spec = self._specs.get(frozen_spec, _MISSING)
-        if spec is _MISSING:
-            if len(self._specs) >= 4096:
-                self._specs.clear()
-            spec = self._specs[frozen_spec] = _thaw(frozen_spec)
-        return spec
+        return _bounded_get(self._specs, frozen_spec, _thaw, frozen_spec)
 
     def builder(self, frozen_spec: Any) -> Callable[[list[int]], LinearLayout]:
         """``build_on_shapes(thawed spec)``, once per frozen spec: the checks that do not depend on the shape
         done once per encoding."""
-        fn = self._builders.get(frozen_spec)
-        if fn is None:
-            if len(self._builders) >= 4096:
-                self._builders.clear()
-            fn = self._builders[frozen_spec] = build_on_shapes(self.thawed(frozen_spec))
-        return fn
+        return _bounded_get(self._builders, frozen_spec, self._make_builder, frozen_spec)
+
+    def _make_builder(self, frozen_spec: Any) -> Callable[[list[int]], LinearLayout]:
+        return build_on_shapes(self.thawed(frozen_spec))
 
     def cache_clear(self) -> None:
         self._built.clear()
@@ -205,6 +192,21 @@ class _BuildMemo:
 
 
 _MISSING = object()
+
+#: entries a memo of :class:`_BuildMemo` holds before it is emptied
+_MEMO_BOUND = 4096
+
+
+def _bounded_get(memo: dict[Any, Any], key: Any, make: Callable[..., Any], *args: Any) -> Any:
+    """``memo[key]``, made by ``make(*args)`` and stored on a miss; the memo is emptied first when it holds
+    :data:`_MEMO_BOUND` entries (a bound on memory, not an eviction policy)."""
+    hit = memo.get(key, _MISSING)
+    if hit is _MISSING:
+        if len(memo) >= _MEMO_BOUND:
+            memo.clear()
+        hit = memo[key] = make(*args)
+    return hit
+
 
 #: the layout (or, for ``padded_shared``, the layout and its padding) of a frozen spec on a shape, or the error's
 #: text; memoised (:class:`_BuildMemo`)

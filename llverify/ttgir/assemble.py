@@ -48,6 +48,9 @@ class Assembler:
         #: per attribute dictionary text, its entries; per signature or attribute text, whether common_op may read it
         self.attr_dicts: dict[str, dict[str, str]] = {}
         self.balanced: dict[str, bool] = {}
+        #: per (name, signature, result count, operand count, constant text) of a common line: :meth:`_types`
+        self.op_types: dict[tuple[str, str, int, int, str], tuple[list[TypeRef], list[TypeRef], list[TypeRef],
+                                                                  tuple[TypeRef, ...]]] = {}
 
     def typeref(self, text: str) -> TypeRef:
         t = text.strip()
@@ -158,6 +161,55 @@ class Assembler:
         return Region(tuple(blocks))
 
     def op(self, b: OpBuilder) -> Op:
+        """The op of a builder: a common line alone (no regions, no text after it: nearly every op) by
+        :meth:`_common_op`, any other by :meth:`_general_op`."""
+        fast = b.fast
+        if fast is not None and not b.tails and not b.regions:
+            parts = fast.groups("")
+            if parts[1] not in _GENERAL_ONLY and not parts[1].startswith("triton_"):
+                return self._common_op(b, parts, fast)
+        return self._general_op(b)
+
+    def _common_op(self, b: OpBuilder, parts: tuple[str, ...], fast: Match[str]) -> Op:
+        """:meth:`_general_op`'s answer for a common line alone whose name is none of :data:`_GENERAL_ONLY`, with
+        what follows from the op's name and printed signature alone (:meth:`_types`) kept per Assembler."""
+        if len(b.head) > MAX_OP_CHARS:
+            raise fail(self.path, b.line, b.col, f"operation longer than {MAX_OP_CHARS} characters")
+        results_text, name, operand_text, attributes, signature, _, loc = parts
+        attrs = dict(self._attr_dict(attributes)) if attributes else {}
+        operands = tuple(uses(operand_text))
+        if name == _SCATTER and len(operands) >= 3:
+            operands = _typed_order(operands)
+        names = result_names(results_text) if "," in results_text or ":" in results_text else (
+            [results_text] if results_text else [])
+        key = (name, signature, len(names), len(operands), operand_text if name == "arith.constant" else "")
+        typed = self.op_types.get(key)
+        if typed is None:
+            typed = self.op_types[key] = self._types(name, "", signature, fast, len(names), len(operands),
+                                                     operand_text)
+        lhs_types, _, res_types, printed = typed
+        types = self.types
+        results = []
+        for rn, rt in zip(names, res_types):
+            results.append(new_value(rn, rt))
+            types[rn] = rt
+        op_types = []
+        unread = False
+        aligned = lhs_types and len(lhs_types) == len(operands)
+        for i, u in enumerate(operands):
+            t = types.get(u)
+            if t is None:
+                if aligned:
+                    t = lhs_types[i]
+            elif not t.text:
+                unread = True
+            op_types.append(t)
+        if unread:
+            self._fill_unread(operands, op_types, printed)
+        return new_op(name, tuple(results), operands, tuple(op_types), attrs, (),
+                      new_location(self.path, b.line, b.col), self.locs.resolve(loc or None), b.head[:200], printed)
+
+    def _general_op(self, b: OpBuilder) -> Op:
         text = " ".join([b.head, *b.tails]) if b.tails else b.head
         if len(text) > MAX_OP_CHARS:
             raise fail(self.path, b.line, b.col, f"operation longer than {MAX_OP_CHARS} characters")
@@ -205,24 +257,12 @@ class Assembler:
             operands = tuple(u for u in uses(operand_text) if u not in defined)
         else:
             operands = tuple(uses(operand_text))
-        if name == "ttg.local_atomic_scatter_rmw" and len(operands) >= 3:
-            # printed `%dst[%indices], %values, %mask` but typed `functional-type(operands)`: dst, values, indices, mask
-            operands = (operands[0], operands[2], operands[1], *operands[3:])
+        if name == _SCATTER and len(operands) >= 3:
+            operands = _typed_order(operands)
         names = result_names(results_text) if "," in results_text or ":" in results_text else (
             [results_text] if results_text else [])
-        lhs_types, rhs_types, for_results = self._signature(name, rest, signature, fast)
-        if name == "arith.constant" and not signature.strip() and re.fullmatch(r"\s*(?:true|false)\s*",
-                                                                               operand_text):
-            lhs_types = [self.typeref("i1")]  # MLIR prints an i1 constant bare: `%true = arith.constant true`
-        res_types = self._result_types(name, names, lhs_types, rhs_types, for_results, operands)
-        qualifier = _UNQUALIFIED_RESULT_TYPES.get(name)
-        if qualifier is not None:
-            res_types = [self.typeref(qualifier + t.text) if t.text.startswith("<") else t for t in res_types]
-        implied = _IMPLIED_RESULT_TYPES.get(name)
-        if implied is not None and len(names) == 1:
-            res_types = [self.typeref(implied)]  # printed without its result type (the op fixes it)
-        if rhs_types is None and not for_results and name in _IMPLIED_ELEMENT_OPS:
-            res_types = [_implied_element(name, t) for t in res_types]
+        lhs_types, for_results, res_types, printed = self._types(name, rest, signature, fast, len(names),
+                                                                 len(operands), operand_text)
         results = []
         for rn, rt in zip(names, res_types):
             v = new_value(rn, rt)
@@ -242,19 +282,45 @@ class Assembler:
             op_types.append(t)
         header = [a for a, _ in region_args] if name == "scf.for" else []
         regions = tuple(self.region(r, header if i == 0 else ()) for i, r in enumerate(b.regions)) if b.regions else ()
-        printed: tuple[TypeRef, ...] = ()
-        if lhs_types and rhs_types is not None:
-            if len(lhs_types) == len(operands):
-                printed = tuple(lhs_types)
-            elif name in ("tt.dot", "tt.dot_scaled") and len(lhs_types) + 1 == len(operands) and len(rhs_types) == 1:
-                printed = (*lhs_types, rhs_types[0])  # `A * B -> C`: the accumulator has the result's type
-        for i, t in enumerate(printed if unread else ()):
-            if not (op_types[i] and op_types[i].text) and t.text and operands[i] in self.types:
-                # a value defined without a printed type (`%1 = nvg.cluster_id`: the op infers it) has the type its
-                # uses print: MLIR gives a value one type and refuses a module whose uses disagree
-                op_types[i] = self.types[operands[i]] = t
+        if unread:
+            self._fill_unread(operands, op_types, printed)
         return new_op(name, tuple(results), operands, tuple(op_types), attrs, regions,
                       new_location(self.path, b.line, b.col), self.locs.resolve(loc), b.head[:200], printed)
+
+    def _fill_unread(self, operands: tuple[str, ...], op_types: list[TypeRef | None],
+                     printed: tuple[TypeRef, ...]) -> None:
+        """A value defined without a printed type (``%1 = nvg.cluster_id``: the op infers it) has the type its uses
+        print: MLIR gives a value one type and refuses a module whose uses disagree (``op_types`` updated)."""
+        for i, t in enumerate(printed):
+            if not (op_types[i] and op_types[i].text) and t.text and operands[i] in self.types:
+                op_types[i] = self.types[operands[i]] = t
+
+    def _types(self, name: str, rest: str, signature: str, fast: Match[str] | None, n_results: int,
+               n_operands: int, operand_text: str
+               ) -> tuple[list[TypeRef], list[TypeRef], list[TypeRef], tuple[TypeRef, ...]]:
+        """(operand types as printed, region-op result types, result types, the printed type of each operand or
+        ()) of an op: a function of its name, ``rest`` (read by the region ops only), signature, result and
+        operand counts and, for ``arith.constant``, its operand text."""
+        lhs_types, rhs_types, for_results = self._signature(name, rest, signature, fast)
+        if name == "arith.constant" and not signature.strip() and re.fullmatch(r"\s*(?:true|false)\s*",
+                                                                               operand_text):
+            lhs_types = [self.typeref("i1")]  # MLIR prints an i1 constant bare: `%true = arith.constant true`
+        res_types = self._result_types(name, n_results, lhs_types, rhs_types, for_results)
+        qualifier = _UNQUALIFIED_RESULT_TYPES.get(name)
+        if qualifier is not None:
+            res_types = [self.typeref(qualifier + t.text) if t.text.startswith("<") else t for t in res_types]
+        implied = _IMPLIED_RESULT_TYPES.get(name)
+        if implied is not None and n_results == 1:
+            res_types = [self.typeref(implied)]  # printed without its result type (the op fixes it)
+        if rhs_types is None and not for_results and name in _IMPLIED_ELEMENT_OPS:
+            res_types = [_implied_element(name, t) for t in res_types]
+        printed: tuple[TypeRef, ...] = ()
+        if lhs_types and rhs_types is not None:
+            if len(lhs_types) == n_operands:
+                printed = tuple(lhs_types)
+            elif name in ("tt.dot", "tt.dot_scaled") and len(lhs_types) + 1 == n_operands and len(rhs_types) == 1:
+                printed = (*lhs_types, rhs_types[0])  # `A * B -> C`: the accumulator has the result's type
+        return lhs_types, for_results, res_types, printed
 
     def _split(self, b: OpBuilder, text: str) -> tuple[str, str, str, str, str, str | None]:
         """(results text, canonical op name, the text after the name, its part before the signature separator,
@@ -371,9 +437,8 @@ class Assembler:
         rhs_types = None if rhs is None else [self.typeref(t) for t in split_top(strip_parens(rhs), ",") if t.strip()]
         return lhs_types, rhs_types, for_results
 
-    def _result_types(self, name: str, names: list[str], lhs: list[TypeRef], rhs: list[TypeRef] | None,
-                      for_results: list[TypeRef], operands: tuple[str, ...]) -> list[TypeRef]:
-        n = len(names)
+    def _result_types(self, name: str, n: int, lhs: list[TypeRef], rhs: list[TypeRef] | None,
+                      for_results: list[TypeRef]) -> list[TypeRef]:
         if name in _LAST_TYPE_IS_RESULT and rhs is None and len(lhs) >= 2:
             # `arith.select %c, %a, %b : tensor<..xi1>, tensor<..xf32>`: condition type first, result type last;
             # `tt.make_tensor_descriptor %p, [..], [..] : !tt.ptr<f16>, !tt.tensordesc<..>`: base, then result
@@ -448,6 +513,19 @@ def _without_keyword(tail: str) -> str:
 
 
 _PARTITION_HEAD = re.compile(r"^partition\d+\s*\((.*)\)\s*num_warps\s*\(\s*(\d+)\s*\)\s*$", re.S)
+
+
+#: ops read by :meth:`Assembler._general_op` even as a common line alone: those whose reading looks past the signature
+#: or at their regions
+_GENERAL_ONLY = _READS_REST | {"ttg.warp_specialize"}
+
+_SCATTER = "ttg.local_atomic_scatter_rmw"
+
+
+def _typed_order(operands: tuple[str, ...]) -> tuple[str, ...]:
+    """``ttg.local_atomic_scatter_rmw``'s operands in its type order: printed ``%dst[%indices], %values, %mask`` but
+    typed ``functional-type(operands)``: dst, values, indices, mask."""
+    return (operands[0], operands[2], operands[1], *operands[3:])
 
 
 #: the ops :func:`_implied_element` changes a type of

@@ -26,6 +26,9 @@ _NAMED_LOC = re.compile(r'^"((?:[^"\\]|\\.)*)"\((.*)\)$', re.S)
 #: a call site of two location aliases (what ``split_top(body, " at ")`` cuts it into: one ``at`` at the top level)
 _CALLSITE_ALIASES = re.compile(r"(#[\w$.\-]+) at (#[\w$.\-]+)")
 _LOC_FILE = re.compile(r'loc\(\s*"((?:[^"\\]|\\.)*)":(\d+):(\d+).*\)', re.S)
+#: the other definitions Triton prints (stripped): a named alias ``loc("x"(#loc3))`` (group 1: the name, 2: the alias)
+#: and a call site of two aliases ``loc(callsite(#loc3 at #loc4))`` (group 3: the callee, 4: the caller)
+_LOC_VIA = re.compile(r'loc\((?:"((?:[^"\\\n]|\\[^\n])*)"\(#([\w$.\-]+)\)|callsite\(#([\w$.\-]+) at #([\w$.\-]+)\))\)')
 
 
 class Locations:
@@ -116,12 +119,35 @@ class Locations:
                     self.deepest = depth + 1
                 return found
         outer, self.deepest = self.deepest, depth
-        found = self.resolve(definition, depth + 1)
+        found = self._definition(definition, depth + 1)
         self.level_memo[(name, depth)] = (found, self.deepest)
         if self.deepest <= 64:  # a cut-off answer is kept for its level only (a shallower one might go further)
             self.alias_memo[name] = (found, self.deepest - depth)
         self.deepest = max(outer, self.deepest)
         return found
+
+    def _definition(self, definition: str | None, depth: int) -> SourceLocation | None:
+        """``resolve(definition, depth)`` (``depth > 0``), in one match for a named alias or a call site of two
+        aliases (:data:`_LOC_VIA`): the levels :meth:`_resolve` goes through for them, the definition's at
+        ``depth`` and each alias's at ``depth + 1``, reached in the same order."""
+        m = _LOC_VIA.fullmatch(definition.strip()) if definition is not None else None
+        if m is None:
+            return self.resolve(definition, depth)
+        if depth > self.deepest:
+            self.deepest = depth
+        if depth > 64:
+            return None
+        name, alias, callee, caller = m.groups()
+        if alias is not None:
+            inner = self._at(alias, depth + 1)
+            return SourceLocation(inner.file, inner.line, inner.col, name) if inner else None
+        return self._at(callee, depth + 1) or self._at(caller, depth + 1)
+
+    def _at(self, name: str, depth: int) -> SourceLocation | None:
+        """``resolve("#" + name, depth)`` (``depth > 0``)."""
+        if depth > self.deepest:
+            self.deepest = depth
+        return None if depth > 64 else self._alias(name, depth)
 
 
 def split_loc(text: str) -> tuple[str, str | None]:

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator, Mapping
 
 __all__ = ["Location", "SourceLocation", "TypeRef", "Value", "Op", "Block", "Region", "Function", "Module",
-           "TtgirError", "new_op", "new_value", "new_location"]
+           "TtgirError", "new_op", "new_value", "new_location", "new_typeref"]
 
 from llverify.errors import TtgirError  # defined with the other error types; re-exported here
 
@@ -141,6 +141,19 @@ def new_location(file: str, line: int, col: int) -> Location:
     loc = _new(Location)
     loc.__dict__.update(file=file, line=line, col=col)
     return loc
+
+
+def new_typeref(text: str, kind: str, shape: tuple[int, ...] = (), element: str = "",
+                encoding: Mapping[str, Any] | None = None, encoding_text: str | None = None,
+                encoding_error: str | None = None, memory_space: str | None = None, mutable: bool = False,
+                alloc_shape: tuple[int, ...] | None = None) -> TypeRef:
+    """``TypeRef(...)`` with the same arguments, built as :func:`new_location` builds a location (the reader
+    builds one per distinct type text of a module)."""
+    ref = _new(TypeRef)
+    ref.__dict__.update(text=text, kind=kind, shape=shape, element=element, encoding=encoding,
+                        encoding_text=encoding_text, encoding_error=encoding_error, memory_space=memory_space,
+                        mutable=mutable, alloc_shape=alloc_shape)
+    return ref
 
 
 def new_value(name: str, type: TypeRef) -> Value:

@@ -55,7 +55,7 @@ _RESULT = r"%[\w$.\-]+(?::\d+)?"
 
 #: what an operand list holds: uses, indices ``%d[%i, %j]``, keywords (``slt,`` ``deps`` ``allow_reorder``), literals
 #: (``1``, ``-1.5e+00``, ``dense<0.0>``); no ``:`` ``=`` ``{`` or string, so its uses are its ``%`` names in order
-_OPERAND = r'(?:[\w%#$.+\-]|<[^<>{}()\[\]"\\:=]*+>|\[[^<>{}()\[\]"\\:=]*+\])++'
+_OPERAND = r'(?:[\w%#$.+\-]++|<[^<>{}()\[\]"\\:=]*+>|\[[^<>{}()\[\]"\\:=]*+\])++'
 
 #: the common op line (stripped), with its parts as :class:`~llverify.ttgir.op_text.CommonOp` names them
 OP_LINE = re.compile(
@@ -69,7 +69,7 @@ OP_LINE = re.compile(
 #: a location alias definition (``#loc3 = loc("k.py":4:9)``, ``#loc9 = loc(callsite(#loc3 at #loc4))``): parentheses
 #: nested at most two deep, no other bracket outside strings, strings without backslashes (group 1: the name,
 #: group 2: the ``loc(...)``); complete and balanced, as the general steps read it (strings are opaque to both)
-_LOC_ITEM = r'[^"()\\<>{}\[\]]|"[^"\\]*+"'
+_LOC_ITEM = r'[^"()\\<>{}\[\]]++|"[^"\\]*+"'
 LOC_LINE = re.compile(rf"#([A-Za-z_][A-Za-z0-9_$.]*+) = (loc\((?:{_LOC_ITEM}|\((?:{_LOC_ITEM})*+\))*+\))")
 
 

@@ -39,7 +39,7 @@ _BLOCK_LABEL = re.compile(r"^\^[\w$.\-]+")
 _CONTINUATION = re.compile(r"^(?:else|do|default|partition\d+\b)")
 
 
-@dataclass
+@dataclass(slots=True)
 class OpBuilder:
     """One op as text: its header line (without a trailing ``{``), where it starts, its regions, the text
     printed after its regions' closing braces (``tails``), and the header's common-line match (``fast``)."""

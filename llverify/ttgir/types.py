@@ -25,7 +25,7 @@ from typing import Any, Mapping
 from llverify.errors import LlverifyError
 from llverify.triton.parse import parse_attr
 from llverify.ttgir.flat_attrs import flat_attribute
-from llverify.ttgir.model import TypeRef
+from llverify.ttgir.model import TypeRef, new_typeref
 from llverify.ttgir.syntax import split_top
 
 __all__ = ["parse_typeref", "with_element", "expand_type_aliases", "AliasTable", "MAX_LITERAL_DIGITS", "MAX_ENCODING_DEPTH"]
@@ -184,14 +184,14 @@ def parse_typeref(text: str, aliases: AliasTable | Mapping[str, Any]) -> TypeRef
         if m:  # what the split below reads: one top-level comma, dims split off greedily
             shape = tuple(int(d) if d != "?" else -1 for d in m.group(1).split("x") if d)
             enc, err = _encoding(m.group(3), aliases)
-            return TypeRef(t, "tensor", shape, m.group(2), enc, m.group(3), err)
+            return new_typeref(t, "tensor", shape, m.group(2), enc, m.group(3), err)
         parts = split_top(t[len("tensor<"):-1], ",")
         shape, elem = _split_dims(parts[0])
         if len(parts) < 2:
-            return TypeRef(t, "tensor", shape, elem)
+            return new_typeref(t, "tensor", shape, elem)
         enc_text = parts[1].strip()
         enc, err = _encoding(enc_text, aliases)
-        return TypeRef(t, "tensor", shape, elem, enc, enc_text, err)
+        return new_typeref(t, "tensor", shape, elem, enc, enc_text, err)
     head = next((h for h in _MEMDESC_HEADS if t.startswith(h)), None)
     if head is not None and t.endswith(">"):
         inner = t[len(head):-1]
@@ -212,19 +212,19 @@ def parse_typeref(text: str, aliases: AliasTable | Mapping[str, Any]) -> TypeRef
             elif item.startswith("#") and enc_text is None:
                 enc_text = item
                 enc, err = _encoding(item, aliases)
-        return TypeRef(t, "memdesc", shape, elem, enc, enc_text, err, space, mutable, alloc)
+        return new_typeref(t, "memdesc", shape, elem, enc, enc_text, err, space, mutable, alloc)
     if t.startswith("!tt.tensordesc<") and t.endswith(">"):
         body = t[len("!tt.tensordesc<"):-1].strip()
         # Triton 3.9 prints the block type bare (`!tt.tensordesc<128x64xf16, #shared>`), earlier versions as a
         # tensor type (`!tt.tensordesc<tensor<128x64xf16, #shared>>`)
         inner = parse_typeref(body if body.startswith("tensor<") else f"tensor<{body}>", aliases)
-        return TypeRef(t, "tensordesc", inner.shape, inner.element, inner.encoding, inner.encoding_text,
+        return new_typeref(t, "tensordesc", inner.shape, inner.element, inner.encoding, inner.encoding_text,
                        inner.encoding_error)
     if t.startswith("!tt.ptr<"):
-        return TypeRef(t, "ptr", (), t)
+        return new_typeref(t, "ptr", (), t)
     if _SCALAR.fullmatch(t):
-        return TypeRef(t, "scalar", (), t)
-    return TypeRef(t, "other")
+        return new_typeref(t, "scalar", (), t)
+    return new_typeref(t, "other")
 
 
 def with_element(t: TypeRef, element: str) -> TypeRef:

@@ -99,14 +99,12 @@ def _check_module(module: Module) -> list[Finding]:
     clock = time.perf_counter
     for fn in module.functions:
         kernel = fn.name
-        # one context per function, pointed at each op in turn: a rule reads it during its own call only (its
-        # verdicts are listed before the next op) and never assigns its fields (its dicts and set are the module's)
-        ctx = OpContext(module, fn, None, module.num_warps, None, seen, False, value_sets, layouts)  # type: ignore[arg-type]
         for op, warps, parent, in_partition in _walk(fn, fn.body, module.num_warps, None):
             rules = rules_for(op)
             if not rules:
                 continue
-            ctx.op, ctx.warps, ctx.parent, ctx.in_partition = op, warps, parent, in_partition
+            # one context per op: rules read it and never assign its fields (its dicts and set are the module's)
+            ctx = OpContext(module, fn, op, warps, parent, seen, in_partition, value_sets, layouts)
             name, location, source = op.name, op.location, op.source
             for rule in rules:
                 t0 = clock()

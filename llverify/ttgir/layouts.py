@@ -250,11 +250,16 @@ def _padded(spec: Mapping[str, Any], shape: tuple[int, ...]) -> tuple[LinearLayo
     return padded_shared(shape=list(shape), **params)
 
 
+#: the encoding kinds whose spec :func:`layout_of` completes from the element width (nvmma_shared's width,
+#: tensor_memory's unpacking): the only ones it copies, and the only ones frozen per width
+_COMPLETED_BY_WIDTH = ("nvmma_shared", "tensor_memory")
+
+
 def _frozen_key(encoding: Any, spec: Mapping[str, Any], bits: int) -> tuple[int, int | None]:
     """The key of an encoding's frozen spec in :func:`layout_of`'s memo: the encoding object, and the element width
     only where the spec was completed from it (nvmma_shared's width, tensor_memory's unpacking); every other
     encoding is frozen once whatever its element types."""
-    return id(encoding), bits if spec.get("kind") in ("nvmma_shared", "tensor_memory") else None
+    return id(encoding), bits if spec.get("kind") in _COMPLETED_BY_WIDTH else None
 
 
 def layout_of(t: TypeRef, frozen: dict[Any, Any] | None = None) -> BuiltLayout | LayoutProblem:
@@ -269,7 +274,7 @@ def layout_of(t: TypeRef, frozen: dict[Any, Any] | None = None) -> BuiltLayout |
     enc = t.encoding
     # a copy only where the spec is completed below (nvmma_shared's width, tensor_memory's unpacking); every other
     # spec is only read
-    spec = enc if type(enc) is dict and enc.get("kind") not in ("nvmma_shared", "tensor_memory") else dict(enc)
+    spec = enc if type(enc) is dict and enc.get("kind") not in _COMPLETED_BY_WIDTH else dict(enc)
     bits = element_bits(t.element)
     if spec.get("kind") == "nvmma_shared" and "element_bitwidth" not in spec and bits:
         spec["element_bitwidth"] = bits

@@ -135,12 +135,12 @@ def _thread_local_or_mismatch(A: LinearLayout, B: LinearLayout, prop: str, subje
     Triton's verifier refuses it) is refuted with both sides' sizes as the witness, not an error; ``extra`` added
     to its details."""
     v = memo_thread_local(A, B)
-    if v.status != "error":
-        if extra:
-            return v.with_(property=prop, subject=subject, details={**v.details, **extra})
-        return v.with_(property=prop, subject=subject)
-    v = _different_tensors(A, B, prop, subject, v.message)
-    return v.with_(details={**v.details, **extra}) if extra else v
+    changes: dict[str, Any] = {"property": prop, "subject": subject}
+    if v.status == "error":
+        v, changes = _different_tensors(A, B, prop, subject, v.message), {}
+    if extra:
+        changes["details"] = {**v.details, **extra}
+    return v.with_(**changes) if changes else v
 
 
 def _different_tensors(A: LinearLayout, B: LinearLayout, prop: str, subject: str, message: str) -> Verdict:

@@ -96,8 +96,7 @@ def _hardware_counts(ctx: OpContext, L: LinearLayout, subject: str) -> Verdict:
                 ("block", "CTAs", ctx.module.num_ctas, "num-ctas" in names)) if given)
     dims = L.in_dim_names
     inputs, sides, wrong = {}, {}, []
-    for dim, what, want, in_force, of_layout in (("warp", "warps", ctx.warps, "warps in force", "warps of the layout"),
-                                                       *stated):
+    for dim, what, want, in_force, of_layout in (_count_row("warp", "warps", ctx.warps), *stated):
         if dim not in dims:
             continue
         have = L.in_dim_size(dim)

@@ -26,3 +26,13 @@ def read_all(texts: list[tuple[str, str]]) -> list:
         except Exception as exc:  # noqa: BLE001 - a refused module is compared by its message
             out.append(str(exc))
     return out
+
+
+def read_repr(text: str, path: str = "f.mlir") -> str:
+    """The ``repr`` of one text's modules as the reader makes them now (a refused text: its error's type and
+    message), memo cleared first: what the fast-path tests compare between a fast and a general reading."""
+    syntax._changes.cache_clear()
+    try:
+        return repr(reader.parse_modules(text, path))
+    except Exception as exc:  # noqa: BLE001 - a refused text is compared by its message
+        return f"{type(exc).__name__}: {exc}"

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from llverify.ttgir import assemble, flat_attrs, lines, op_line, reader, structure, syntax
+from llverify.ttgir import assemble, flat_attrs, lines, op_line, reader, structure
 from llverify.ttgir.signatures import split_signature_plain
 
 _NEVER = re.compile(r"(?!)")
@@ -28,12 +28,7 @@ def _general(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(assemble, "argument_list", lambda text, start: None)
 
 
-def _read(text: str) -> str:
-    syntax._changes.cache_clear()
-    try:
-        return repr(reader.parse_modules(text, "f.mlir"))
-    except Exception as exc:  # noqa: BLE001 - a refused text is compared by its message
-        return f"{type(exc).__name__}: {exc}"
+_read = corpus_reads.read_repr
 
 
 # -- the corpus ------------------------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from llverify.ttgir import assemble, locations, reader, syntax
+from llverify.ttgir import assemble, locations
 from llverify.ttgir.locations import Locations
 
 _NEVER = re.compile(r"(?!)")
@@ -25,12 +25,7 @@ def _general_ops(mp: pytest.MonkeyPatch) -> None:
     mp.setattr(assemble.Assembler, "op", assemble.Assembler._general_op)
 
 
-def _read(text: str) -> str:
-    syntax._changes.cache_clear()
-    try:
-        return repr(reader.parse_modules(text, "f.mlir"))
-    except Exception as exc:  # noqa: BLE001 - a refused text is compared by its message
-        return f"{type(exc).__name__}: {exc}"
+_read = corpus_reads.read_repr
 
 
 def _both(text: str) -> tuple[str, str]:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import signal
+
 import numpy as np
 import pytest
 import sympy as sp
@@ -182,6 +184,29 @@ def test_each_algebra_flags_undefined_behaviour(text: str, lang: str, point: dic
 
 def test_a_fault_on_the_branch_not_taken_does_not_count() -> None:
     assert assert_agree(parse_code("y ? x : x + 1", "c"), {"x": 2**31 - 1, "y": 1}) == ("value", 2**31 - 1)
+
+
+@pytest.mark.parametrize("text, lang, fault", [
+    # Python places the fault at its expression's first column (`8 % 0`), C at the operator
+    ("(y if 0 <= (8 % 0) else z)", "python", "division by zero in '%' (ZeroDivisionError)"),
+    ("((y << 0) if (z - (z << 0)) <= (8 % 0) else z)", "python", "division by zero in '%' (ZeroDivisionError)"),
+    ("(0 <= 8 / 0) ? x : y", "c", "division by zero in '/'"),
+])
+def test_a_constant_zero_divisor_in_a_condition_is_a_fault_not_a_hang(text: str, lang: str, fault: str) -> None:
+    """Found by the random-tree test in CI: SymPy never returned from a ``Piecewise`` whose condition compares a
+    constant with ``Modulo(8, 0)``; the SymPy algebra now gives a zero divisor's value as a constant (the fault is
+    recorded either way).  Bounded by an alarm, so a regression fails instead of hanging the run."""
+    def stop(*_: Any) -> None:
+        raise TimeoutError(f"{text!r} took over 20 s")
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.alarm(20)
+    try:
+        col = text.index("8 %") + 1 if lang == "python" else text.index("/") + 1
+        assert assert_agree(parse_code(text, lang), {"x": 1, "y": 1, "z": 1}) == ("fault", (fault, col))
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 # -- mutants: a broken algebra disagrees ---------------------------------------------------------

@@ -53,6 +53,13 @@ def _is_truth_value(x: Any) -> bool:
     return isinstance(x, Boolean) and not isinstance(x, sp.Symbol)
 
 
+#: the value of a division or remainder by the constant 0: the interpreter records the fault (its condition is the
+#: divisor's ``is_zero``), and the value at a fault is arbitrary (as for a negative shift).  Not ``FloorDiv(a, 0)``:
+#: SymPy cannot order such a constant, and a comparison with it in a ``Piecewise`` condition never returns
+#: (``(y if 0 <= (8 % 0) else z)``)
+_AT_ZERO_DIVISOR = sp.Integer(0)
+
+
 def _signed_range(t: CType) -> tuple[int, int]:
     half = 1 << (t[0] - 1)
     return -half, half
@@ -95,18 +102,22 @@ class SympyAlgebra(Algebra[Any, Any]):
         return _BITWISE[op](a, b)  # two values of a type's range combine to one in it
 
     def floor_div(self, a: Any, b: Any, t: CType) -> Any:
-        return FloorDiv(a, b)
+        return _AT_ZERO_DIVISOR if b == 0 else FloorDiv(a, b)
 
     def floor_mod(self, a: Any, b: Any, t: CType) -> Any:
-        return Modulo(a, b)
+        return _AT_ZERO_DIVISOR if b == 0 else Modulo(a, b)
 
     def _trunc(self, a: Any, b: Any) -> Any:
         return sp.sign(a) * sp.sign(b) * FloorDiv(sp.Abs(a), sp.Abs(b))
 
     def trunc_div(self, a: Any, b: Any, t: CType) -> Any:
+        if b == 0:
+            return _AT_ZERO_DIVISOR
         return _wrap(self._trunc(a, b), t) if t[1] else FloorDiv(a, b)
 
     def trunc_mod(self, a: Any, b: Any, t: CType) -> Any:
+        if b == 0:
+            return _AT_ZERO_DIVISOR
         return _wrap(a - b * self._trunc(a, b), t) if t[1] else Modulo(a, b)
 
     def _amount(self, b: Any, t: CType) -> int:

@@ -3,10 +3,13 @@
 For every kernel configuration of examples/kernels/ (cuda:90 and hip:gfx942, 4 warps, by default), a
 child process compiles it with Triton, stopping the pipeline after the ``ttgir`` stage (the stages
 hook drops the later stages), ``REPEATS`` times warm; the gate then checks the module it produced
-(in process, reader + every obligation), ``REPEATS`` times.  Prints the per-module table, the median
+(in process, reader + every obligation), ``REPEATS`` times.  Both sides are timed in CPU time (``process_time``:
+Triton's compile runs in its calling thread, so its CPU time equals its wall time on a quiet machine), which other
+processes' load does not inflate.  Prints the per-module table, the median
 and worst ratio gate / compile (target: median <= 0.10), the same ratio when the modules are gated one
 after another in one process as shadow mode does (memos kept across modules, no verdict cache; in the corpus
-order and in ``--shuffles`` seeded shuffled orders), then the corpus table: ``llverify ttgir`` over
+order and in ``--shuffles`` seeded shuffled orders), the like-for-like ratio of that sequence against Triton
+compiling the same kernels in sequence in one process (each once, as a test-suite does), then the corpus table: ``llverify ttgir`` over
 tests/data/ttgir as fresh processes of the real command line (Python start-up and imports included),
 each configuration ``--cli-repeats`` times, interleaved, median and minimum: ``-j 1`` and ``-j 2``
 without a cache, a cold run that fills a cache, the warm re-run, and the warm re-run in process (no
@@ -47,7 +50,8 @@ import triton
 from triton import knobs
 from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource
-job = json.loads(sys.argv[3]); repeats = int(sys.argv[4])
+jobs = json.loads(sys.argv[3]); repeats = int(sys.argv[4])
+sequence = isinstance(jobs, list)  # a list: compile each job once, in order, after one warm-up compile
 captured = {}
 def hook(*args):
     if not args:
@@ -61,28 +65,42 @@ def hook(*args):
     stages["ttgir"] = ttgir
 knobs.runtime.add_stages_inspection_hook = hook
 knobs.compilation.always_compile = True
-case = {c.name: c for c in build_corpus.load_cases()}[job["kernel"]]
-cfg = case.configs[job["config"]]
-sig = dict(case.signature, **{k: "constexpr" for k in cfg})
-backend, arch = job["target"].split(":")
-target = GPUTarget(backend, int(arch) if backend == "cuda" else arch, 32 if backend == "cuda" else 64)
-if case.gluon:
-    from triton.experimental.gluon._runtime import GluonASTSource as Source
-else:
-    Source = ASTSource
-times = []
-for _ in range(repeats + 1):
-    t0 = time.perf_counter()
+cases = {c.name: c for c in build_corpus.load_cases()}
+def compile_once(job, warps):
+    case = cases[job["kernel"]]
+    cfg = case.configs[job["config"]]
+    sig = dict(case.signature, **{k: "constexpr" for k in cfg})
+    backend, arch = job["target"].split(":")
+    target = GPUTarget(backend, int(arch) if backend == "cuda" else arch, 32 if backend == "cuda" else 64)
+    if case.gluon:
+        from triton.experimental.gluon._runtime import GluonASTSource as Source
+    else:
+        Source = ASTSource
+    t0 = time.process_time()
     try:
         triton.compile(Source(fn=case.fn, signature=sig, constexprs=cfg), target=target,
-                       options={"num_warps": job["warps"]})
+                       options={"num_warps": warps})
     except StopIteration:
         pass
     except RuntimeError as e:
         if "StopIteration" not in str(e):
             raise
-    times.append(time.perf_counter() - t0)
-print(json.dumps({"seconds": statistics.median(times[1:]), "ttgir": captured.get("text", "")}))
+    return time.process_time() - t0
+if sequence:
+    try:
+        compile_once(jobs[0], 2)  # Triton's first compile in a process pays its own start-up: not a kernel's cost
+    except Exception:
+        pass
+    times = []
+    for job in jobs:
+        try:
+            times.append(compile_once(job, job["warps"]))
+        except Exception:
+            times.append(None)
+    print(json.dumps({"seconds": times}))
+else:
+    times = [compile_once(jobs, jobs["warps"]) for _ in range(repeats + 1)]
+    print(json.dumps({"seconds": statistics.median(times[1:]), "ttgir": captured.get("text", "")}))
 '''
 
 
@@ -93,6 +111,19 @@ def compile_to_ttgir(job: dict, repeats: int) -> dict:
     if proc.returncode != 0:
         return {"error": (proc.stderr.strip().splitlines() or ["?"])[-1]}
     return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def compile_sequence(jobs: list[dict]) -> list[float | None]:
+    """Triton's compile-to-TTGIR time of each job when the jobs are compiled one after another in one process, each
+    once, as a test-suite compiles its kernels (the process's first compile, of another configuration, is left
+    out: it pays Triton's start-up).  The like-for-like partner of :func:`suite_seconds`: both sides in sequence,
+    neither repeating a kernel.  None where a compile failed."""
+    env = {**os.environ, "TRITON_DEFAULT_FP_FUSION": "1", "TRITON_CACHE_DIR": tempfile.mkdtemp(prefix="bench-ttgir-")}
+    proc = subprocess.run([sys.executable, "-c", CHILD, str(ROOT / "examples"), str(KERNELS), json.dumps(jobs), "0"],
+                          capture_output=True, text=True, env=env, timeout=3600)
+    if proc.returncode != 0:
+        return [None] * len(jobs)
+    return json.loads(proc.stdout.strip().splitlines()[-1])["seconds"]
 
 
 def gate_seconds(text: str, path: str, repeats: int) -> tuple[float, int]:
@@ -108,9 +139,9 @@ def gate_seconds(text: str, path: str, repeats: int) -> tuple[float, int]:
         _build.cache_clear()  # every repeat pays layout construction and every proof again
         clear_caches()
         _changes.cache_clear()
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         n = len(check_module(parse_module(text, path)))
-        times.append(time.perf_counter() - t0)
+        times.append(time.process_time() - t0)
     return statistics.median(times), n
 
 
@@ -140,9 +171,9 @@ def suite_seconds(texts: list[tuple[str, str]], repeats: int, seed: int | None =
         _changes.cache_clear()
         for i in order:
             text, path = texts[i]
-            t0 = time.perf_counter()
+            t0 = time.process_time()
             check_module(parse_module(text, path))
-            per[i].append(time.perf_counter() - t0)
+            per[i].append(time.process_time() - t0)
     return [statistics.median(v) for v in per]
 
 
@@ -269,6 +300,16 @@ def run(opts: argparse.Namespace) -> None:
             print(f"the same modules gated in sequence in one process (shadow mode: memos kept across modules, "
                   f"no verdict cache): median {summary['suite_median_ratio']:.3f}, "
                   f"worst {summary['suite_worst_ratio']:.3f}")
+            like = [r["suite_vs_sequence_ratio"] for r in rows if "suite_vs_sequence_ratio" in r]
+            if like:
+                cold_like = [r["cold_vs_sequence_ratio"] for r in rows if "cold_vs_sequence_ratio" in r]
+                summary.update({"like_for_like_median_ratio": statistics.median(like),
+                                "like_for_like_worst_ratio": max(like), "modules_in_sequence": len(like),
+                                "cold_vs_sequence_median_ratio": statistics.median(cold_like)})
+                print(f"like for like, both in sequence (Triton compiling each kernel once, one process, in corpus "
+                      f"order; the gate as above): median {statistics.median(like):.3f}, worst {max(like):.3f} "
+                      f"over {len(like)} modules; the cold gate against the same: "
+                      f"median {statistics.median(cold_like):.3f}")
             for seed in range(1, opts.shuffles + 1):
                 shuffled = [r[f"shuffled{seed}_ratio"] for r in rows]
                 summary[f"shuffled{seed}_median_ratio"] = statistics.median(shuffled)
@@ -298,6 +339,7 @@ def compile_rows(opts: argparse.Namespace) -> list[dict]:
             and (kernels is None or j["kernel"] in kernels)]
     rows = []
     texts: list[tuple[str, str]] = []
+    timed_jobs: list[dict] = []
     for job in jobs:
         res = compile_to_ttgir(job, opts.repeats)
         name = build_corpus.module_name(job)
@@ -308,6 +350,7 @@ def compile_rows(opts: argparse.Namespace) -> list[dict]:
         rows.append({"module": name, "compile_s": res["seconds"], "gate_s": g, "obligations": n,
                      "ratio": g / res["seconds"]})
         texts.append((res["ttgir"], name + ".ttgir"))
+        timed_jobs.append(job)
         print(f"{name:60} compile {res['seconds'] * 1000:8.1f} ms  gate {g * 1000:7.1f} ms  "
               f"ratio {g / res['seconds']:.3f}  ({n} obligations)")
     for row, seconds in zip(rows, suite_seconds(texts, opts.repeats)):
@@ -316,6 +359,11 @@ def compile_rows(opts: argparse.Namespace) -> list[dict]:
     for seed in range(1, opts.shuffles + 1):
         for row, seconds in zip(rows, suite_seconds(texts, opts.repeats, seed)):
             row[f"shuffled{seed}_ratio"] = seconds / row["compile_s"]
+    for row, seconds in zip(rows, compile_sequence(timed_jobs)):
+        row["compile_in_sequence_s"] = seconds
+        if seconds:
+            row["suite_vs_sequence_ratio"] = row["suite_gate_s"] / seconds
+            row["cold_vs_sequence_ratio"] = row["gate_s"] / seconds
     return rows
 
 

@@ -14,7 +14,6 @@ What the data establishes:
 from __future__ import annotations
 
 import json
-from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
@@ -22,26 +21,10 @@ import numpy as np
 from llverify.codegen.bank_model import NVIDIA
 from llverify.codegen.bank_sim import simulate_addresses
 
+from bank_rules import wavefronts_by_definition  # tests/bank_rules.py (tests/ is on sys.path: conftest.py)
+
 DATA = json.loads((Path(__file__).parent / "data" / "cp_async_ncu_h200.json").read_text())
 CASES = DATA["cases"]
-
-
-def wavefronts_by_definition(addrs: list[int], width: int, lanes_per_phase: int | None = None,
-                             wavefront_bytes: int = 128) -> int:
-    """32 banks of 4 bytes; a vector of ``width`` bytes covers ``width / 4`` words; the warp's lanes are served in
-    phases of ``wavefront_bytes / width`` consecutive lanes (all 32 for 4-byte vectors); a phase costs the largest
-    number of distinct words one bank must serve (lanes writing the same word share it)."""
-    words_per_lane = max(1, width // 4)
-    per_phase = lanes_per_phase or max(1, min(32, wavefront_bytes // width))
-    total = 0
-    for start in range(0, 32, per_phase):
-        words_of_bank: dict[int, set[int]] = defaultdict(set)
-        for lane in range(start, start + per_phase):
-            for k in range(words_per_lane):
-                word = addrs[lane] // 4 + k
-                words_of_bank[word % 32].add(word)
-        total += max(len(w) for w in words_of_bank.values())
-    return total
 
 
 def test_the_data_covers_every_width_and_a_range_of_conflicts() -> None:

@@ -179,10 +179,14 @@ def shared_access(ctx: OpContext) -> Iterable[Verdict]:
             yield unknown("bank_conflicts", subject, b.reason)
             return
     assert isinstance(R, BuiltLayout) and isinstance(M, BuiltLayout)
-    if tuple(reg.shape) != tuple(M.shape):
-        yield unknown("bank_conflicts", subject, f"access of shape {list(reg.shape)} into a buffer of shape "
-                                                  f"{list(M.shape)} (a subview): not modelled")
-        return
+    access = R.layout
+    subview = tuple(reg.shape) != tuple(M.shape)
+    if subview:
+        access_or_reason = subview_access(R.layout, tuple(reg.shape), M)
+        if isinstance(access_or_reason, str):
+            yield unknown("bank_conflicts", subject, access_or_reason)
+            return
+        access = access_or_reason
     bits = element_bits(reg.element)
     if bits not in (8, 16, 32, 64):
         yield unknown("bank_conflicts", subject, f"element width {bits} bits not modelled")
@@ -195,18 +199,47 @@ def shared_access(ctx: OpContext) -> Iterable[Verdict]:
         yield unknown("bank_conflicts", subject, f"the access has {R.layout.in_dim_size('lane')} lanes, the "
                                                   f"{model.name} bank model {model.lanes}")
         return
-    yield decided_shared_access(R.layout, M.layout, M.padding, bits, direction, ctx.module.target, model,
-                                _dot_k_dim(reg) if direction == "load" else None).with_(subject=subject)
+    yield decided_shared_access(access, M.layout, M.padding, bits, direction, ctx.module.target, model,
+                                _dot_k_dim(reg) if direction == "load" else None, subview).with_(subject=subject)
+
+
+def subview_access(access: LinearLayout, view: tuple[int, ...], buffer: BuiltLayout) -> LinearLayout | str:
+    """The access to a subview (``memdesc_subslice``: a ``view``-shaped window of an allocation whose layout
+    ``buffer`` is built on the allocation's shape) as an access of the whole buffer: the same bases, the out dims
+    grown to the allocation's sizes (coordinates inside the window at offset 0).  A string says why not.
+
+    Why the window at offset 0 has the same wavefronts as the window at Triton's offset ``o``: Triton 3.9 lowers
+    an access at coordinate ``x`` of the view to the offset ``S^-1(x) XOR S^-1(o)`` (its verifier makes ``o`` a
+    multiple of the view and ``S^-1(o)`` a power of two, so the XOR touches no offset bit the access uses).
+    XOR-ing every offset with one constant keeps two elements in the same 4-byte word exactly when they were,
+    and in the same bank exactly when they were (bank and word are bit fields of the byte address), so every
+    phase's largest number of distinct words per bank is unchanged; and a vector's aligned block maps onto
+    another aligned block.  Requires: the view has the buffer's rank and fits in it; no padding (padding adds to
+    the offset, which is not a bit field).
+
+    Example: a ``64x16`` view of a ``64x64`` swizzled f16 buffer: the register layout's ``dim1`` (size 16)
+    grows to 64; the offsets are ``S^-1`` of the first 16 columns."""
+    if buffer.padding is not None:
+        return (f"access of shape {list(view)} into a padded buffer of shape {list(buffer.shape)} (a subview): the "
+                "padding depends on the window's offset, not modelled")
+    if len(view) != len(buffer.shape) or any(v > b for v, b in zip(view, buffer.shape)):
+        return f"access of shape {list(view)} into a buffer of shape {list(buffer.shape)}: not a window of it"
+    outs = list(access.out_dim_names)
+    if set(outs) != set(buffer.layout.out_dim_names):
+        return f"access dims {outs} are not the buffer's {list(buffer.layout.out_dim_names)}"
+    return LinearLayout(access.bases, [(d, buffer.layout.out_dim_size(d)) for d in outs], require_surjective=False)
 
 
 @memoised()
 def decided_shared_access(R: LinearLayout, M: LinearLayout, padding: Padding | None, bits: int, direction: str,
-                          target: str, model: BankModel, dot_k: int | None) -> Verdict:
+                          target: str, model: BankModel, dot_k: int | None, subview: bool = False) -> Verdict:
     """The bank wavefronts of one access (``direction``) of the register layout ``R`` to the buffer ``M``
     (``padding``: a padded buffer's) on ``target`` with bank ``model``: the instruction Triton 3.9 picks on
     NVIDIA (ldmatrix / stmatrix where the tile divides, else vector ld/st.shared), counted exactly; every
     instruction simulated under the model's phase rules elsewhere or with padding; ``unknown`` for AMD's LDS
-    transpose reads (``dot_k``: a dot operand's K dim, which selects them).  Once per argument tuple."""
+    transpose reads (``dot_k``: a dot operand's K dim, which selects them).  ``subview``: ``R`` is a window's
+    access grown to the buffer (:func:`subview_access`); a matrix instruction on a window stays ``unknown``
+    (whether Triton still picks it there is not modelled).  Once per argument tuple."""
     tr = transposed_read_reason(target, M, bits, dot_k) if direction == "load" else None
     if tr is not None:  # AMD's LDS transpose reads are not modelled
         return unknown("bank_conflicts", "shared access", tr)
@@ -216,12 +249,16 @@ def decided_shared_access(R: LinearLayout, M: LinearLayout, padding: Padding | N
     else:
         # Triton 3.9's NVIDIA lowering uses ldmatrix/stmatrix (plain or .trans) where the tile divides
         instruction, why = local_access_instruction(R, M, bits, direction, target)
+        if instruction != "vector" and subview:
+            return unknown("bank_conflicts", "shared access", f"a {instruction} access of a subview: whether Triton "
+                                                              "picks the matrix instruction for a window is not "
+                                                              "modelled")
         if instruction == "vector":
             v = bank_count_exact(R, M, bits)
         else:
             v = prove_matrix_bank_count(R, M, bits, instruction, subject="shared access")
     return v.with_(details={**v.details, "instruction": instruction, **({"vector_because": why} if why else {}),
-                            "direction": direction, "bank_model": model.name})
+                            "direction": direction, "bank_model": model.name, **({"subview": True} if subview else {})})
 
 
 #: cp.async (NVIDIA) / direct-to-LDS (AMD) copies of a pointer tensor into shared memory

@@ -351,8 +351,9 @@ def decided_cp_async_width(R: LinearLayout, M: LinearLayout, bits: int, hint: in
                else f"{blocker.point} reaches offset {blocker.offset}, not a multiple of {need}")
         return Verdict("refuted", "vector_width", "cp.async", "exhaustive", time.perf_counter() - t0,
                        f"no cp.async width: the layouts give at most {bound * bits // 8 or bits / 8} bytes per "
-                       f"vector, cp.async moves 4, 8 or 16 (Triton 3.9 rejects the copy: 'cp.async does not "
-                       f"support transfers smaller than 4 bytes'): {why}",
+                       f"vector, cp.async moves 4, 8 or 16: Triton 3.9 cannot lower the copy ('cp.async does not "
+                       f"support transfers smaller than 4 bytes', or, with a larger contiguity, its cp.async "
+                       f"emitter aborts on the narrower vector): {why}",
                        Counterexample(inputs, {"S^-1 L": blocker.to_json()},
                                       "each offset evaluated from S^-1 L at a basis point"), details=details)
     model = {}

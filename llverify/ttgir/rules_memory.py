@@ -367,7 +367,7 @@ def decided_cp_async_width(R: LinearLayout, M: LinearLayout, bits: int, hint: in
     top = min(bound, 128 // bits)
     if len(widths) == 1:
         pin = (f"the contiguity hint {hint} reaches the layout bound" if hint is not None and hint >= top else
-               "the layout bound is 4 bytes" if widths[0] == top else "")
+               f"the layout bound is {top * bits // 8} bytes" if widths[0] == top else "")
         msg = f"cp.async of {nbytes[0]} bytes per lane ({pin})" if pin else f"cp.async of {nbytes[0]} bytes per lane"
     else:
         why = (f"contiguity hint {hint}, layout bound {top * bits // 8} bytes" if hint is not None and hint >= 2

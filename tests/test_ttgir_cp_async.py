@@ -285,8 +285,8 @@ def _brute_wavefronts(text: str, width_bytes: int) -> int:
 
 
 def test_st_shared_model_counts_in_the_details_are_the_brute_force_ones() -> None:
-    """Rows of 64 f16 (128 bytes), 8 lanes per 64 columns ... lanes 4..7 of a phase on the next row: an
-    unswizzled buffer puts both rows on the same banks; the XOR swizzle spreads them.  The count is detail
+    """Rows of 64 f16 (128 bytes), one lane per row (``threadsPerWarp = [32, 1]``), 16 bytes per lane: an
+    unswizzled buffer puts a phase's 8 lanes on the same 4 banks; the XOR swizzle spreads them.  The count is detail
     only (``st_shared_model_wavefronts``), never the verdict: cp.async's own wavefronts are not claimed."""
     plain = _module(8, 8, 1, cols=64, tpw="[32, 1]")
     swizzled = _module(8, 8, 8, cols=64, tpw="[32, 1]", max_phase=8)

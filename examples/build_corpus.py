@@ -79,7 +79,8 @@ def compile_job(job: dict) -> dict:
         from triton.experimental.gluon._runtime import GluonASTSource as Source
     else:
         Source = ASTSource
-    src = Source(fn=case.fn, signature=sig, constexprs=constexprs)
+    attrs = {(case.fn.arg_names.index(a),): [["tt.divisibility", 16]] for a in case.divisible_by_16}
+    src = Source(fn=case.fn, signature=sig, constexprs=constexprs, **({"attrs": attrs} if attrs else {}))
     t0 = time.perf_counter()
     k = triton.compile(src, target=target, options={"num_warps": job["warps"], **case.options})
     seconds = time.perf_counter() - t0

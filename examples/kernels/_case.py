@@ -21,3 +21,6 @@ class Case:
     warps: tuple[int, ...] = (4, 8)
     gluon: bool = False
     options: dict[str, Any] = field(default_factory=dict)
+    #: arguments Triton's launcher would specialise as 16-byte divisible (``tt.divisibility = 16``), as it does
+    #: for aligned pointers at run time; axis analysis then sees aligned, contiguous loads
+    divisible_by_16: tuple[str, ...] = ()

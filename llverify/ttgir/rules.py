@@ -83,8 +83,9 @@ RULES: tuple[Rule, ...] = (
          "(padding applied)",
          "seed 000, lemma 9.4", lambda op: op.name in SHARED_ACCESS_OPS, shared_access),
     Rule("async_copy", "ttg.async_copy_global_to_local writes the pointer tensor's elements into a buffer of the "
-         "same shape and element type; the pointer, mask and other share one layout",
-         "TritonGPU AsyncCopyGlobalToLocalOp semantics", lambda op: op.name in ASYNC_COPY_OPS, async_copy),
+         "same shape and element type; the pointer, mask and other share one layout; on NVIDIA, the cp.async "
+         "widths Triton may use (vector_width)",
+         "TritonGPU AsyncCopyGlobalToLocalOp semantics; seed 000, section 5.3 (vectorisation through S^-1 L)", lambda op: op.name in ASYNC_COPY_OPS, async_copy),
     Rule("dot_operands", "dot operands have the layouts the MMA instruction needs",
          "seed 000, proposition 4.7", lambda op: op.name in DOT_OPS, dot_operands),
     Rule("view_in_bounds", "memdesc and tensor-memory subslices stay inside their allocation",

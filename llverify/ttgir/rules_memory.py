@@ -217,8 +217,11 @@ def subview_access(access: LinearLayout, view: tuple[int, ...], buffer: BuiltLay
     XOR-ing every offset with one constant keeps two elements in the same 4-byte word exactly when they were,
     and in the same bank exactly when they were (bank and word are bit fields of the byte address), so every
     phase's largest number of distinct words per bank is unchanged; and a vector's aligned block maps onto
-    another aligned block.  Requires: the view has the buffer's rank and fits in it; no padding (padding adds to
-    the offset, which is not a bit field).
+    another aligned block; an ldmatrix/stmatrix row (16 bytes the access covers wholly) onto another row.  Triton
+    picks the instruction from ``S^-1 L`` of the grown access, as here: the mma v2 pipelined matmul of the corpus
+    (sm_80, k-slices of its operand buffers) lowers its six window loads to 6 ``ldmatrix.x4`` and 6
+    ``ldmatrix.x4.trans``, the counts this access gives (``tests/test_ttgir_subview_access.py``).  Requires: the
+    view has the buffer's rank and fits in it; no padding (padding adds to the offset, which is not a bit field).
 
     Example: a ``64x16`` view of a ``64x64`` swizzled f16 buffer: the register layout's ``dim1`` (size 16)
     grows to 64; the offsets are ``S^-1`` of the first 16 columns."""
@@ -241,8 +244,7 @@ def decided_shared_access(R: LinearLayout, M: LinearLayout, padding: Padding | N
     NVIDIA (ldmatrix / stmatrix where the tile divides, else vector ld/st.shared), counted exactly; every
     instruction simulated under the model's phase rules elsewhere or with padding; ``unknown`` for AMD's LDS
     transpose reads (``dot_k``: a dot operand's K dim, which selects them).  ``subview``: ``R`` is a window's
-    access grown to the buffer (:func:`subview_access`); a matrix instruction on a window stays ``unknown``
-    (whether Triton still picks it there is not modelled).  Once per argument tuple."""
+    access grown to the buffer (:func:`subview_access`; recorded in the details).  Once per argument tuple."""
     tr = transposed_read_reason(target, M, bits, dot_k) if direction == "load" else None
     if tr is not None:  # AMD's LDS transpose reads are not modelled
         return unknown("bank_conflicts", "shared access", tr)
@@ -252,10 +254,6 @@ def decided_shared_access(R: LinearLayout, M: LinearLayout, padding: Padding | N
     else:
         # Triton 3.9's NVIDIA lowering uses ldmatrix/stmatrix (plain or .trans) where the tile divides
         instruction, why = local_access_instruction(R, M, bits, direction, target)
-        if instruction != "vector" and subview:
-            return unknown("bank_conflicts", "shared access", f"a {instruction} access of a subview: whether Triton "
-                                                              "picks the matrix instruction for a window is not "
-                                                              "modelled")
         if instruction == "vector":
             v = bank_count_exact(R, M, bits)
         else:

@@ -76,10 +76,11 @@ def compile_once(job, warps):
         from triton.experimental.gluon._runtime import GluonASTSource as Source
     else:
         Source = ASTSource
+    attrs = {(case.fn.arg_names.index(a),): [["tt.divisibility", 16]] for a in case.divisible_by_16}
+    src = Source(fn=case.fn, signature=sig, constexprs=cfg, **({"attrs": attrs} if attrs else {}))
     t0 = time.process_time()
     try:
-        triton.compile(Source(fn=case.fn, signature=sig, constexprs=cfg), target=target,
-                       options={"num_warps": warps})
+        triton.compile(src, target=target, options={"num_warps": warps, **case.options})
     except StopIteration:
         pass
     except RuntimeError as e:

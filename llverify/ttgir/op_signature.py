@@ -9,7 +9,7 @@ before the result type (``arith.select``), the element type an op implies (``ari
 ``i1`` constant, ``ttng.tmem_load``'s unprinted token.
 
 :class:`OpTyping` holds one module's memos (a signature text's types; a common op line's whole typing), both
-functions of their keys; :func:`result_types` and :func:`implied_element` are pure.  The assembler
+functions of their keys; :func:`_result_types` and :func:`_implied_element` are pure.  The assembler
 (:mod:`llverify.ttgir.assemble`) gives each op's parts and keeps the SSA environment.
 """
 
@@ -25,7 +25,7 @@ from llverify.ttgir.signatures import split_signature_plain
 from llverify.ttgir.syntax import depth_at, find_top, matching_close, split_arrow, split_top, strip_parens
 from llverify.ttgir.types import with_element
 
-__all__ = ["OpTyping", "OpTypes", "REGION_RESULT_OPS", "result_types", "implied_element"]
+__all__ = ["OpTyping", "OpTypes", "SignatureTypes", "REGION_RESULT_OPS"]
 
 #: (operand types as printed, region-op result types, result types, the printed type of each operand or ())
 OpTypes = tuple[list[TypeRef], list[TypeRef], list[TypeRef], tuple[TypeRef, ...]]
@@ -49,7 +49,7 @@ _UNQUALIFIED_RESULT_TYPES = {"tt.make_tensor_descriptor": "!tt.tensordesc"}
 #: ops printing their operand types then the result type, without an arrow
 _LAST_TYPE_IS_RESULT = ("arith.select", "tt.make_tensor_descriptor")
 
-#: the ops :func:`implied_element` changes a type of
+#: the ops :func:`_implied_element` changes a type of
 _IMPLIED_ELEMENT_OPS = frozenset({"arith.cmpi", "arith.cmpf", "tt.load", "tt.atomic_rmw", "tt.atomic_cas"})
 
 #: ``arith.constant``'s operand text when MLIR prints an ``i1`` constant bare: ``%true = arith.constant true``
@@ -73,7 +73,7 @@ class OpTyping:
         #: per (name, signature, result count, operand count, constant text) of a common line: :meth:`types`
         self.op_types: dict[tuple[str, str, int, int, str], OpTypes] = {}
 
-    def common_types(self, name: str, signature: str, fast: Match[str], n_results: int, n_operands: int,
+    def common_types(self, name: str, signature: str, fast: Match[str] | None, n_results: int, n_operands: int,
                      operand_text: str) -> OpTypes:
         """:meth:`types` of a common op line alone (``rest`` not read: no region op), kept per the arguments it
         depends on (the operand text only for ``arith.constant``).
@@ -110,7 +110,7 @@ class OpTyping:
         lhs_types, rhs_types, for_results = self.signature(name, rest, signature, fast)
         if name == "arith.constant" and not signature.strip() and _BARE_I1.fullmatch(operand_text):
             lhs_types = [self.typeref("i1")]  # MLIR prints an i1 constant bare: `%true = arith.constant true`
-        res_types = result_types(name, n_results, lhs_types, rhs_types, for_results)
+        res_types = _result_types(name, n_results, lhs_types, rhs_types, for_results)
         qualifier = _UNQUALIFIED_RESULT_TYPES.get(name)
         if qualifier is not None:
             res_types = [self.typeref(qualifier + t.text) if t.text.startswith("<") else t for t in res_types]
@@ -118,7 +118,7 @@ class OpTyping:
         if implied is not None and n_results == 1:
             res_types = [self.typeref(implied)]  # printed without its result type (the op fixes it)
         if rhs_types is None and not for_results and name in _IMPLIED_ELEMENT_OPS:
-            res_types = [implied_element(name, t) for t in res_types]
+            res_types = [_implied_element(name, t) for t in res_types]
         printed: tuple[TypeRef, ...] = ()
         if lhs_types and rhs_types is not None:
             if len(lhs_types) == n_operands:
@@ -203,7 +203,7 @@ class OpTyping:
         return []
 
 
-def result_types(name: str, n: int, lhs: list[TypeRef], rhs: list[TypeRef] | None,
+def _result_types(name: str, n: int, lhs: list[TypeRef], rhs: list[TypeRef] | None,
                  for_results: list[TypeRef]) -> list[TypeRef]:
     """The ``n`` result types of an op from its signature's operand types ``lhs``, result types ``rhs`` (None: no
     arrow printed) and region-op result types: the last operand type for :data:`_LAST_TYPE_IS_RESULT` ops printed
@@ -213,9 +213,9 @@ def result_types(name: str, n: int, lhs: list[TypeRef], rhs: list[TypeRef] | Non
 
     >>> from llverify.ttgir.types import parse_typeref
     >>> i1, f32 = parse_typeref("i1", {}), parse_typeref("f32", {})
-    >>> [t.text for t in result_types("arith.select", 1, [i1, f32], None, [])]
+    >>> [t.text for t in _result_types("arith.select", 1, [i1, f32], None, [])]
     ['f32']
-    >>> [t.text for t in result_types("arith.addf", 2, [f32], None, [])]
+    >>> [t.text for t in _result_types("arith.addf", 2, [f32], None, [])]
     ['f32', 'f32']
     """
     if name in _LAST_TYPE_IS_RESULT and rhs is None and len(lhs) >= 2:
@@ -244,13 +244,13 @@ def result_types(name: str, n: int, lhs: list[TypeRef], rhs: list[TypeRef] | Non
     return (list(cand) + [unknown] * n)[:n]
 
 
-def implied_element(name: str, t: TypeRef) -> TypeRef:
+def _implied_element(name: str, t: TypeRef) -> TypeRef:
     """The result type of an op whose printed type is its operand's, with the element type the op implies:
     ``i1`` for ``arith.cmpi`` / ``arith.cmpf``, the pointee for ``tt.load`` / ``tt.atomic_rmw`` / ``tt.atomic_cas``
     of a tensor of pointers; ``t`` otherwise.
 
     >>> from llverify.ttgir.types import parse_typeref
-    >>> implied_element("tt.load", parse_typeref("tensor<4x!tt.ptr<f16>>", {})).text
+    >>> _implied_element("tt.load", parse_typeref("tensor<4x!tt.ptr<f16>>", {})).text
     'tensor<4xf16>'
     """
     if name in ("arith.cmpi", "arith.cmpf"):

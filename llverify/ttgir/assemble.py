@@ -25,7 +25,7 @@ from llverify.ttgir.op_text import (OPNAME, RESULTS, attr_dict, canonical_op_nam
                                     result_names, scan_op, signature_colon, top_dicts, uses)
 from llverify.ttgir.structure import OpBuilder, RegionBuilder, fail
 from llverify.ttgir.syntax import find_top, matching_close, split_top, strip_parens, sub
-from llverify.ttgir.types import AliasTable, expand_type_aliases, parse_typeref
+from llverify.ttgir.types import AliasTable
 
 __all__ = ["Assembler", "MAX_OP_CHARS"]
 
@@ -39,25 +39,14 @@ class Assembler:
     def __init__(self, path: str, aliases: AliasTable, locs: Locations,
                  type_aliases: Mapping[str, str] | None = None) -> None:
         self.path, self.aliases, self.locs = path, aliases, locs
-        self.type_aliases = type_aliases or {}
         self.types: dict[str, TypeRef] = {}
-        self.type_cache: dict[str, TypeRef] = {}
         # per signature text (ops share them): its attribute dicts and the text without them
         self.sig_dicts: dict[str, tuple[dict[str, str], str]] = {}
         #: per attribute dictionary text, its entries; per signature or attribute text, whether common_op may read it
         self.attr_dicts: dict[str, dict[str, str]] = {}
         self.balanced: dict[str, bool] = {}
-        #: the types of each op from its printed signature, with this module's memos
-        self.typing = OpTyping(self.typeref)
-
-    def typeref(self, text: str) -> TypeRef:
-        t = text.strip()
-        hit = self.type_cache.get(t)
-        if hit is None:
-            hit = parse_typeref(expand_type_aliases(t, self.type_aliases) if self.type_aliases and "!" in t else t,
-                                self.aliases)
-            self.type_cache[t] = hit
-        return hit
+        #: type texts read with this module's aliases, and the types of each op from its printed signature
+        self.typing = OpTyping(aliases, type_aliases or {})
 
     def module(self, top: RegionBuilder, attrs: dict[str, str], stage: str, line: int = 0) -> Module:
         attrs = {canonical_op_name(k.strip('"')): v for k, v in attrs.items()}  # "triton_gpu.num-warps"
@@ -104,7 +93,7 @@ class Assembler:
             sig = rest[2:]
             cut = find_top(sig, "attributes")
             res = sig[:cut] if cut >= 0 else sig
-            results = tuple(self.typeref(t) for t in split_top(strip_parens(res.strip()), ",") if t.strip())
+            results = tuple(self.typing.typeref(t) for t in split_top(strip_parens(res.strip()), ",") if t.strip())
         body = self.region(b.regions[0]) if b.regions else Region(())
         return Function(fname, tuple(args), results, body, Location(self.path, b.line, b.col),
                         self.locs.resolve(loc), public=(m.group(1) or "public") == "public")
@@ -123,7 +112,7 @@ class Assembler:
             brace = find_top(ty, "{")
             if brace > 0:
                 ty = ty[:brace].strip()  # argument attributes {tt.divisibility = 16 : i32}
-            ref = self.typeref(ty) if ty else TypeRef("", "other")
+            ref = self.typing.typeref(ty) if ty else TypeRef("", "other")
             v = Value(name.strip(), ref)
             self.types[v.name] = ref
             out.append(v)
@@ -133,7 +122,7 @@ class Assembler:
         """The values of (name, type text) arguments, each recorded as defined."""
         out = []
         for name, ty in args:
-            ref = self.typeref(ty)
+            ref = self.typing.typeref(ty)
             self.types[name] = ref
             out.append(new_value(name, ref))
         return out

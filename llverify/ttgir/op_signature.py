@@ -8,22 +8,23 @@ fixes (``%w = ttg.warp_id`` is ``i32``), a result type printed without its diale
 before the result type (``arith.select``), the element type an op implies (``arith.cmpi`` gives ``i1``), a bare
 ``i1`` constant, ``ttng.tmem_load``'s unprinted token.
 
-:class:`OpTyping` holds one module's memos (a signature text's types; a common op line's whole typing), both
-functions of their keys; :func:`_result_types` and :func:`_implied_element` are pure.  The assembler
-(:mod:`llverify.ttgir.assemble`) gives each op's parts and keeps the SSA environment.
+:class:`OpTyping` reads a type's text with one module's aliases and holds that module's memos (a type text's
+type, a signature text's types, a common op line's whole typing), each a function of its key;
+:func:`_result_types` and :func:`_implied_element` are pure.  The assembler (:mod:`llverify.ttgir.assemble`) gives
+each op's parts and keeps the SSA environment.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Callable, Match
+from typing import Any, Mapping, Match
 
 from llverify.ttgir.model import TypeRef
 from llverify.ttgir.op_line import signature_types
 from llverify.ttgir.op_text import remove_dicts, signature_colon
 from llverify.ttgir.signatures import split_signature_plain
 from llverify.ttgir.syntax import depth_at, find_top, matching_close, split_arrow, split_top, strip_parens
-from llverify.ttgir.types import with_element
+from llverify.ttgir.types import AliasTable, expand_type_aliases, parse_typeref, with_element
 
 __all__ = ["OpTyping", "OpTypes", "SignatureTypes", "REGION_RESULT_OPS"]
 
@@ -60,26 +61,41 @@ _TRAILING_KEYWORD = re.compile(r"(?<=[>)\w])\s+[a-z_]+$")
 
 
 class OpTyping:
-    """The types of one module's ops from their printed signatures, with ``typeref`` reading one type's text.
+    """The types of one module's ops from their printed signatures, type texts read with the module's layout
+    ``aliases`` and its type aliases (``!name = type``, expanded first).
 
-    Two memos, each a function of its key (so shared by the ops of a module): ``sig_types`` (per signature text,
-    :meth:`signature` outside the region ops) and ``op_types`` (per common op line, :meth:`common_types`).
-    Callers do not mutate the lists returned.
+    Three memos, each a function of its key (so shared by the ops of a module): ``type_cache`` (per type text,
+    :meth:`typeref`), ``sig_types`` (per signature text, :meth:`signature` outside the region ops) and ``op_types``
+    (per common op line, :meth:`common_types`).  Callers do not mutate the lists returned.
     """
 
-    def __init__(self, typeref: Callable[[str], TypeRef]) -> None:
-        self.typeref = typeref
+    def __init__(self, aliases: AliasTable | Mapping[str, Any], type_aliases: Mapping[str, str]) -> None:
+        self.aliases, self.type_aliases = aliases, type_aliases
+        self.type_cache: dict[str, TypeRef] = {}
         self.sig_types: dict[str, SignatureTypes] = {}
         #: per (name, signature, result count, operand count, constant text) of a common line: :meth:`types`
         self.op_types: dict[tuple[str, str, int, int, str], OpTypes] = {}
+
+    def typeref(self, text: str) -> TypeRef:
+        """The type printed as ``text`` (blanks around it ignored; type aliases expanded), kept per text.
+
+        >>> OpTyping({}, {"t": "tensor<4xf32>"}).typeref(" !t ").shape
+        (4,)
+        """
+        t = text.strip()
+        hit = self.type_cache.get(t)
+        if hit is None:
+            hit = parse_typeref(expand_type_aliases(t, self.type_aliases) if self.type_aliases and "!" in t else t,
+                                self.aliases)
+            self.type_cache[t] = hit
+        return hit
 
     def common_types(self, name: str, signature: str, fast: Match[str] | None, n_results: int, n_operands: int,
                      operand_text: str) -> OpTypes:
         """:meth:`types` of a common op line alone (``rest`` not read: no region op), kept per the arguments it
         depends on (the operand text only for ``arith.constant``).
 
-        >>> from llverify.ttgir.types import parse_typeref
-        >>> ty = OpTyping(lambda t: parse_typeref(t, {}))
+        >>> ty = OpTyping({}, {})
         >>> from llverify.ttgir.op_line import fast_line
         >>> m = fast_line("%c = arith.cmpi slt, %a, %b : i32")
         >>> [t.text for t in ty.common_types("arith.cmpi", "i32", m, 1, 2, "slt, %a, %b")[2]]
@@ -99,8 +115,7 @@ class OpTyping:
         operand text.  The printed type of each operand is the signature's left side where it has one type per
         operand and an arrow, and ``tt.dot``'s ``A * B -> C`` with the accumulator typed as the result.
 
-        >>> from llverify.ttgir.types import parse_typeref
-        >>> ty = OpTyping(lambda t: parse_typeref(t, {}))
+        >>> ty = OpTyping({}, {})
         >>> lhs, _, res, printed = ty.types("arith.addi", "", "i32", None, 1, 2, "%a, %b")
         >>> [t.text for t in lhs], [t.text for t in res], printed
         (['i32'], ['i32'], ())
@@ -149,8 +164,7 @@ class OpTyping:
         its right (None without one); a region op's result types are the ``-> (T, U)`` of its header in ``rest``
         (``scf.for`` also reads its signature: the induction variable's type, not returned here).
 
-        >>> from llverify.ttgir.types import parse_typeref
-        >>> ty = OpTyping(lambda t: parse_typeref(t, {}))
+        >>> ty = OpTyping({}, {})
         >>> lhs, rhs, _ = ty.read_signature("arith.extf", "", "f16 to f32")
         >>> [t.text for t in lhs], [t.text for t in rhs]
         (['f16'], ['f32'])
@@ -189,8 +203,7 @@ class OpTyping:
         ``index`` when none is printed) then its ``iter_args`` (the op's result types); ``scf.while``'s
         before-region arguments (its signature's left side); none for other ops.
 
-        >>> from llverify.ttgir.types import parse_typeref
-        >>> ty = OpTyping(lambda t: parse_typeref(t, {}))
+        >>> ty = OpTyping({}, {})
         >>> [t.text for t in ty.region_arg_types("scf.for", "", [ty.typeref("f32")])]
         ['index', 'f32']
         """

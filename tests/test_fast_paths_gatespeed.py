@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from llverify.hw.registry import build_spec
 from llverify.prove.verdict import FrozenDict, Verdict, _freeze, _refreeze
-from llverify.ttgir import assemble, layouts, locations, op_text, rules, signatures, syntax
+from llverify.ttgir import assemble, layouts, locations, op_signature, op_text, rules, signatures, syntax
 from llverify.ttgir.types import AliasTable, parse_typeref
 
 _read_all = corpus_reads.read_all
@@ -96,7 +96,7 @@ def corpus_modules(corpus_texts) -> list:
 
 def test_corpus_reads_the_same_without_the_one_pass_scans(corpus_texts, corpus_modules, monkeypatch):
     monkeypatch.setattr(assemble, "scan_op", lambda text: None)
-    monkeypatch.setattr(assemble, "split_signature_plain", lambda sig: None)
+    monkeypatch.setattr(op_signature, "split_signature_plain", lambda sig: None)
     assert _read_all(corpus_texts) == corpus_modules
 
 

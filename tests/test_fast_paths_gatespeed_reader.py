@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from llverify.ttgir import assemble, lines, locations, op_text, reader, syntax, types
+from llverify.ttgir import assemble, lines, locations, op_signature, op_text, reader, syntax, types
 from llverify.ttgir.locations import Locations, split_loc
 from llverify.ttgir.op_text import OPNAME, RESULTS, canonical_op_name, remove_dicts, signature_colon, top_dicts, uses
 from llverify.ttgir.types import AliasTable, parse_typeref
@@ -310,7 +310,7 @@ def _general(monkeypatch, *, scans: bool) -> None:
     monkeypatch.setattr(reader, "Locations", _Reference)
     if not scans:
         monkeypatch.setattr(assemble, "scan_op", lambda text: None)
-        monkeypatch.setattr(assemble, "split_signature_plain", lambda sig: None)
+        monkeypatch.setattr(op_signature, "split_signature_plain", lambda sig: None)
 
 
 @pytest.mark.parametrize("scans", [True, False])

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from llverify.ttgir import assemble, flat_attrs, lines, op_line, reader, structure
+from llverify.ttgir import assemble, flat_attrs, lines, op_line, op_signature, reader, structure
 from llverify.ttgir.signatures import split_signature_plain
 
 _NEVER = re.compile(r"(?!)")
@@ -165,7 +165,7 @@ def test_the_corpus_comparison_catches_a_wrong_signature_split(corpus, monkeypat
     def shifted(m):  # the mutant: the result side cut one character late (`-> tensor<...>` loses its first letter)
         lhs, rhs = op_line.signature_types(m)
         return lhs, None if rhs is None else [t[1:] for t in rhs]
-    monkeypatch.setattr(assemble, "signature_types", shifted)
+    monkeypatch.setattr(op_signature, "signature_types", shifted)
     assert [repr(x) for x in corpus_reads.read_all(corpus[:40])] != [repr(x) for x in good]
 
 

@@ -62,7 +62,7 @@ def test_the_corpus_reads_the_same_with_and_without_the_common_op_path(corpus) -
 
 
 class _Keyed(dict):
-    """The memo of ``_common_op`` with part of its key forgotten (the mutants below)."""
+    """The memo of ``OpTyping.common_types`` with part of its key forgotten (the mutants below)."""
 
     keep: slice = slice(None)
 
@@ -78,7 +78,7 @@ def _forgetting(mp: pytest.MonkeyPatch, keep: slice) -> None:
 
     def init(self, *args, **kwargs):
         real(self, *args, **kwargs)
-        self.op_types = type("Mutant", (_Keyed,), {"keep": keep})()
+        self.typing.op_types = type("Mutant", (_Keyed,), {"keep": keep})()
 
     mp.setattr(assemble.Assembler, "__init__", init)
 

@@ -3,7 +3,8 @@
 For each op the collected text is split at top level into results, name, operands, attributes, type signature and
 ``loc(...)`` (:mod:`llverify.ttgir.op_text`).  Types are resolved in program order: an operand's type is its
 definition's (function argument, block argument, op result); a result's type comes from the op's printed signature
-(``: T``, ``: T -> U``, ``: (T, U) -> V``, ``-> (T)`` of ``scf.for`` / ``scf.if``).  Locations: ``Op.location`` is
+(``: T``, ``: T -> U``, ``: (T, U) -> V``, ``-> (T)`` of ``scf.for`` / ``scf.if``), read by
+:class:`~llverify.ttgir.op_signature.OpTyping`.  Locations: ``Op.location`` is
 the ``.ttgir`` line and column; ``Op.source`` follows the ``loc(...)`` (:class:`~llverify.ttgir.locations.Locations`).
 
 An op or attribute the reader does not know is still an ``Op``; an encoding llverify cannot build is a ``TypeRef``
@@ -16,16 +17,15 @@ import re
 from typing import Mapping, Match, Sequence
 
 from llverify.ttgir.locations import Locations, split_loc
-from llverify.ttgir.op_line import argument_list, argument_types, signature_types
+from llverify.ttgir.op_line import argument_list, argument_types
 from llverify.ttgir.model import (Block, Function, Location, Module, Op, Region, TypeRef, Value, new_location, new_op,
                                   new_value)
+from llverify.ttgir.op_signature import REGION_RESULT_OPS, OpTyping
 from llverify.ttgir.op_text import (OPNAME, RESULTS, attr_dict, canonical_op_name, common_op, remove_dicts,
-                                    result_names,
-                                    scan_op, signature_colon, top_dicts, uses)
-from llverify.ttgir.signatures import split_signature_plain
+                                    result_names, scan_op, signature_colon, top_dicts, uses)
 from llverify.ttgir.structure import OpBuilder, RegionBuilder, fail
-from llverify.ttgir.syntax import depth_at, find_top, matching_close, split_arrow, split_top, strip_parens, sub
-from llverify.ttgir.types import AliasTable, expand_type_aliases, parse_typeref, with_element
+from llverify.ttgir.syntax import find_top, matching_close, split_top, strip_parens, sub
+from llverify.ttgir.types import AliasTable
 
 __all__ = ["Assembler", "MAX_OP_CHARS"]
 
@@ -39,27 +39,14 @@ class Assembler:
     def __init__(self, path: str, aliases: AliasTable, locs: Locations,
                  type_aliases: Mapping[str, str] | None = None) -> None:
         self.path, self.aliases, self.locs = path, aliases, locs
-        self.type_aliases = type_aliases or {}
         self.types: dict[str, TypeRef] = {}
-        self.type_cache: dict[str, TypeRef] = {}
-        # per signature text (ops share them): its attribute dicts and the text without them, and its types
+        # per signature text (ops share them): its attribute dicts and the text without them
         self.sig_dicts: dict[str, tuple[dict[str, str], str]] = {}
-        self.sig_types: dict[str, tuple[list[TypeRef], list[TypeRef] | None, list[TypeRef]]] = {}
         #: per attribute dictionary text, its entries; per signature or attribute text, whether common_op may read it
         self.attr_dicts: dict[str, dict[str, str]] = {}
         self.balanced: dict[str, bool] = {}
-        #: per (name, signature, result count, operand count, constant text) of a common line: :meth:`_types`
-        self.op_types: dict[tuple[str, str, int, int, str], tuple[list[TypeRef], list[TypeRef], list[TypeRef],
-                                                                  tuple[TypeRef, ...]]] = {}
-
-    def typeref(self, text: str) -> TypeRef:
-        t = text.strip()
-        hit = self.type_cache.get(t)
-        if hit is None:
-            hit = parse_typeref(expand_type_aliases(t, self.type_aliases) if self.type_aliases and "!" in t else t,
-                                self.aliases)
-            self.type_cache[t] = hit
-        return hit
+        #: type texts read with this module's aliases, and the types of each op from its printed signature
+        self.typing = OpTyping(aliases, type_aliases or {})
 
     def module(self, top: RegionBuilder, attrs: dict[str, str], stage: str, line: int = 0) -> Module:
         attrs = {canonical_op_name(k.strip('"')): v for k, v in attrs.items()}  # "triton_gpu.num-warps"
@@ -106,7 +93,7 @@ class Assembler:
             sig = rest[2:]
             cut = find_top(sig, "attributes")
             res = sig[:cut] if cut >= 0 else sig
-            results = tuple(self.typeref(t) for t in split_top(strip_parens(res.strip()), ",") if t.strip())
+            results = tuple(self.typing.typeref(t) for t in split_top(strip_parens(res.strip()), ",") if t.strip())
         body = self.region(b.regions[0]) if b.regions else Region(())
         return Function(fname, tuple(args), results, body, Location(self.path, b.line, b.col),
                         self.locs.resolve(loc), public=(m.group(1) or "public") == "public")
@@ -125,7 +112,7 @@ class Assembler:
             brace = find_top(ty, "{")
             if brace > 0:
                 ty = ty[:brace].strip()  # argument attributes {tt.divisibility = 16 : i32}
-            ref = self.typeref(ty) if ty else TypeRef("", "other")
+            ref = self.typing.typeref(ty) if ty else TypeRef("", "other")
             v = Value(name.strip(), ref)
             self.types[v.name] = ref
             out.append(v)
@@ -135,7 +122,7 @@ class Assembler:
         """The values of (name, type text) arguments, each recorded as defined."""
         out = []
         for name, ty in args:
-            ref = self.typeref(ty)
+            ref = self.typing.typeref(ty)
             self.types[name] = ref
             out.append(new_value(name, ref))
         return out
@@ -172,7 +159,8 @@ class Assembler:
 
     def _common_op(self, b: OpBuilder, parts: tuple[str, ...], fast: Match[str]) -> Op:
         """:meth:`_general_op`'s answer for a common line alone whose name is none of :data:`_GENERAL_ONLY`, with
-        what follows from the op's name and printed signature alone (:meth:`_types`) kept per Assembler."""
+        what follows from the op's name and printed signature alone (:meth:`OpTyping.common_types`, kept per
+        Assembler)."""
         if len(b.head) > MAX_OP_CHARS:
             raise fail(self.path, b.line, b.col, f"operation longer than {MAX_OP_CHARS} characters")
         results_text, name, operand_text, attributes, signature, _, loc = parts
@@ -182,12 +170,8 @@ class Assembler:
             operands = _typed_order(operands)
         names = result_names(results_text) if "," in results_text or ":" in results_text else (
             [results_text] if results_text else [])
-        key = (name, signature, len(names), len(operands), operand_text if name == "arith.constant" else "")
-        typed = self.op_types.get(key)
-        if typed is None:
-            typed = self.op_types[key] = self._types(name, "", signature, fast, len(names), len(operands),
-                                                     operand_text)
-        lhs_types, _, res_types, printed = typed
+        lhs_types, _, res_types, printed = self.typing.common_types(name, signature, fast, len(names),
+                                                                    len(operands), operand_text)
         types = self.types
         results = []
         for rn, rt in zip(names, res_types):
@@ -261,15 +245,15 @@ class Assembler:
             operands = _typed_order(operands)
         names = result_names(results_text) if "," in results_text or ":" in results_text else (
             [results_text] if results_text else [])
-        lhs_types, for_results, res_types, printed = self._types(name, rest, signature, fast, len(names),
-                                                                 len(operands), operand_text)
+        lhs_types, for_results, res_types, printed = self.typing.types(name, rest, signature, fast, len(names),
+                                                                       len(operands), operand_text)
         results = []
         for rn, rt in zip(names, res_types):
             v = new_value(rn, rt)
             self.types[rn] = rt
             results.append(v)
         if region_args:  # block arguments of the region header get types too
-            for (arg, _), ty in zip(region_args, self._region_arg_types(name, signature, for_results, operands)):
+            for (arg, _), ty in zip(region_args, self.typing.region_arg_types(name, signature, for_results)):
                 self.types[arg] = ty
         op_types = []
         unread = False  # an operand whose definition printed no type (filled from this op's signature below)
@@ -294,33 +278,6 @@ class Assembler:
         for i, t in enumerate(printed):
             if not (op_types[i] and op_types[i].text) and t.text and operands[i] in self.types:
                 op_types[i] = self.types[operands[i]] = t
-
-    def _types(self, name: str, rest: str, signature: str, fast: Match[str] | None, n_results: int,
-               n_operands: int, operand_text: str
-               ) -> tuple[list[TypeRef], list[TypeRef], list[TypeRef], tuple[TypeRef, ...]]:
-        """(operand types as printed, region-op result types, result types, the printed type of each operand or
-        ()) of an op: a function of its name, ``rest`` (read by the region ops only), signature, result and
-        operand counts and, for ``arith.constant``, its operand text."""
-        lhs_types, rhs_types, for_results = self._signature(name, rest, signature, fast)
-        if name == "arith.constant" and not signature.strip() and re.fullmatch(r"\s*(?:true|false)\s*",
-                                                                               operand_text):
-            lhs_types = [self.typeref("i1")]  # MLIR prints an i1 constant bare: `%true = arith.constant true`
-        res_types = self._result_types(name, n_results, lhs_types, rhs_types, for_results)
-        qualifier = _UNQUALIFIED_RESULT_TYPES.get(name)
-        if qualifier is not None:
-            res_types = [self.typeref(qualifier + t.text) if t.text.startswith("<") else t for t in res_types]
-        implied = _IMPLIED_RESULT_TYPES.get(name)
-        if implied is not None and n_results == 1:
-            res_types = [self.typeref(implied)]  # printed without its result type (the op fixes it)
-        if rhs_types is None and not for_results and name in _IMPLIED_ELEMENT_OPS:
-            res_types = [_implied_element(name, t) for t in res_types]
-        printed: tuple[TypeRef, ...] = ()
-        if lhs_types and rhs_types is not None:
-            if len(lhs_types) == n_operands:
-                printed = tuple(lhs_types)
-            elif name in ("tt.dot", "tt.dot_scaled") and len(lhs_types) + 1 == n_operands and len(rhs_types) == 1:
-                printed = (*lhs_types, rhs_types[0])  # `A * B -> C`: the accumulator has the result's type
-        return lhs_types, for_results, res_types, printed
 
     def _split(self, b: OpBuilder, text: str) -> tuple[str, str, str, str, str, str | None]:
         """(results text, canonical op name, the text after the name, its part before the signature separator,
@@ -381,89 +338,6 @@ class Assembler:
                         out.append((lhs, "iter"))
         return out
 
-    def _region_arg_types(self, name: str, signature: str, for_results: list[TypeRef],
-                          operands: tuple[str, ...]) -> list[TypeRef]:
-        if name == "scf.for":
-            iv = self.typeref(signature) if signature.strip() else TypeRef("index", "scalar", (), "index")
-            return [iv, *for_results]
-        if name == "scf.while":
-            lhs, _ = split_arrow(signature)
-            return [self.typeref(t) for t in split_top(strip_parens(lhs), ",") if t.strip()]
-        return []
-
-    def _signature(self, name: str, rest: str, signature: str, fast: Match[str] | None = None
-                   ) -> tuple[list[TypeRef], list[TypeRef] | None, list[TypeRef]]:
-        """(operand types, result types or None, region-op result types) of the printed signature; outside the
-        region ops (which read ``rest``) a function of the signature text, so kept per text (callers do not
-        mutate the lists).  ``fast``: the op's common-line match, whose signature splits in one pass."""
-        if name in _REGION_RESULT_OPS:
-            return self._read_signature(name, rest, signature)
-        hit = self.sig_types.get(signature)
-        if hit is None:
-            if fast is not None and name != "scf.for":
-                lhs, rhs = signature_types(fast)
-                hit = ([self.typeref(t) for t in lhs], None if rhs is None else [self.typeref(t) for t in rhs], [])
-            else:
-                hit = self._read_signature(name, rest, signature)
-            self.sig_types[signature] = hit
-        return hit
-
-    def _read_signature(self, name: str, rest: str, signature: str) -> tuple[list[TypeRef], list[TypeRef] | None,
-                                                                             list[TypeRef]]:
-        for_results: list[TypeRef] = []
-        if name in _REGION_RESULT_OPS:
-            sig_at, _ = signature_colon(rest)
-            head = rest if sig_at < 0 or name == "scf.if" else rest[:sig_at]
-            head = remove_dicts(head)  # `-> (T, U) {tt.num_stages = 3 : i32}`: the trailing attributes are no type
-            arrow = find_top(head, "->")
-            if arrow >= 0:
-                tail = _without_keyword(head[arrow + 2:].strip())
-                for_results = [self.typeref(t) for t in split_top(strip_parens(tail), ",") if t.strip()]
-            if name != "scf.for":
-                return [], None, for_results
-        if not signature.strip() or name == "scf.for":
-            return [], None, for_results
-        plain = split_signature_plain(signature)
-        if plain is not None:
-            return ([self.typeref(t) for t in plain[0]], None if plain[1] is None else
-                    [self.typeref(t) for t in plain[1]], for_results)
-        lhs, rhs = split_arrow(signature)
-        if rhs is None:
-            cast = find_top(signature, " to ")
-            if cast >= 0:  # casts print `: A to B` (arith.extf, arith.truncf, arith.bitcast, ...)
-                lhs, rhs = signature[:cast], signature[cast + 4:]
-        lhs_types = [self.typeref(t) for part in split_top(strip_parens(lhs), ",")
-                     for t in split_top(part, " * ") if t.strip()]
-        rhs_types = None if rhs is None else [self.typeref(t) for t in split_top(strip_parens(rhs), ",") if t.strip()]
-        return lhs_types, rhs_types, for_results
-
-    def _result_types(self, name: str, n: int, lhs: list[TypeRef], rhs: list[TypeRef] | None,
-                      for_results: list[TypeRef]) -> list[TypeRef]:
-        if name in _LAST_TYPE_IS_RESULT and rhs is None and len(lhs) >= 2:
-            # `arith.select %c, %a, %b : tensor<..xi1>, tensor<..xf32>`: condition type first, result type last;
-            # `tt.make_tensor_descriptor %p, [..], [..] : !tt.ptr<f16>, !tt.tensordesc<..>`: base, then result
-            return [lhs[-1]] * n
-        if name == "ttng.tmem_load" and n == 2 and rhs is not None and len(rhs) == 1:
-            # `%v, %tok = ttng.tmem_load %m[%dep] : !ttg.memdesc<..> -> tensor<..>`: the second result is the
-            # async token, whose type the printer leaves out
-            return [rhs[0], TypeRef("!ttg.async.token", "other")]
-        if for_results:
-            cand = for_results
-        elif rhs is not None:
-            cand = rhs
-        elif len(lhs) == n:
-            cand = lhs
-        elif len(lhs) >= 1:
-            cand = [lhs[0]] * n
-        else:
-            cand = []
-        if len(cand) == n:
-            return list(cand)
-        if len(cand) == 1:
-            return list(cand) * n
-        unknown = TypeRef("", "other")
-        return (list(cand) + [unknown] * n)[:n]
-
 
 # `tt.func private @name(...)`, or a quoted symbol `@"triton.language.standard.zeros__(0, 0)c..."` (the
 # not-yet-inlined helpers of the early snapshots of an MLIR_ENABLE_DUMP; MLIR escapes `"` and `\` inside)
@@ -476,44 +350,10 @@ def _unescape_symbol(text: str) -> str:
                   else m.group(1), text)
 
 
-#: ops whose assembly format leaves the result type out (the op fixes it): ``%w = ttg.warp_id``,
-#: ``%t = ttg.async_commit_group tokens %a``, ``%t = ttg.async_wait %t0 {num = 0 : i32}``, and
-#: ``%t = ttg.async_copy_global_to_local %p, %buf : T -> <...>`` (whose ``->`` type is the buffer operand's)
-_IMPLIED_RESULT_TYPES = {"ttg.warp_id": "i32", "ttg.async_commit_group": "!ttg.async.token",
-                         "ttg.async_wait": "!ttg.async.token", "ttg.async_copy_global_to_local": "!ttg.async.token"}
-
-#: ops whose assembly format prints the result type without its dialect prefix (MLIR elides it where the op's
-#: type constraint fixes it): Triton 3.9 prints ``tt.make_tensor_descriptor ... : <bf16>, <1x64xbf16, #shared>``
-#: for ``!tt.ptr<bf16>, !tt.tensordesc<1x64xbf16, #shared>``
-_UNQUALIFIED_RESULT_TYPES = {"tt.make_tensor_descriptor": "!tt.tensordesc"}
-
-#: ops printing their operand types then the result type, without an arrow
-_LAST_TYPE_IS_RESULT = ("arith.select", "tt.make_tensor_descriptor")
-
-#: ops whose results are typed after the op header (``-> (T, U)``), not by the signature alone
-_REGION_RESULT_OPS = ("scf.for", "scf.if", "scf.execute_region", "scf.index_switch")
-#: the ops whose reading looks at the text after the name beyond its signature (region headers, region results)
-_READS_REST = frozenset({"scf.for", "scf.while", *_REGION_RESULT_OPS})
-
-#: a keyword printed after a region op's result types (``scf.execute_region -> (T, U) no_inline {``)
-_TRAILING_KEYWORD = re.compile(r"(?<=[>)\w])\s+[a-z_]+$")
-
-
-def _without_keyword(tail: str) -> str:
-    """The result types after a region op's ``->``, without a trailing keyword (``no_inline``).
-
-    >>> _without_keyword("(f32, i32) no_inline"), _without_keyword("tensor<4xf32> no_inline"), _without_keyword("i32")
-    ('(f32, i32)', 'tensor<4xf32>', 'i32')
-    """
-    if tail.startswith("("):
-        close = matching_close(tail, 0)
-        return tail[:close + 1] if close > 0 else tail
-    m = _TRAILING_KEYWORD.search(tail)
-    return tail[:m.start()] if m is not None and depth_at(tail, m.start()) == 0 else tail
-
-
 _PARTITION_HEAD = re.compile(r"^partition\d+\s*\((.*)\)\s*num_warps\s*\(\s*(\d+)\s*\)\s*$", re.S)
 
+#: the ops whose reading looks at the text after the name beyond its signature (region headers, region results)
+_READS_REST = frozenset({"scf.for", "scf.while", *REGION_RESULT_OPS})
 
 #: ops read by :meth:`Assembler._general_op` even as a common line alone: those whose reading looks past the signature
 #: or at their regions
@@ -526,20 +366,6 @@ def _typed_order(operands: tuple[str, ...]) -> tuple[str, ...]:
     """``ttg.local_atomic_scatter_rmw``'s operands in its type order: printed ``%dst[%indices], %values, %mask`` but
     typed ``functional-type(operands)``: dst, values, indices, mask."""
     return (operands[0], operands[2], operands[1], *operands[3:])
-
-
-#: the ops :func:`_implied_element` changes a type of
-_IMPLIED_ELEMENT_OPS = frozenset({"arith.cmpi", "arith.cmpf", "tt.load", "tt.atomic_rmw", "tt.atomic_cas"})
-
-
-def _implied_element(name: str, t: TypeRef) -> TypeRef:
-    """Ops whose printed type is the operand's: the result's element type follows from the op."""
-    if name in ("arith.cmpi", "arith.cmpf"):
-        return with_element(t, "i1")
-    if name in ("tt.load", "tt.atomic_rmw", "tt.atomic_cas") and t.element.startswith("!tt.ptr<"):
-        inner = t.element[len("!tt.ptr<"):-1].split(",")[0].strip()
-        return with_element(t, inner)
-    return t
 
 
 def _unquote(text: str) -> str:

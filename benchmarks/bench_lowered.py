@@ -34,8 +34,6 @@ sys.path.insert(0, sys.argv[1]); sys.path.insert(0, sys.argv[2])
 import build_corpus
 import triton
 from triton import knobs
-from triton.backends.compiler import GPUTarget
-from triton.compiler import ASTSource
 job = json.loads(sys.argv[3]); repeats = int(sys.argv[4])
 def hook(*args):
     if not args:
@@ -48,20 +46,12 @@ def hook(*args):
     stages["llir"] = llir
 knobs.runtime.add_stages_inspection_hook = hook
 knobs.compilation.always_compile = True
-case = {c.name: c for c in build_corpus.load_cases()}[job["kernel"]]
-cfg = case.configs[job["config"]]
-sig = dict(case.signature, **{k: "constexpr" for k in cfg})
-backend, arch = job["target"].split(":")
-target = GPUTarget(backend, int(arch) if backend == "cuda" else arch, 32 if backend == "cuda" else 64)
-if case.gluon:
-    from triton.experimental.gluon._runtime import GluonASTSource as Source
-else:
-    Source = ASTSource
+src, target, options = build_corpus.compile_source(job)
 times = []
 for _ in range(repeats + 1):
     t0 = time.process_time()
     try:
-        triton.compile(Source(fn=case.fn, signature=sig, constexprs=cfg), target=target, options={"num_warps": job["warps"]})
+        triton.compile(src, target=target, options=options)
     except StopIteration:
         pass
     except RuntimeError as e:

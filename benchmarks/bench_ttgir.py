@@ -48,8 +48,6 @@ sys.path.insert(0, sys.argv[1]); sys.path.insert(0, sys.argv[2])
 import build_corpus
 import triton
 from triton import knobs
-from triton.backends.compiler import GPUTarget
-from triton.compiler import ASTSource
 jobs = json.loads(sys.argv[3]); repeats = int(sys.argv[4])
 sequence = isinstance(jobs, list)  # a list: compile each job once, in order, after one warm-up compile
 captured = {}
@@ -65,22 +63,11 @@ def hook(*args):
     stages["ttgir"] = ttgir
 knobs.runtime.add_stages_inspection_hook = hook
 knobs.compilation.always_compile = True
-cases = {c.name: c for c in build_corpus.load_cases()}
 def compile_once(job, warps):
-    case = cases[job["kernel"]]
-    cfg = case.configs[job["config"]]
-    sig = dict(case.signature, **{k: "constexpr" for k in cfg})
-    backend, arch = job["target"].split(":")
-    target = GPUTarget(backend, int(arch) if backend == "cuda" else arch, 32 if backend == "cuda" else 64)
-    if case.gluon:
-        from triton.experimental.gluon._runtime import GluonASTSource as Source
-    else:
-        Source = ASTSource
-    attrs = {(case.fn.arg_names.index(a),): [["tt.divisibility", 16]] for a in case.divisible_by_16}
-    src = Source(fn=case.fn, signature=sig, constexprs=cfg, **({"attrs": attrs} if attrs else {}))
+    src, target, options = build_corpus.compile_source(dict(job, warps=warps))
     t0 = time.process_time()
     try:
-        triton.compile(src, target=target, options={"num_warps": warps, **case.options})
+        triton.compile(src, target=target, options=options)
     except StopIteration:
         pass
     except RuntimeError as e:

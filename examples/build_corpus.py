@@ -62,9 +62,9 @@ print(json.dumps(build_corpus_child.compile_job(job)))
 '''
 
 
-def compile_job(job: dict) -> dict:
-    """Run in the child: compile one job, return its texts and timing."""
-    import triton
+def compile_source(job: dict):
+    """What ``triton.compile`` takes for one job: ``(source, target, options)``, the case's ``tt.divisibility``
+    arguments and options included (the corpus and the benchmarks compile the same module)."""
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
 
@@ -81,8 +81,16 @@ def compile_job(job: dict) -> dict:
         Source = ASTSource
     attrs = {(case.fn.arg_names.index(a),): [["tt.divisibility", 16]] for a in case.divisible_by_16}
     src = Source(fn=case.fn, signature=sig, constexprs=constexprs, **({"attrs": attrs} if attrs else {}))
+    return src, target, {"num_warps": job["warps"], **case.options}
+
+
+def compile_job(job: dict) -> dict:
+    """Run in the child: compile one job, return its texts and timing."""
+    import triton
+
+    src, target, options = compile_source(job)
     t0 = time.perf_counter()
-    k = triton.compile(src, target=target, options={"num_warps": job["warps"], **case.options})
+    k = triton.compile(src, target=target, options=options)
     seconds = time.perf_counter() - t0
     return {"ok": True, "ttgir": k.asm["ttgir"], "llir": k.asm.get("llir", ""), "seconds": seconds}
 

@@ -71,7 +71,8 @@ def compile_source(job: dict):
     cases = {c.name: c for c in load_cases()}
     case = cases[job["kernel"]]
     backend, arch = job["target"].split(":")
-    target = GPUTarget(backend, int(arch) if backend == "cuda" else arch, 32 if backend == "cuda" else 64)
+    wave = 32 if backend == "cuda" or arch.startswith(("gfx11", "gfx12")) else 64  # RDNA / gfx1250: wave32
+    target = GPUTarget(backend, int(arch) if backend == "cuda" else arch, wave)
     constexprs = case.configs[job["config"]]
     sig = dict(case.signature)
     sig.update({k: "constexpr" for k in constexprs})

@@ -24,17 +24,9 @@ import json, sys
 sys.path.insert(0, sys.argv[1])
 import build_corpus
 job = json.loads(sys.argv[2])
-case = next(c for c in build_corpus.load_cases() if c.name == job["kernel"])
 import triton
-from triton.backends.compiler import GPUTarget
-backend, arch = job["target"].split(":")
-consts = case.configs[job["config"]]
-sig = dict(case.signature, **{k: "constexpr" for k in consts})
-src = triton.compiler.ASTSource(fn=case.fn, signature=sig, constexprs=consts)
-wave = 32 if backend == "cuda" or arch.startswith(("gfx11", "gfx12")) else 64  # RDNA / gfx1250: wave32
-arch = int(arch) if backend == "cuda" else arch
-triton.compile(src, target=GPUTarget(backend, arch, wave),
-               options={"num_warps": job["warps"], **case.options})
+src, target, options = build_corpus.compile_source(job)
+triton.compile(src, target=target, options=options)
 '''
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from llverify.codegen.cp_async import cp_async_widths
-from llverify.ttgir import rules_memory
+from llverify.ttgir import rules_async_copy
 from llverify.ttgir.gate import check_module
 from llverify.ttgir.reader import parse_module
 from llverify.ttgir.rule_support import clear_caches
@@ -155,8 +155,8 @@ def test_the_hint_pins_the_width_and_its_absence_leaves_several() -> None:
 
 
 def test_a_rule_mutant_that_ignores_the_hint_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
-    real = rules_memory.cp_async_widths
-    monkeypatch.setattr(rules_memory, "cp_async_widths", lambda bound, bits, hint: real(bound, bits, None))
+    real = rules_async_copy.cp_async_widths
+    monkeypatch.setattr(rules_async_copy, "cp_async_widths", lambda bound, bits, hint: real(bound, bits, None))
     pinned, _ = _width(_module(8, 8, 8))
     assert list(pinned.details["widths_bytes"]) != [16]  # what the hint test above requires: the mutant fails it
     clear_caches()
@@ -178,11 +178,11 @@ def test_the_memo_keys_the_hint(monkeypatch: pytest.MonkeyPatch) -> None:
     such a memo, and the check catches it."""
     assert _pinned_then_free() == [[16], [4, 8, 16]]
     seen: dict = {}
-    real = rules_memory.decided_cp_async_width
+    real = rules_async_copy.decided_cp_async_width
 
     def mutant(R, M, bits, hint):
         return seen.setdefault((R, M, bits), real(R, M, bits, hint))
-    monkeypatch.setattr(rules_memory, "decided_cp_async_width", mutant)
+    monkeypatch.setattr(rules_async_copy, "decided_cp_async_width", mutant)
     assert _pinned_then_free() != [[16], [4, 8, 16]]
 
 

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
+
+import pytest
 
 from llverify.ttgir import reader, syntax
 
@@ -36,3 +39,12 @@ def read_repr(text: str, path: str = "f.mlir") -> str:
         return repr(reader.parse_modules(text, path))
     except Exception as exc:  # noqa: BLE001 - a refused text is compared by its message
         return f"{type(exc).__name__}: {exc}"
+
+
+def fast_and_general(text: str, general: Callable[[pytest.MonkeyPatch], None]) -> tuple[str, str]:
+    """``read_repr`` of ``text`` as the reader is, and again with ``general`` patching the fast path out: the two
+    readings a fast-path test compares."""
+    fast = read_repr(text)
+    with pytest.MonkeyPatch.context() as mp:
+        general(mp)
+        return fast, read_repr(text)

@@ -102,11 +102,7 @@ _LINE = st.tuples(_RESULTS, _NAME, _OPERANDS, _ATTRS, st.none() | _SIG, _LOC).ma
 
 
 def _both(text: str) -> tuple[str, str]:
-    fast = _read(text)
-    with pytest.MonkeyPatch.context() as mp:
-        _general(mp)
-        general = _read(text)
-    return fast, general
+    return corpus_reads.fast_and_general(text, _general)
 
 
 @given(st.lists(_LINE, min_size=1, max_size=3))

@@ -29,11 +29,7 @@ _read = corpus_reads.read_repr
 
 
 def _both(text: str) -> tuple[str, str]:
-    fast = _read(text)
-    with pytest.MonkeyPatch.context() as mp:
-        _general_ops(mp)
-        general = _read(text)
-    return fast, general
+    return corpus_reads.fast_and_general(text, _general_ops)
 
 
 # -- the common op alone ---------------------------------------------------------------------------------------------

@@ -56,10 +56,10 @@ def test_pool_workers_freeze_what_they_inherit() -> None:
 def _gate(names: list[str], jobs: int) -> tuple[list[tuple], bool]:
     """What the gate's runner yields for ``names`` with ``-j jobs`` (no cache), and whether it started a pool
     (forked after importing the gate: ``preload``)."""
-    from llverify.ttgir.cli import _Runner
+    from llverify.ttgir.runner import ModuleRunner
     from llverify.ttgir.units import preload
 
-    with _Runner(None, jobs, "process", None) as runner:
+    with ModuleRunner(None, jobs, "process", None) as runner:
         out = [(o.path, o.n, o.counts, o.diag, o.conv, o.errors) for o in runner.gate_iter(names, "text", False)]
         started = runner.executor is not None and runner.executor._pool is not None
         assert not started or runner.executor.prepare is preload

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from llverify.ttgir.model import Function, Module, Op, Region
 
-__all__ = ["first_warps", "first_warps_of", "partition_of"]
+__all__ = ["first_warps", "first_warps_of", "partition_of", "Scope", "partition_scopes"]
 
 
 def _ints(text: str) -> list[int]:
@@ -101,3 +101,27 @@ def partition_of(fn: Function, op: Op) -> tuple[Op, int] | None:
                     inner = (o, k - 1) if o.name == "ttg.warp_specialize" and k > 0 else where
                     stack.append((r, inner))
     return found
+
+
+class Scope:
+    """A ``ttg.warp_specialize`` partition: its region, the op (whose operands its block arguments receive)
+    and the enclosing partition (None: the function body)."""
+
+    def __init__(self, region: Region, op: Op, parent: "Scope | None") -> None:
+        self.region, self.op, self.parent = region, op, parent
+
+
+def partition_scopes(fn: Function) -> dict[int, Scope]:
+    """``id(op) -> Scope`` for every op inside a warp_specialize partition of ``fn`` (the innermost one)."""
+    out: dict[int, Scope] = {}
+
+    def walk(region: Region, scope: Scope | None) -> None:
+        for block in region.blocks:
+            for op in block.ops:
+                if scope is not None:
+                    out[id(op)] = scope
+                for k, r in enumerate(op.regions):
+                    walk(r, Scope(r, op, scope) if op.name == "ttg.warp_specialize" and k > 0 else scope)
+
+    walk(fn.body, None)
+    return out

@@ -25,7 +25,8 @@ from llverify.prove.properties import conversion, distributed, equal, memory
 from llverify.prove.verdict import Counterexample, Verdict
 from llverify.ttgir.layouts import BuiltLayout, LayoutProblem, element_bits, layout_of
 from llverify.ttgir.model import Function, Module, Op, TypeRef
-from llverify.ttgir.scalars import Scope, ValueSets, partition_scopes
+from llverify.ttgir.partitions import Scope, partition_scopes
+from llverify.ttgir.scalars import ValueSets
 from llverify.ttgir.scalars_symbolic import SymbolicScalars
 
 __all__ = ["OpContext", "Rule", "memo_distributed", "memo_memory", "memo_equal", "memo_thread_local",

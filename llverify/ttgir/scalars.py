@@ -48,57 +48,15 @@ from __future__ import annotations
 from typing import Iterable, Sequence
 
 from llverify.ttgir.constants import integer_constant
+from llverify.ttgir.int_arith import CASTS, NotComputable, binary, cast, compare, int_width, wrap
 from llverify.ttgir.model import Function, Op, Region
 
-__all__ = ["ValueSets", "Scope", "partition_scopes", "NotComputable", "int_width", "MAX_VALUES", "MAX_STATES"]
+__all__ = ["ValueSets", "NotComputable", "int_width", "MAX_VALUES", "MAX_STATES"]
 
 #: a value set larger than this is not enumerated (None)
 MAX_VALUES = 4096
 #: a loop whose reachable scalar state exceeds this is not enumerated (None)
 MAX_STATES = 4096
-
-_WIDTH = {"i1": 1, "i8": 8, "i16": 16, "i32": 32, "i64": 64, "index": 64}
-_CMP = {"eq": lambda a, b: a == b, "ne": lambda a, b: a != b, "slt": lambda a, b: a < b,
-        "sle": lambda a, b: a <= b, "sgt": lambda a, b: a > b, "sge": lambda a, b: a >= b}
-
-
-def int_width(type_text: str) -> int | None:
-    """The bit width of an integer or ``index`` type (``i32`` -> 32); None for any other type."""
-    return _WIDTH.get(type_text.strip())
-
-
-def _signed(v: int, w: int) -> int:
-    v &= (1 << w) - 1
-    return v - (1 << w) if w > 1 and v >> (w - 1) else v
-
-
-class NotComputable(Exception):
-    """A value that enumeration cannot compute (a kernel argument, a load, a set too large): no claim."""
-
-
-class Scope:
-    """A ``ttg.warp_specialize`` partition: its region, the op (whose operands its block arguments receive)
-    and the enclosing partition (None: the function body)."""
-
-    def __init__(self, region: Region, op: Op, parent: "Scope | None") -> None:
-        self.region, self.op, self.parent = region, op, parent
-
-
-def partition_scopes(fn: Function) -> dict[int, Scope]:
-    """``id(op) -> Scope`` for every op inside a warp_specialize partition of ``fn`` (the innermost one)."""
-    out: dict[int, Scope] = {}
-
-    def walk(region: Region, scope: Scope | None) -> None:
-        for block in region.blocks:
-            for op in block.ops:
-                if scope is not None:
-                    out[id(op)] = scope
-                for k, r in enumerate(op.regions):
-                    walk(r, Scope(r, op, scope) if op.name == "ttg.warp_specialize" and k > 0 else scope)
-
-    walk(fn.body, None)
-    return out
-
 
 def _visible(name: str, scopes: list[dict[str, str]]) -> str | None:
     """The key ``name`` has in the innermost of ``scopes`` (outermost first) that binds it, or None (keys are
@@ -268,10 +226,10 @@ class ValueSets:
         rtype = op.results[0].type.text if op.results else ""
         if op.name == "arith.constant":
             c = integer_constant(op)
-            width = _WIDTH.get(rtype)
+            width = int_width(rtype)
             if c is None or c.splat or width is None:
                 raise NotComputable("not an integer constant")
-            return _signed(c.value, width)
+            return wrap(c.value, width)
         w = int_width(rtype)
         if w is None:
             raise NotComputable(f"type {rtype!r}")
@@ -280,45 +238,18 @@ class ValueSets:
             c, a, b = self.operands_of(op)[:3]
             return self._value(a if self._value(c, env) else b, env)
         vals = [self._value(o, env) for o in self.operands_of(op)]
-        if name in ("arith.extsi", "arith.extui", "arith.trunci", "arith.index_cast", "arith.index_castui"):
+        if name in CASTS:
             src = op.operand_types[0].text if op.operand_types and op.operand_types[0] else ""
-            sw = int_width(src) or w
-            if name in ("arith.extui", "arith.index_castui"):
-                return _signed(vals[0] & ((1 << sw) - 1), w)
-            return _signed(vals[0], w)
+            return cast(name, vals[0], int_width(src) or w, w)
         if name == "arith.cmpi":
             pred = op.text.split("arith.cmpi", 1)[1].strip().split(",")[0].strip()
             ow = int_width(op.operand_types[0].text) if op.operand_types and op.operand_types[0] else None
             if ow is None or len(vals) != 2:
                 raise NotComputable("cmpi operands")
-            a, b = vals
-            if pred in ("ult", "ule", "ugt", "uge"):
-                mask = (1 << ow) - 1
-                a, b, pred = a & mask, b & mask, {"ult": "slt", "ule": "sle", "ugt": "sgt", "uge": "sge"}[pred]
-            fn = _CMP.get(pred)
-            if fn is None:
-                raise NotComputable(f"cmpi {pred}")
-            return int(fn(a, b))
+            return compare(pred, vals[0], vals[1], ow)
         if len(vals) != 2:
             raise NotComputable(f"{name} not evaluated")
-        a, b = vals
-        if name in ("arith.divsi", "arith.remsi", "arith.divui", "arith.remui"):
-            if name.endswith("ui"):
-                a, b = a & ((1 << w) - 1), b & ((1 << w) - 1)
-            if b == 0 or (name == "arith.divsi" and a == -(1 << (w - 1)) and b == -1):
-                raise NotComputable("division by zero or overflow")
-            q = abs(a) // abs(b) * (1 if (a >= 0) == (b >= 0) else -1)
-            return _signed(q if "div" in name else a - q * b, w)
-        if name == "arith.shli":
-            if not 0 <= b < w:
-                raise NotComputable("shift past the width")
-            return _signed(a << b, w)
-        binary = {"arith.addi": lambda: a + b, "arith.subi": lambda: a - b, "arith.muli": lambda: a * b,
-                  "arith.andi": lambda: a & b, "arith.ori": lambda: a | b, "arith.xori": lambda: a ^ b,
-                  "arith.minsi": lambda: min(a, b), "arith.maxsi": lambda: max(a, b)}
-        if name not in binary:
-            raise NotComputable(f"{name} not evaluated")
-        return _signed(binary[name](), w)
+        return binary(name, vals[0], vals[1], w)
 
     # -- the reachable states of one loop -----------------------------------------------------------------
 
@@ -394,7 +325,3 @@ class ValueSets:
             return
         for o in self.operands_of(d[0]):
             yield from self._deps(o, depth + 1)
-
-
-def _raise(msg: str) -> int:
-    raise NotComputable(msg)

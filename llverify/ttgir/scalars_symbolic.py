@@ -9,7 +9,8 @@ Used by the gate's bounds obligations (``memdesc_index`` and subslice offsets) w
 from __future__ import annotations
 
 from llverify.ttgir.model import Function, Op
-from llverify.ttgir.scalars import NotComputable, ValueSets, int_width
+from llverify.ttgir.int_arith import NotComputable, int_width
+from llverify.ttgir.scalars import ValueSets
 
 __all__ = ["SymbolicScalars"]
 

@@ -339,3 +339,27 @@ def test_bare_i1_constant_has_type_i1(tmp_path) -> None:
     res = _gate_text(tmp_path, "mutant.ttgir", text.replace(line, line.replace("mutable>, i1, i1)", "mutable>, i1, i32)")))
     bad = [f for f in res.findings if f.verdict.status == "refuted"]
     assert len(bad) == 1 and bad[0].rule == "use_type" and bad[0].op == "ttng.tc_gen5_mma"
+
+
+_TRITON_2 = """#blocked = #triton_gpu.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+#mma = #triton_gpu.mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2]}>
+module attributes {"triton_gpu.num-warps" = 4 : i32, "triton_gpu.threads-per-warp" = 32 : i32} {
+  tt.func public @k(%a: tensor<32x32xf16, #triton_gpu.dot_op<{opIdx = 0, parent = #mma%KA%}>>,
+                    %b: tensor<32x32xf16, #triton_gpu.dot_op<{opIdx = 1, parent = #mma%KB%}>>) {
+    %cst = arith.constant dense<0.000000e+00> : tensor<32x32xf32, #mma>
+    %d = tt.dot %a, %b, %cst {allowTF32 = true} : tensor<32x32xf16, #triton_gpu.dot_op<{opIdx = 0, parent = #mma%KA%}>> * tensor<32x32xf16, #triton_gpu.dot_op<{opIdx = 1, parent = #mma%KB%}>> -> tensor<32x32xf32, #mma>
+    tt.return
+  }
+}
+"""
+
+
+def test_triton_2_dot_operands_without_kwidth_are_unknown_not_refuted(tmp_path) -> None:
+    # Triton 2.x printed no kWidth on MMA v2 dot operands: nothing to compare, so no refutation (a real bug
+    # report's module from that era); a stated kWidth that differs between A and B is still refuted
+    res = _gate_text(tmp_path, "t2.ttgir", _TRITON_2.replace("%KA%", "").replace("%KB%", ""))
+    kw = [f.verdict for f in res.findings if f.verdict.subject.endswith("kWidth")]
+    assert len(kw) == 2 and all(v.status == "unknown" and "no kWidth" in v.message for v in kw)
+    assert not [f for f in res.findings if f.verdict.status == "refuted"]
+    res = _gate_text(tmp_path, "t2b.ttgir", _TRITON_2.replace("%KA%", ", kWidth = 2").replace("%KB%", ", kWidth = 4"))
+    assert any(f.verdict.status == "refuted" and "different kWidth" in f.verdict.message for f in res.findings)

@@ -62,7 +62,13 @@ def dot_operands(ctx: OpContext) -> Iterable[Verdict]:
                 if pk == "nvidia_mma" and list(parent.get("version", [0]))[0] == 2 and bits:
                     want = max(1, 32 // bits)
                     kw = enc.get("k_width")
-                    if isinstance(kw, int) and kw > want and bits < 64 and (kw * bits) % 32 == 0:
+                    if kw is None:
+                        # Triton 3.x prints kWidth on every dot operand of an MMA v2 parent; a module without it
+                        # comes from Triton 2.x (`#triton_gpu.mma`), whose operand layouts are not modelled
+                        yield unknown("dot_operands", subject + " kWidth",
+                                      "the operand encoding states no kWidth (Triton 2.x printed none for an MMA v2 "
+                                      "parent): the operand layout it implies is not modelled")
+                    elif isinstance(kw, int) and kw > want and bits < 64 and (kw * bits) % 32 == 0:
                         # Triton's MMAv2 lowering accepts a kWidth that is a multiple of 32 / bits ("largeK":
                         # each thread's k run is re-sliced into 32-bit pieces, the same way for A and B)
                         yield unknown("dot_operands", subject + " kWidth",

@@ -308,10 +308,95 @@ def test_triton_3_2_spelling_keeps_mutants_refuted() -> None:
     _assert_refuted_at(_findings(_as_triton_3_2(mutated)), line, "use_type")
 
 
-def test_leading_offset_shared_of_triton_3_2_is_unknown_not_guessed() -> None:
-    old = _as_triton_3_2(_module("matmul-t64s1-cuda_80-w4")).replace("hasLeadingOffset = false",
-                                                                     "hasLeadingOffset = true")
-    findings = _findings(old)
+_NVMMA_AS_3_2 = {32: "perPhase = 4, maxPhase = 2", 64: "perPhase = 2, maxPhase = 4", 128: "perPhase = 1, maxPhase = 8"}
+
+
+def _nvmma_as_triton_3_2(text: str) -> str:
+    """The module as Triton 3.0-3.2 printed it, with its NVMMA layouts in that version's leading-offset form:
+    ``#triton_gpu.shared<{vec = 128 / bits, perPhase, maxPhase, order, hasLeadingOffset = true}>``."""
+    def old(m: re.Match) -> str:
+        width, transposed, bits = int(m.group(1)), m.group(2) == "true", int(m.group(3))
+        order = "[0, 1]" if transposed else "[1, 0]"
+        return (f"#ttg.shared<{{vec = {128 // bits}, {_NVMMA_AS_3_2[width]}, order = {order}, "
+                f"hasLeadingOffset = true}}>")
+    text = re.sub(r"#ttg\.nvmma_shared<\{swizzlingByteWidth = (\d+), transposed = (\w+), elementBitWidth = (\d+)\}>",
+                  old, text)
+    return _as_triton_3_2(text)
+
+
+def _triton_3_2_leading_offset(shape, width, bits, order):
+    """Triton 3.2's leading-offset shared layout (rank 2, one CTA) from that version's definition, written out
+    independently of llverify's builders: one 8-row atom of ``8 * width / bits`` columns (columns first; row
+    ``r < 8`` XORs ``(128 / bits) * ((r / perPhase) % maxPhase)`` into the column), then the rows, then the
+    columns beyond the atom."""
+    from llverify.layout import LinearLayout
+
+    col, row = order
+    atom_cols, vec = 8 * width // bits, 128 // bits
+    per_phase, max_phase = {32: (4, 2), 64: (2, 4), 128: (1, 8)}[width]
+
+    def basis(r: int, c: int) -> list[int]:
+        v = [0, 0]
+        v[row], v[col] = r, c
+        return v
+    bases = [basis(0, 1 << k) for k in range(atom_cols.bit_length() - 1)]
+    bases += [basis(r, vec * ((r // per_phase) % max_phase)) for r in (1, 2, 4)]
+    bases += [basis(1 << k, 0) for k in range(3, shape[row].bit_length() - 1)]
+    bases += [basis(0, 1 << k) for k in range(atom_cols.bit_length() - 1, shape[col].bit_length() - 1)]
+    return LinearLayout.from_bases({"offset": bases, "block": []}, ["dim0", "dim1"])
+
+
+def test_leading_offset_shared_of_triton_3_2_is_nvmma_up_to_256_rows() -> None:
+    from llverify.ttgir.layouts import layout_of
+    from llverify.ttgir.types import parse_typeref
+
+    checked = 0
+    for bits, elem in ((8, "i8"), (16, "f16"), (32, "f32")):
+        for width, phases in _NVMMA_AS_3_2.items():
+            for order in ([1, 0], [0, 1]):
+                atom = 8 * width // bits
+                for rows in (8, 64, 256, 512):
+                    for cols in (atom, 4 * atom):
+                        shape = (rows, cols) if order == [1, 0] else (cols, rows)
+                        enc = f"#triton_gpu.shared<{{vec = {128 // bits}, {phases}, order = {order}, hasLeadingOffset = true}}>"
+                        got = layout_of(parse_typeref(f"!tt.memdesc<{shape[0]}x{shape[1]}x{elem}, {enc}>", {}))
+                        if rows > 256:  # Triton 3.3+ tiles TMA boxes of at most 256 rows: not the same map
+                            assert "beyond 256 rows" in got.reason
+                            continue
+                        assert got.layout == _triton_3_2_leading_offset(shape, width, bits, order), (bits, width, shape)
+                        checked += 1
+    assert checked == 108
+    wrong_vec = layout_of(parse_typeref("!tt.memdesc<64x64xf16, #triton_gpu.shared<{vec = 4, perPhase = 1, "
+                                        "maxPhase = 8, order = [1, 0], hasLeadingOffset = true}>>", {}))
+    assert "needs vec = 8" in wrong_vec.reason
+
+
+def test_leading_offset_shared_of_triton_3_2_gives_the_same_verdicts() -> None:
+    # Hopper wgmma matmuls and attention as Triton 3.2 printed them: every verdict as on the 3.9 spelling
+    for name in ("matmul-t128s3-cuda_90-w4", "matmul-t64s1-cuda_90-w4", "attention-q128k64d64-cuda_90-w4"):
+        text = _module(name)
+        old = _nvmma_as_triton_3_2(text)
+        assert "hasLeadingOffset = true" in old and "nvmma_shared" not in old
+        assert _outcomes(_findings(old)) == _outcomes(_findings(text))
+
+
+def test_leading_offset_shared_of_triton_3_2_keeps_mutants_refuted() -> None:
+    # the wgmma's A buffer retyped at its use with an inline leading-offset encoding: the same parameters as its
+    # definition's (64-byte swizzle) are the same layout; a 32-byte swizzle is another, refuted where it is used
+    text = _nvmma_as_triton_3_2(_module("matmul-t64s1-cuda_90-w4"))
+    enc = "#triton_gpu.shared<{{vec = 8, {}, order = [1, 0], hasLeadingOffset = true}}>"
+    same, line = _replace_line(text, "warp_group_dot %", "64x32xf16, #shared,",
+                               f"64x32xf16, {enc.format(_NVMMA_AS_3_2[64])},")
+    assert not _bad(_findings(same))
+    other, line = _replace_line(text, "warp_group_dot %", "64x32xf16, #shared,",
+                                f"64x32xf16, {enc.format(_NVMMA_AS_3_2[32])},")
+    _assert_refuted_at(_findings(other), line, "use_type")
+
+
+def test_leading_offset_pairs_triton_3_2_never_accepted_are_read_errors() -> None:
+    text = _nvmma_as_triton_3_2(_module("matmul-t64s1-cuda_90-w4")).replace("perPhase = 2, maxPhase = 4",
+                                                                            "perPhase = 1, maxPhase = 4")
+    findings = _findings(text)  # (1, 4) is no pair Triton 3.2 accepts with a leading offset
     assert not _bad(findings)
     unknown = [f for f in findings if f.verdict.status == "unknown"]
     assert unknown and all("leading-offset" in f.verdict.message for f in unknown)
@@ -349,3 +434,14 @@ def test_more_kernels_pass() -> None:
         assert findings and not _bad(findings), path.name
         for f in findings:
             assert f.verdict.status == "proved", (path.name, f.verdict)
+
+
+def test_wgmma_operand_retyped_at_its_use_is_refuted() -> None:
+    # `ttng.warp_group_dot %a, %b, %c : A * B -> C`: the printed A and B are compared with their definitions'
+    # types as every other op's operands are (MLIR's parser would reject the mismatch; a hand-edited or
+    # mis-printed module must not pass)
+    text = _module("matmul-t64s1-cuda_90-w4")
+    swapped = "#ttg.nvmma_shared<{swizzlingByteWidth = 32, transposed = false, elementBitWidth = 16}>"
+    mutated, line = _replace_line(text, "warp_group_dot %", "64x32xf16, #shared,", f"64x32xf16, {swapped},")
+    _assert_refuted_at(_findings(mutated), line, "use_type")
+    assert not _bad(_findings(text))

@@ -60,19 +60,44 @@ def attr_fields(kind: str) -> dict[str, str]:
     return {**_CGA_FIELDS, **(dict(k.fields) if k is not None else {})}
 
 
+#: Triton 3.0-3.2's leading-offset shared layouts: (perPhase, maxPhase) -> the swizzle width in bytes it stands for
+#: (the only three pairs that Triton version accepts with a leading offset)
+LEADING_OFFSET_SWIZZLE = {(4, 2): 32, (2, 4): 64, (1, 8): 128}
+
+
 def _legacy_shared(body: dict[str, Any], text: str, pos: int) -> dict[str, Any]:
     """Triton 3.0-3.2's ``#triton_gpu.shared<{vec, perPhase, maxPhase, order, hasLeadingOffset}>``.
 
     Without a leading offset it is the swizzled layout later printed as ``#ttg.swizzled_shared`` (same
-    fields, same meaning); with one it is the Hopper MMA layout later split into ``#ttg.nvmma_shared``,
-    whose swizzle width the old attribute does not state, so it is refused rather than guessed.
+    fields, same meaning).  With one it is the Hopper MMA layout later printed as ``#ttg.nvmma_shared``: that
+    Triton version reads its swizzle width from ``(perPhase, maxPhase)`` (:data:`LEADING_OFFSET_SWIZZLE`), its
+    contiguous dim from ``order[0]`` (``[0, 1]``: transposed), and requires ``vec = 128 / element bits``; its
+    layout is 8-row atoms of one swizzle row, repeated along the rows and then along the columns, the same map as
+    ``#ttg.nvmma_shared`` of that width wherever the rows are at most 256 (the TMA box limit of later versions;
+    compared over every width and shape in ``tests/test_ttgir_gate.py``).  The spec carries
+    ``legacy_leading_offset`` (the stated ``vec``) for :func:`llverify.ttgir.layouts.layout_of`, which checks
+    ``vec`` and the shape once the element type and shape are known; rank-2 orders only.
+
+    >>> _legacy_shared({"vec": 8, "perPhase": 2, "maxPhase": 4, "order": [1, 0], "hasLeadingOffset": True}, "", 0)
+    {'kind': 'nvmma_shared', 'swizzle_byte_width': 64, 'transposed': False, 'legacy_leading_offset': {'vec': 8}}
     """
     fields = dict(body)
-    if fields.pop("hasLeadingOffset", False):
-        raise AttrParseError(text, pos, "a swizzled #triton_gpu.shared (the leading-offset form of Triton 3.0-3.2 "
-                                        "is not modelled: recompile with Triton 3.3 or later)",
-                             found="hasLeadingOffset = true")
-    return _to_spec("swizzled_shared", fields, text, pos)
+    if not fields.pop("hasLeadingOffset", False):
+        return _to_spec("swizzled_shared", fields, text, pos)
+    phases = (fields.pop("perPhase", None), fields.pop("maxPhase", None))
+    width = LEADING_OFFSET_SWIZZLE.get(phases) if all(type(x) is int for x in phases) else None
+    if width is None:
+        raise AttrParseError(text, pos, "(perPhase, maxPhase) = (4, 2), (2, 4) or (1, 8) in a leading-offset "
+                                        "#triton_gpu.shared (the only ones Triton 3.0-3.2 accepts)",
+                             found=f"({phases[0]}, {phases[1]})")
+    order = fields.pop("order", None)
+    if order not in ([1, 0], [0, 1]):
+        raise AttrParseError(text, pos, "order = [1, 0] or [0, 1] in a leading-offset #triton_gpu.shared (other "
+                                        "ranks are not modelled)", found=repr(order))
+    vec = fields.pop("vec", None)
+    spec = _to_spec("nvmma_shared", fields, text, pos)  # the CTA fields, if any
+    spec.update(swizzle_byte_width=width, transposed=order == [0, 1], legacy_leading_offset={"vec": vec})
+    return spec
 
 
 #: kind -> :func:`attr_fields` of it, read-only here (a declared kind never changes)

@@ -262,6 +262,36 @@ def _frozen_key(encoding: Any, spec: Mapping[str, Any], bits: int) -> tuple[int,
     return id(encoding), bits if spec.get("kind") in _COMPLETED_BY_WIDTH else None
 
 
+def leading_offset_problem(legacy: Mapping[str, Any], spec: Mapping[str, Any], bits: int | None,
+                           shape: tuple[int, ...]) -> str:
+    """Why a Triton 3.0-3.2 leading-offset shared layout (read as ``nvmma_shared``:
+    :func:`llverify.triton.parse._legacy_shared`) is not built on ``shape`` with ``bits``-bit elements, or ``""``:
+    Triton 3.2 requires ``vec = 128 / bits`` and at least one 8-row atom of one swizzle row; the layout is that of
+    ``#ttg.nvmma_shared`` only up to 256 rows.
+
+    >>> leading_offset_problem({"vec": 8}, {"swizzle_byte_width": 128, "transposed": False}, 16, (64, 64))
+    ''
+    >>> leading_offset_problem({"vec": 4}, {"swizzle_byte_width": 128, "transposed": False}, 16, (64, 64))
+    'a leading-offset #triton_gpu.shared of 16-bit elements needs vec = 8 (Triton 3.2), not 4'
+    """
+    if bits not in (8, 16, 32):
+        return f"a leading-offset #triton_gpu.shared of {bits}-bit elements is not modelled"
+    if legacy.get("vec") != 128 // bits:
+        return (f"a leading-offset #triton_gpu.shared of {bits}-bit elements needs vec = {128 // bits} (Triton 3.2), "
+                f"not {legacy.get('vec')}")
+    if len(shape) != 2:
+        return f"a leading-offset #triton_gpu.shared on shape {list(shape)}: rank 2 only"
+    rows, cols = (shape[1], shape[0]) if spec.get("transposed") else shape
+    atom_cols = 8 * int(spec.get("swizzle_byte_width", 0)) // bits
+    if rows < 8 or cols < atom_cols:
+        return (f"a leading-offset #triton_gpu.shared needs at least 8 x {atom_cols} (rows x contiguous) elements "
+                f"(Triton 3.2 aborts below), got {rows} x {cols}")
+    if rows > 256:
+        return (f"a leading-offset #triton_gpu.shared of {rows} rows: Triton 3.2's layout differs from "
+                "#ttg.nvmma_shared's beyond 256 rows, not modelled")
+    return ""
+
+
 def layout_of(t: TypeRef, frozen: dict[Any, Any] | None = None) -> BuiltLayout | LayoutProblem:
     """The layout of a tensor or memdesc type (see the module docstring).
 
@@ -295,6 +325,11 @@ def layout_of(t: TypeRef, frozen: dict[Any, Any] | None = None) -> BuiltLayout |
             for d in full[:len(full) - rank]:
                 buffers *= d
             shape = full[len(full) - rank:]
+    legacy = spec.pop("legacy_leading_offset", None) if spec is not enc else None
+    if legacy is not None:
+        problem = leading_offset_problem(legacy, spec, bits, shape)
+        if problem:
+            return LayoutProblem(problem)
     view = tuple(t.shape[len(t.shape) - len(shape):]) if len(t.shape) >= len(shape) else tuple(t.shape)
     key = _frozen_key(t.encoding, spec, bits)
     hit = frozen.get(key) if frozen is not None else None

@@ -113,7 +113,8 @@ class OpTyping:
         ()) of an op: a function of its name, ``rest`` (the text after the name, read by the region ops only), its
         signature (attribute dictionaries removed), result and operand counts and, for ``arith.constant``, its
         operand text.  The printed type of each operand is the signature's left side where it has one type per
-        operand and an arrow, and ``tt.dot``'s ``A * B -> C`` with the accumulator typed as the result.
+        operand and an arrow, and ``A * B -> C`` (``tt.dot``, ``tt.dot_scaled``, ``ttng.warp_group_dot``) with the
+        accumulator typed as the result (and a wgmma's ``useC`` flag as ``i1``).
 
         >>> ty = OpTyping({}, {})
         >>> lhs, _, res, printed = ty.types("arith.addi", "", "i32", None, 1, 2, "%a, %b")
@@ -138,8 +139,12 @@ class OpTyping:
         if lhs_types and rhs_types is not None:
             if len(lhs_types) == n_operands:
                 printed = tuple(lhs_types)
-            elif name in ("tt.dot", "tt.dot_scaled") and len(lhs_types) + 1 == n_operands and len(rhs_types) == 1:
-                printed = (*lhs_types, rhs_types[0])  # `A * B -> C`: the accumulator has the result's type
+            elif name in _ACCUMULATING and len(rhs_types) == 1:
+                # `A * B -> C`: the accumulator has the result's type; a wgmma's optional `useC` flag is an i1
+                if len(lhs_types) + 1 == n_operands:
+                    printed = (*lhs_types, rhs_types[0])
+                elif name == "ttng.warp_group_dot" and len(lhs_types) == 2 and n_operands == 4:
+                    printed = (*lhs_types, rhs_types[0], self.typeref("i1"))
         return lhs_types, for_results, res_types, printed
 
     def signature(self, name: str, rest: str, signature: str, fast: Match[str] | None = None) -> SignatureTypes:
@@ -214,6 +219,10 @@ class OpTyping:
             lhs, _ = split_arrow(signature)
             return [self.typeref(t) for t in split_top(strip_parens(lhs), ",") if t.strip()]
         return []
+
+
+#: ops printed ``%a, %b, %c : A * B -> C`` whose accumulator ``%c`` has the result's type
+_ACCUMULATING = frozenset({"tt.dot", "tt.dot_scaled", "ttng.warp_group_dot"})
 
 
 def _result_types(name: str, n: int, lhs: list[TypeRef], rhs: list[TypeRef] | None,

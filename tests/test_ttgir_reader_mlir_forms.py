@@ -128,3 +128,67 @@ def test_triton_reads_the_same_text() -> None:
     assert proc.returncode == 0, proc.stderr[-500:]
     printed = json.loads(proc.stdout.strip().splitlines()[-1])["text"]
     assert "@first" in printed and "2x32x32xf16" in printed
+
+
+# -- MLIR's generic form of the module and its functions (`--mlir-print-op-generic`) -----------------------
+
+_CUSTOM = textwrap.dedent("""\
+    #blocked = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+    #blocked1 = #ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]}>
+    module attributes {"ttg.num-warps" = 4 : i32, ttg.target = "cuda:90"} {
+      tt.func public @k(%arg0: !tt.ptr<f32>) {
+        %0 = tt.splat %arg0 : !tt.ptr<f32> -> tensor<32x32x!tt.ptr<f32>, #blocked>
+        %1 = tt.load %0 : tensor<32x32x!tt.ptr<f32>, #blocked>
+        %2 = ttg.convert_layout %1 : tensor<32x32xf32, #blocked> -> tensor<32x32xf32, #blocked1>
+        %3 = ttg.convert_layout %0 : tensor<32x32x!tt.ptr<f32>, #blocked> -> tensor<32x32x!tt.ptr<f32>, #blocked1>
+        tt.store %3, %2 : tensor<32x32x!tt.ptr<f32>, #blocked1>
+        tt.return
+      }
+    }
+    """)
+
+_GENERIC = textwrap.dedent("""\
+    #blocked = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+    #blocked1 = #ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]}>
+    "builtin.module"() ({
+      "tt.func"() <{function_type = (!tt.ptr<f32>) -> (), sym_name = "k", sym_visibility = "public"}> ({
+      ^bb0(%arg0: !tt.ptr<f32>):
+        %0 = "tt.splat"(%arg0) : (!tt.ptr<f32>) -> tensor<32x32x!tt.ptr<f32>, #blocked>
+        %1 = "tt.load"(%0) <{cache = 1 : i32, evict = 1 : i32, isVolatile = false, operandSegmentSizes = array<i32: 1, 0, 0>}> : (tensor<32x32x!tt.ptr<f32>, #blocked>) -> tensor<32x32xf32, #blocked>
+        %2 = "ttg.convert_layout"(%1) : (tensor<32x32xf32, #blocked>) -> tensor<32x32xf32, #blocked1>
+        %3 = "ttg.convert_layout"(%0) : (tensor<32x32x!tt.ptr<f32>, #blocked>) -> tensor<32x32x!tt.ptr<f32>, #blocked1>
+        "tt.store"(%3, %2) <{cache = 1 : i32, evict = 1 : i32}> : (tensor<32x32x!tt.ptr<f32>, #blocked1>, tensor<32x32xf32, #blocked1>) -> ()
+        "tt.return"() : () -> ()
+      }) : () -> ()
+    }) {"ttg.num-warps" = 4 : i32, ttg.target = "cuda:90"} : () -> ()
+    """)
+
+
+def _outcomes(text: str) -> list[tuple[str, str, str]]:
+    return sorted((f.rule, f.op, f.verdict.status) for f in check_module(parse_module(text, "m.mlir")))
+
+
+def test_generic_module_and_function_read_as_the_printed_form() -> None:
+    # before: the generic `"builtin.module"` hid its function, and the gate passed the module with 0 obligations
+    generic, custom = parse_module(_GENERIC, "g.mlir"), parse_module(_CUSTOM, "c.mlir")
+    (fn,) = generic.functions
+    assert (fn.name, fn.public, [a.name for a in fn.arguments]) == ("k", True, ["%arg0"])
+    assert (generic.target, generic.num_warps) == ("cuda:90", 4)
+    outcomes = _outcomes(_GENERIC)
+    assert len(outcomes) > 5 and outcomes == _outcomes(_CUSTOM)
+    assert not fn.body.blocks[0].arguments and len(fn.body.blocks[0].ops) == len(custom.functions[0].body.blocks[0].ops)
+
+
+def test_generic_form_mutant_is_refuted() -> None:
+    # the store's pointers read through another layout than their definition's: refuted in the generic form too
+    mutated = _GENERIC.replace('"tt.store"(%3, %2) <{cache = 1 : i32, evict = 1 : i32}> : (tensor<32x32x!tt.ptr<f32>, '
+                               '#blocked1>', '"tt.store"(%3, %2) <{cache = 1 : i32, evict = 1 : i32}> : (tensor<32x32x'
+                               '!tt.ptr<f32>, #blocked>')
+    assert mutated != _GENERIC
+    assert "refuted" in {s for _, _, s in _outcomes(mutated)}
+
+
+def test_generic_function_without_a_name_is_a_located_error() -> None:
+    broken = _GENERIC.replace('sym_name = "k", ', "")
+    with pytest.raises(TtgirError, match=r"g\.mlir:4:\d+: .*sym_name"):
+        parse_module(broken, "g.mlir")

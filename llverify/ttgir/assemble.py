@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from typing import Mapping, Match, Sequence
 
+from llverify.ttgir.generic_form import (generic_function_header, generic_module_parts, is_generic_function,
+                                        is_generic_module)
 from llverify.ttgir.locations import Locations, split_loc
 from llverify.ttgir.op_line import argument_list, argument_types
 from llverify.ttgir.model import (Block, Function, Location, Module, Op, Region, TypeRef, Value, new_location, new_op,
@@ -49,12 +51,18 @@ class Assembler:
         self.typing = OpTyping(aliases, type_aliases or {})
 
     def module(self, top: RegionBuilder, attrs: dict[str, str], stage: str, line: int = 0) -> Module:
+        items = top.blocks[0].items if top.blocks else []
+        if len(items) == 1 and is_generic_module(items[0]):  # `"builtin.module"() ({ ... }) {attrs} : () -> ()`
+            top, inner = generic_module_parts(items[0])
+            attrs = {**attrs, **inner}
+            items = top.blocks[0].items if top.blocks else []
         attrs = {canonical_op_name(k.strip('"')): v for k, v in attrs.items()}  # "triton_gpu.num-warps"
         functions: list[Function] = []
-        for item in top.blocks[0].items if top.blocks else []:
-            fn = self.function(item) if OPNAME.match(item.head) and item.head.startswith("tt.func") else None
-            if fn is not None:
-                functions.append(fn)
+        for item in items:
+            if OPNAME.match(item.head) and item.head.startswith("tt.func"):
+                functions.append(self.function(item))
+            elif is_generic_function(item):
+                functions.append(self.generic_function(item))
         return Module(path=self.path, target=_unquote(attrs.get("ttg.target", "")),
                       num_warps=_int_attr(attrs.get("ttg.num-warps"), 4),
                       threads_per_warp=_int_attr(attrs.get("ttg.threads-per-warp"), 32),
@@ -97,6 +105,24 @@ class Assembler:
         body = self.region(b.regions[0]) if b.regions else Region(())
         return Function(fname, tuple(args), results, body, Location(self.path, b.line, b.col),
                         self.locs.resolve(loc), public=(m.group(1) or "public") == "public")
+
+    def generic_function(self, b: OpBuilder) -> Function:
+        """A ``tt.func`` in MLIR's generic form (:mod:`llverify.ttgir.generic_form`): its arguments are its entry
+        block's, moved to the function as the printed form has them."""
+        try:
+            name, public, result_texts, loc = generic_function_header(b)
+        except ValueError as exc:
+            raise fail(self.path, b.line, b.col, str(exc)) from None
+        self.types = {}  # isolated from above, as the printed form
+        body = self.region(b.regions[0]) if b.regions else Region(())
+        args: tuple[Value, ...] = ()
+        if body.blocks:
+            first = body.blocks[0]
+            args = first.arguments
+            body = Region((Block((), first.ops), *body.blocks[1:]))
+        results = tuple(self.typing.typeref(t) for t in result_texts)
+        return Function(name, tuple(args), results, body, Location(self.path, b.line, b.col), self.locs.resolve(loc),
+                        public=public)
 
     def block_args(self, text: str) -> list[Value]:
         fast = argument_types(text)  # one match per argument for the printed form

@@ -192,3 +192,56 @@ def test_generic_function_without_a_name_is_a_located_error() -> None:
     broken = _GENERIC.replace('sym_name = "k", ', "")
     with pytest.raises(TtgirError, match=r"g\.mlir:4:\d+: .*sym_name"):
         parse_module(broken, "g.mlir")
+
+
+_GENERIC_LOOP = textwrap.dedent("""\
+    #blocked = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+    #blocked1 = #ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]}>
+    "builtin.module"() ({
+      "tt.func"() <{function_type = (!tt.ptr<f32>) -> (), sym_name = "k", sym_visibility = "public"}> ({
+      ^bb0(%arg0: !tt.ptr<f32>):
+        %c0 = "arith.constant"() <{value = 0 : i32}> : () -> i32
+        %c1 = "arith.constant"() <{value = 1 : i32}> : () -> i32
+        %c4 = "arith.constant"() <{value = 4 : i32}> : () -> i32
+        %cst = "arith.constant"() <{value = dense<0.000000e+00> : tensor<32x32xf32, #blocked>}> : () -> tensor<32x32xf32, #blocked>
+        %0 = "tt.splat"(%arg0) : (!tt.ptr<f32>) -> tensor<32x32x!tt.ptr<f32>, #blocked>
+        %r = "scf.for"(%c0, %c4, %c1, %cst) ({
+        ^bb0(%iv: i32, %acc: tensor<32x32xf32, #blocked>):
+          %1 = "tt.load"(%0) <{cache = 1 : i32, evict = 1 : i32, isVolatile = false, operandSegmentSizes = array<i32: 1, 0, 0>}> : (tensor<32x32x!tt.ptr<f32>, #blocked>) -> tensor<32x32xf32, #blocked>
+          %2 = "arith.addf"(%acc, %1) <{fastmath = #arith.fastmath<none>}> : (tensor<32x32xf32, #blocked>, tensor<32x32xf32, #blocked>) -> tensor<32x32xf32, #blocked>
+          "scf.yield"(%2) : (tensor<32x32xf32, #blocked>) -> ()
+        }) : (i32, i32, i32, tensor<32x32xf32, #blocked>) -> tensor<32x32xf32, #blocked>
+        %s = "tt.reduce"(%r) <{axis = 1 : i32}> ({
+        ^bb0(%a: f32, %b: f32):
+          %m = "arith.maxnumf"(%a, %b) <{fastmath = #arith.fastmath<none>}> : (f32, f32) -> f32
+          "tt.reduce.return"(%m) : (f32) -> ()
+        }) : (tensor<32x32xf32, #blocked>) -> tensor<32xf32, #ttg.slice<{dim = 1, parent = #blocked}>>
+        %3 = "ttg.convert_layout"(%r) : (tensor<32x32xf32, #blocked>) -> tensor<32x32xf32, #blocked1>
+        %4 = "ttg.convert_layout"(%0) : (tensor<32x32x!tt.ptr<f32>, #blocked>) -> tensor<32x32x!tt.ptr<f32>, #blocked1>
+        "tt.store"(%4, %3) <{cache = 1 : i32, evict = 1 : i32}> : (tensor<32x32x!tt.ptr<f32>, #blocked1>, tensor<32x32xf32, #blocked1>) -> ()
+        "tt.return"() : () -> ()
+      }) : () -> ()
+    }) {"ttg.num-warps" = 4 : i32, ttg.target = "cuda:90"} : () -> ()
+    """)
+
+
+def test_generic_loop_and_reduce_are_typed_from_their_signatures() -> None:
+    # a generic scf.for's results are typed from `: (i32, i32, i32, T) -> T` (the printed form's `-> (T)` header
+    # is absent); its iter_arg is its entry block's labelled argument
+    m = parse_module(_GENERIC_LOOP, "g.mlir")
+    (loop,) = [op for op in m.functions[0].body.blocks[0].ops if op.name == "scf.for"]
+    assert [r.type.text for r in loop.results] == ["tensor<32x32xf32, #blocked>"]
+    assert loop.operands == ("%c0", "%c4", "%c1", "%cst")
+    assert [a.name for a in loop.regions[0].blocks[0].arguments] == ["%iv", "%acc"]
+    assert "refuted" not in {s for _, _, s in _outcomes(_GENERIC_LOOP)}
+
+
+def test_generic_loop_yielding_another_layout_is_refuted() -> None:
+    # before: the generic loop's result was untyped, so a yield in another layout passed unchecked
+    mutated = _GENERIC_LOOP.replace(
+        '"scf.yield"(%2) : (tensor<32x32xf32, #blocked>) -> ()',
+        '%q = "ttg.convert_layout"(%2) : (tensor<32x32xf32, #blocked>) -> tensor<32x32xf32, #blocked1>\n'
+        '          "scf.yield"(%q) : (tensor<32x32xf32, #blocked1>) -> ()')
+    assert mutated != _GENERIC_LOOP
+    bad = [f for f in check_module(parse_module(mutated, "g.mlir")) if f.verdict.status == "refuted"]
+    assert [(f.rule, f.op) for f in bad] == [("region_boundary", "scf.yield")]

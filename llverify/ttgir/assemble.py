@@ -225,6 +225,7 @@ class Assembler:
             raise fail(self.path, b.line, b.col, f"operation longer than {MAX_OP_CHARS} characters")
         fast = b.fast if not b.tails else None
         common = None if fast is not None else common_op(text, self.balanced)  # else one match for most ops
+        generic = False  # `"scf.for"(%a, ...) ({...}) : (T, ...) -> U`: types as printed, block arguments labelled
         if fast is not None:  # the common op line, matched when it was read (llverify.ttgir.op_line)
             results_text, name, operand_text, attributes, signature, _, loc = fast.groups("")
             if name.startswith("triton_"):
@@ -241,13 +242,13 @@ class Assembler:
             attrs = dict(self._attr_dict(common.attributes)) if common.attributes else {}
             operand_text = common.operands
         else:
-            results_text, name, rest, before_sig, signature, loc = self._split(b, text)
+            results_text, name, rest, before_sig, signature, loc, generic = self._split(b, text)
             attrs = {}
             for brace in top_dicts(before_sig):
                 attrs.update(attr_dict(brace))
             operand_text = remove_dicts(before_sig)
         # region-header block arguments (scf.for induction variable, iter_args, scf.while before-args)
-        region_args = self._region_header_args(name, rest) if name in ("scf.for", "scf.while") else []
+        region_args = self._region_header_args(name, rest) if name in ("scf.for", "scf.while") and not generic else []
         if fast is None:  # (a common line's signature holds no dictionary and no blank at either end)
             sig = self.sig_dicts.get(signature)
             if sig is None:
@@ -271,8 +272,9 @@ class Assembler:
             operands = _typed_order(operands)
         names = result_names(results_text) if "," in results_text or ":" in results_text else (
             [results_text] if results_text else [])
-        lhs_types, for_results, res_types, printed = self.typing.types(name, rest, signature, fast, len(names),
-                                                                       len(operands), operand_text)
+        lhs_types, for_results, res_types, printed = (
+            self.typing.generic_types(name, signature, len(names), len(operands)) if generic else
+            self.typing.types(name, rest, signature, fast, len(names), len(operands), operand_text))
         results = []
         for rn, rt in zip(names, res_types):
             v = new_value(rn, rt)
@@ -305,10 +307,10 @@ class Assembler:
             if not (op_types[i] and op_types[i].text) and t.text and operands[i] in self.types:
                 op_types[i] = self.types[operands[i]] = t
 
-    def _split(self, b: OpBuilder, text: str) -> tuple[str, str, str, str, str, str | None]:
+    def _split(self, b: OpBuilder, text: str) -> tuple[str, str, str, str, str, str | None, bool]:
         """(results text, canonical op name, the text after the name, its part before the signature separator,
-        the signature, the location) of an op's text: the one-pass scan for texts without strings, the general
-        bracket-aware split for the others."""
+        the signature, the location, whether the name is quoted: MLIR's generic form) of an op's text: the
+        one-pass scan for texts without strings, the general bracket-aware split for the others."""
         scan = scan_op(text)  # one pass over nearly every op (no quotes); the general path reads the others
         body, loc = (scan[0], scan[1]) if scan is not None else split_loc(text)
         results_text = ""
@@ -337,7 +339,7 @@ class Assembler:
             sig_at, sig_end = signature_colon(rest)
             before_sig = rest if sig_at < 0 else sub(rest, 0, sig_at)
             signature = "" if sig_at < 0 else sub(rest, sig_end, len(rest))
-        return results_text, name, rest, before_sig, signature, loc
+        return results_text, name, rest, before_sig, signature, loc, nm.group(1) is not None
 
     def _attr_dict(self, text: str) -> dict[str, str]:
         """:func:`~llverify.ttgir.op_text.attr_dict` of an attribute dictionary's text (``text`` may start with

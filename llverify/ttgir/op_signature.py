@@ -147,6 +147,25 @@ class OpTyping:
                     printed = (*lhs_types, rhs_types[0], self.typeref("i1"))
         return lhs_types, for_results, res_types, printed
 
+    def generic_types(self, name: str, signature: str, n_results: int, n_operands: int) -> OpTypes:
+        """:meth:`types` of an op in MLIR's generic form, ``"name"(%a, ...) ... : (A, ...) -> (R, ...)``: the
+        operand types are the left of the arrow, one per operand, the result types its right (a region op's too);
+        none of the printed forms' conventions apply.
+
+        >>> ty = OpTyping({}, {})
+        >>> lhs, region, res, printed = ty.generic_types("scf.for", "(i32, i32, i32, f32) -> f32", 1, 4)
+        >>> [t.text for t in res], [t.text for t in region], len(printed)
+        (['f32'], ['f32'], 4)
+        """
+        lhs, rhs = split_arrow(signature)
+        lhs_types = [self.typeref(t) for t in split_top(strip_parens(lhs.strip()), ",") if t.strip()]
+        rhs_types = [] if rhs is None else [self.typeref(t) for t in split_top(strip_parens(rhs.strip()), ",")
+                                             if t.strip()]
+        res_types = _result_types(name, n_results, lhs_types, rhs_types, []) if rhs is not None else (
+            [TypeRef("", "other")] * n_results)
+        printed = tuple(lhs_types) if len(lhs_types) == n_operands else ()
+        return lhs_types, rhs_types if name in REGION_RESULT_OPS else [], res_types, printed
+
     def signature(self, name: str, rest: str, signature: str, fast: Match[str] | None = None) -> SignatureTypes:
         """:meth:`read_signature`; outside the region ops (which read ``rest``) a function of the signature text,
         so kept per text.  ``fast``: the op's common-line match, whose signature splits in one pass

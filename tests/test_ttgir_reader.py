@@ -345,3 +345,25 @@ def test_select_result_type_is_the_last_printed_type() -> None:
     mod = parse_module(text, "m.ttgir")
     ops = [op for _, op, _ in mod.walk() if op.name == "arith.select"]
     assert [op.results[0].type.element for op in ops] == ["f32", "f32"]
+
+
+def test_byte_order_mark_and_crlf_lines_read_as_the_plain_text(tmp_path) -> None:
+    # modules pasted from Windows editors: a UTF-8 byte-order mark and CRLF line ends give the same verdicts
+    from llverify.ttgir.gate import gate_file
+
+    src = Path(__file__).resolve().parent / "data" / "ttgir" / "matmul-t64s1-cuda_90-w4.ttgir"
+    plain = src.read_bytes()
+    variants = {"bom": b"\xef\xbb\xbf" + plain, "crlf": plain.replace(b"\n", b"\r\n"),
+                "both": b"\xef\xbb\xbf" + plain.replace(b"\n", b"\r\n")}
+
+    def outcomes(path):
+        res = gate_file(str(path))
+        assert not res.errors, res.errors
+        return sorted((f.location.line, f.rule, f.verdict.status) for f in res.findings)
+
+    want = outcomes(src)
+    assert want
+    for name, data in variants.items():
+        p = tmp_path / f"{name}.ttgir"
+        p.write_bytes(data)
+        assert outcomes(p) == want, name

@@ -113,9 +113,14 @@ def read_bytes(path: str) -> bytes:
 
 
 def decode_text(data: bytes, path: str) -> str:
-    """``data`` as UTF-8 text (raises TtgirError at the first invalid byte)."""
+    """``data`` as UTF-8 text (raises TtgirError at the first invalid byte), without a leading byte-order mark
+    (editors on Windows write one; it is no MLIR text and would hide the first line).
+
+    >>> decode_text(b"\\xef\\xbb\\xbfmodule {}", "m.ttgir")
+    'module {}'
+    """
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1

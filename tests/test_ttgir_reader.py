@@ -367,3 +367,38 @@ def test_byte_order_mark_and_crlf_lines_read_as_the_plain_text(tmp_path) -> None
         p = tmp_path / f"{name}.ttgir"
         p.write_bytes(data)
         assert outcomes(p) == want, name
+
+
+def test_dump_with_stderr_noise_between_snapshots_reads_every_snapshot(tmp_path) -> None:
+    # MLIR_ENABLE_DUMP captured with `2> dump.txt` carries Python's warnings between snapshots: every snapshot
+    # is still read, with the same verdicts at the same (dump) lines; noise inside a module stays an error there
+    from llverify.ttgir.gate import gate_file
+
+    src = Path(__file__).resolve().parent / "data" / "ttgir" / "versions" / "3.6.0" / "matmul-t64s1-cuda_90-w4.dump.mlir"
+    lines = src.read_text().split("\n")
+    noise = ["/site-packages/triton/knobs.py:504: UserWarning: TRITON_DEFAULT_FP_FUSION is unset",
+             "  warn_once(FP_FUSION_DEFAULT_WARNING)"]
+    heads = [i for i, ln in enumerate(lines) if ln.startswith("// -----// IR Dump")]
+    assert len(heads) >= 3
+    noisy: list[str] = []
+    origin: list[int | None] = []  # per noisy line (0-based), the clean line it is, None for noise
+    for i, ln in enumerate(lines):
+        if i in heads[1:]:  # before every snapshot after the first: after the previous one's module
+            noisy.extend(noise)
+            origin.extend([None] * len(noise))
+        noisy.append(ln)
+        origin.append(i)
+    path = tmp_path / "noisy.dump.mlir"
+    path.write_text("\n".join(noisy))
+    clean, got = gate_file(str(src)), gate_file(str(path))
+    assert not got.errors and got.modules == clean.modules == len(heads)
+    want = sorted((f.location.line, f.rule, f.verdict.status) for f in clean.findings)
+    mapped = sorted((origin[f.location.line - 1] + 1, f.rule, f.verdict.status) for f in got.findings)
+    assert want and mapped == want
+    inside = list(lines)
+    module_line = next(i for i in range(heads[1], len(lines)) if lines[i].startswith("module"))
+    inside.insert(module_line + 3, noise[0])  # within the second snapshot's module
+    bad = tmp_path / "inside.dump.mlir"
+    bad.write_text("\n".join(inside))
+    res = gate_file(str(bad))
+    assert res.errors and res.modules == len(heads) - 1

@@ -56,10 +56,41 @@ def split_dump(text: str) -> Iterator[tuple[str, int, str]]:
     heads = list(_DUMP_HEADER.finditer(text))
     for i, m in enumerate(heads):
         end = heads[i + 1].start() if i + 1 < len(heads) else len(text)
-        body = text[m.end():end]
+        body = _without_stray_lines(text[m.end():end])
         line = text.count("\n", 0, m.end()) + 1
         stage = _stage_name(m.group(1))
         yield stage, line, body
+
+
+#: what may stand at the top level of a snapshot outside its module: alias and location definitions, comments
+_TOP_LEVEL_TEXT = ("#", "!", "//")
+
+
+def _without_stray_lines(body: str) -> str:
+    r"""A snapshot's text with the lines outside its module that no MLIR text can hold blanked (kept as empty
+    lines, so every position stays the dump's): a dump captured from stderr interleaves other writes to it
+    (``UserWarning: ...`` and the source line Python prints with it) between snapshots.  Outside the module
+    (before its ``module`` line, after the closing brace at column 0) only alias and location definitions and
+    comments are MLIR; anything inside the module is left to the reader (a stray line there is its error).  A
+    snapshot without a ``module`` line at column 0 is returned as it is.
+
+    >>> _without_stray_lines("\nmodule {\n}\nwarn_once(X)\n#loc = loc(unknown)\n").split("\n")
+    ['', 'module {', '}', '', '#loc = loc(unknown)', '']
+    """
+    lines = body.split("\n")
+    start = next((i for i, ln in enumerate(lines) if ln.startswith(("module", '"builtin.module"'))), None)
+    if start is None:
+        return body
+    end = max((i for i, ln in enumerate(lines) if ln.startswith("}")), default=None)
+    if end is None or end < start:
+        return body
+    changed = False
+    for i in [*range(start), *range(end + 1, len(lines))]:
+        stripped = lines[i].strip()
+        if stripped and not stripped.startswith(_TOP_LEVEL_TEXT):
+            lines[i] = ""
+            changed = True
+    return "\n".join(lines) if changed else body
 
 
 def _stage_name(header: str) -> str:

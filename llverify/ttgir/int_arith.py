@@ -10,6 +10,8 @@ by the width or more) or the op is not modelled: the caller then makes no claim.
 (-1, -128, 1)
 >>> binary("arith.addi", 127, 1, 8), binary("arith.divui", -1, 2, 8), binary("arith.remsi", -7, 2, 32)
 (-128, 127, -1)
+>>> binary("arith.shrsi", -1, 1, 32), binary("arith.shrui", -1, 28, 32), binary("arith.maxui", -1, 1, 8)
+(-1, 15, -1)
 >>> compare("ult", -1, 1, 8), compare("slt", -1, 1, 8), cast("arith.extui", -1, 8, 32)
 (0, 1, 255)
 >>> cast("arith.extsi", 1, 1, 32), compare("slt", 1, 0, 1), binary("arith.minsi", 0, 1, 1)   # i1 1 is -1 signed
@@ -98,10 +100,19 @@ def binary(name: str, a: int, b: int, width: int) -> int:
             raise NotComputable("division by zero or overflow")
         q = abs(a) // abs(b) * (1 if (a >= 0) == (b >= 0) else -1)
         return wrap(q if "div" in name else a - q * b, width)
-    if name == "arith.shli":
-        if not 0 <= b < width:
+    if name in ("arith.shli", "arith.shrsi", "arith.shrui"):
+        b &= (1 << width) - 1  # the shift amount is read unsigned
+        if b >= width:
             raise NotComputable("shift past the width")
-        return wrap(a << b, width)
+        if name == "arith.shli":
+            return wrap(a << b, width)
+        if name == "arith.shrsi":
+            return wrap(signed(a, width) >> b, width)
+        return wrap((a & ((1 << width) - 1)) >> b, width)
+    if name in ("arith.minui", "arith.maxui"):
+        mask = (1 << width) - 1
+        pick = min if name == "arith.minui" else max
+        return wrap(pick(a & mask, b & mask), width)
     fn = _WRAPPED.get(name)
     if fn is None:
         raise NotComputable(f"{name} not evaluated")

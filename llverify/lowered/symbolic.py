@@ -14,7 +14,8 @@ from typing import Callable
 
 import z3
 
-from llverify.lowered.decode import CASTS, MIN_MAX, Decoded, Unmodelled, const_value, decoded
+from llverify.lowered.decode import (CASTS, MIN_MAX, Decoded, Unmodelled, const_value, decoded, known_wave,
+                                     lane_and_wave)
 from llverify.lowered.llir import Instr, LlirFunction
 from llverify.lowered.loops import CountedPhi, counted_phi
 
@@ -122,11 +123,13 @@ class Symbolic:
                 term, poison = _binary(d.extra[0], frozenset(), acc.term, x.term, w)
                 acc = SymValue(term, z3.Or(acc.poison, x.poison, poison), acc.free | x.free)
             return acc
-        if d.op == "tid":
+        if d.op in ("tid", "wave_id"):
             t = self.tid if tid_sub is None else tid_sub_term(self.tid, tid_sub)
+            if d.op == "wave_id":
+                t = z3.UDiv(t, z3.BitVecVal(known_wave(self.fn.wave), 32))
             return SymValue(t, z3.BoolVal(False), frozenset())
         if d.op == "lane_of_warp":
-            lane, warp = d.extra
+            lane, warp = lane_and_wave(d, self.fn.wave)
             return self.value(d.args[0], 32, tid_sub=_encode_sub((warp, lane)))
         if d.op in CASTS:
             a = self.value(d.args[0], d.extra[0], tid_sub)

@@ -22,7 +22,7 @@ An access that cannot be attributed is reported as such.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
 from llverify.lowered.assignments import enumerable
@@ -88,6 +88,7 @@ def validate(module: Module, llir: LlirModule, shared_bytes: int) -> list[Lowere
     owners = {id(op): f for f, op, _ in module.walk()}  # op -> its tt.func
     out: list[LoweredFinding] = []
     for fn in llir.functions:
+        fn = replace(fn, wave=module.threads_per_warp)  # readfirstlane's wave: 32 lanes on RDNA, 64 on CDNA
         sym = Symbolic(fn, threads, phi_range)
         vec = Threads(fn, threads)  # every value at every thread, computed once, shared by every access
         flow = control_flow(fn)  # each block's path condition and the divergent values (llverify.lowered.guards)

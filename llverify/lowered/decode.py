@@ -325,6 +325,21 @@ def decode_lane(instr: Instr, k: int) -> Decoded:
         if not m:
             raise Unmodelled(body)
         return Decoded(op, _width(m.group(4)), frozenset(), (lane_ref(m.group(3), k),), (_width(m.group(2)),))
+    if op == "icmp":  # lane k compares lanes k
+        m = re.match(r"^icmp\s+(?:samesign\s+)?(\w+)\s+<(\d+)\s*x\s*(i\d+)>\s+(.*)$", body)
+        args = split_args(m.group(4)) if m else []
+        if not m or len(args) != 2 or k >= int(m.group(2)):
+            raise Unmodelled(body)
+        return Decoded("icmp", 1, frozenset(), (lane_ref(args[0], k), lane_ref(args[1], k)),
+                       (m.group(1), _width(m.group(3))))
+    if op == "select":  # lane k: lane k of the condition (or the one i1), of both values
+        m = re.match(r"^select\s+(i1|<(\d+)\s*x\s*i1>)\s+(\S+),\s*<(\d+)\s*x\s*(i\d+)>\s+(.*)$", body)
+        args = split_args(m.group(6)) if m else []
+        if not m or len(args) != 2 or k >= int(m.group(4)):
+            raise Unmodelled(body)
+        vals = [a.split(">", 1)[1].strip() if a.startswith("<") and " x " in a.split(">")[0] else a for a in args]
+        cond = m.group(3) if m.group(1) == "i1" else lane_ref(m.group(3), k)
+        return Decoded("select", _width(m.group(5)), frozenset(), (cond, lane_ref(vals[0], k), lane_ref(vals[1], k)))
     if op == "phi":  # lane k of a vector phi: the phi of the incoming vectors' lanes k (named %v#k)
         m = re.match(r"^phi\s+<(\d+)\s*x\s*(i\d+)>\s+(.*)$", body)
         if not m:

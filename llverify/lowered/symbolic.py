@@ -33,9 +33,11 @@ class Symbolic:
     """Z3 terms of a function's values (memoised), with the poison condition and the free variables used."""
 
     def __init__(self, fn: LlirFunction, threads: int,
-                 phi_range: Callable[[LlirFunction, Instr], CountedPhi | None] = counted_phi) -> None:
+                 phi_range: Callable[[LlirFunction, Instr], CountedPhi | None] = counted_phi,
+                 lane_range: Callable[[LlirFunction, Instr, int], CountedPhi | None] | None = None) -> None:
         self.fn = fn
         self.phi_range = phi_range  # the range of a loop phi, or None (llverify.lowered.loops, .orbits)
+        self.lane_range = lane_range  # the range of a lane of a vector loop phi (llverify.lowered.orbits)
         self.tid = z3.BitVec("tid", 32)
         self.threads = threads
         self.frees: dict[str, tuple[z3.BitVecRef, str]] = {}
@@ -54,7 +56,14 @@ class Symbolic:
         claim must hold whichever predecessor ran).  A phi reached again while its incomings are being built
         is loop-carried: :meth:`value` makes it a free variable instead (any value: sound)."""
         key = d.extra[0]
-        counted = self.phi_range(self.fn, self.fn.defs[key]) if key in self.fn.defs else None
+        base, _, lane = key.partition("#")
+        ins = self.fn.defs.get(base)
+        if ins is None:
+            counted = None
+        elif lane:  # a lane of a vector phi: its own orbit, where the caller gives lane ranges
+            counted = self.lane_range(self.fn, ins, int(lane)) if self.lane_range is not None else None
+        else:
+            counted = self.phi_range(self.fn, ins)
         if counted is not None:  # a counted loop's induction variable: one free variable with its range
             self.ranges[f"{key}:{d.width}"] = counted
             return self._free(key, d.width, f"a loop phi of known range, in [{counted.lo}, {counted.hi})")

@@ -34,7 +34,7 @@ from typing import Mapping
 import numpy as np
 
 from llverify.lowered.llir import LlirFunction, as_signed
-from llverify.lowered.orbits import phi_range
+from llverify.lowered.orbits import key_range, phi_range
 from llverify.lowered.remainder import Reduction, reduction
 from llverify.lowered.decode import Decoded, Unmodelled, const_value, decoded, known_wave, lane_and_wave
 
@@ -138,7 +138,7 @@ class Threads:
     # -- instructions ---------------------------------------------------------------------------------------
     def _phi(self, d: Decoded, sub: int | None) -> VecValue:
         key = d.extra[0]
-        if key in self.fn.defs and phi_range(self.fn, self.fn.defs[key]) is not None:
+        if key_range(self.fn, key) is not None:
             return self._free(key, d.width)  # a loop phi with a known range (llverify.lowered.loops, .orbits)
         if key in self._active:
             raise Unmodelled("a loop-carried value (phi)")

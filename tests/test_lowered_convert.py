@@ -5,6 +5,7 @@ concrete interpreters and ``LinearLayout.apply``."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -115,7 +116,8 @@ def _check_falsifiers(stem: str, llir: str, fals: list) -> None:
     store's pointer by a fresh interpreter."""
     Ls, Ld = _op_layouts(stem)
     n_src = Ls.in_dim_size("register")
-    fn = parse_llir(llir).functions[0]
+    wave = parse_module(_load(stem)[0], "m.ttgir").threads_per_warp  # readfirstlane's wave (CDNA: 64 lanes)
+    fn = replace(parse_llir(llir).functions[0], wave=wave)
     by_line = {a.instr.line: a for a in fn.accesses}
     for f in fals:
         holders = []

@@ -43,6 +43,8 @@ def _lowered_class(llir: str) -> str:
 
 
 def _predicted_wavefronts(ttgir: str, llir: str) -> dict[str, int] | str:
+    from dataclasses import replace
+
     import numpy as np
 
     from llverify.codegen.bank_sim import simulate_addresses
@@ -54,6 +56,7 @@ def _predicted_wavefronts(ttgir: str, llir: str) -> dict[str, int] | str:
     threads = mod.num_warps * mod.threads_per_warp
     totals = {"store": 0, "load": 0}
     for fn in parse_llir(llir).functions:
+        fn = replace(fn, wave=mod.threads_per_warp)  # readfirstlane's wave size
         for acc in fn.accesses:
             if acc.kind not in ("load", "store", "ldmatrix", "stmatrix") or not acc.bytes:
                 continue

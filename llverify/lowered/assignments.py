@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from llverify.lowered.llir import LlirFunction
-from llverify.lowered.orbits import phi_range
+from llverify.lowered.orbits import key_range
 from llverify.lowered.remainder import parse_key
 
 __all__ = ["enumerable"]
@@ -32,12 +32,12 @@ def enumerable(inputs: list[str], fn: LlirFunction, max_bits: int = 8) -> list[d
     domains: list[range] = []
     for f in inputs:
         name, width = f.rsplit(":", 1)
-        ins = fn.defs.get(name)
+        ins = fn.defs.get(name.partition("#")[0])  # a phi, or the vector phi of a lane %v#k
         reduced = parse_key(f)
         if reduced is not None:
             domains.append(range(reduced[1]))  # urem v, C: every value in [0, C) (llverify.lowered.remainder)
         elif not name.endswith(".choice") and ins is not None and ins.opcode == "phi":
-            counted = phi_range(fn, ins)
+            counted = key_range(fn, name)
             if counted is None or counted.width != int(width):
                 return None
             domains.append(counted.values())  # every value a counted loop's phi holds

@@ -2,7 +2,9 @@
 
 Between the first and the last of a conversion's accesses, each instruction gets ``(c, w)``: ``c`` counts the
 full barriers before it (``llvm.nvvm.barrier.cta.sync.aligned.all``, ``llvm.nvvm.barrier0``,
-``llvm.amdgcn.s.barrier``: they order every thread of the CTA), ``w`` the full and the warp barriers
+``llvm.amdgcn.s.barrier``, and RDNA4/gfx1250's split form of it, ``llvm.amdgcn.s.barrier.signal(-1)``
+immediately followed by ``llvm.amdgcn.s.barrier.wait(-1)``, which LLVM emits for ``s_barrier`` on targets with split
+barriers: they order every thread of the CTA), ``w`` the full and the warp barriers
 (``llvm.nvvm.bar.warp.sync(-1)``, ``llvm.amdgcn.wave.barrier``: they order the threads of one warp).  Two
 accesses of different threads are ordered when their ``c`` differ, or, in one warp, their ``w`` differ
 (:mod:`llverify.lowered.replay`).  Control flow, a barrier of another form, or another op's store inside the
@@ -19,13 +21,15 @@ from typing import Sequence
 from llverify.lowered.llir import Access, LlirFunction
 from llverify.lowered.provenance import Unknown
 
-__all__ = ["FULL_BARRIERS", "WARP_BARRIERS", "barrier_intervals"]
+__all__ = ["FULL_BARRIERS", "WARP_BARRIERS", "SPLIT_BARRIER", "barrier_intervals"]
 
 
 #: barriers of the whole CTA: order the accesses of all its threads
 FULL_BARRIERS = ("@llvm.nvvm.barrier.cta.sync.aligned.all(", "@llvm.nvvm.barrier0(", "@llvm.amdgcn.s.barrier(")
 #: barriers of one warp (all its lanes): order the accesses of that warp's threads only
 WARP_BARRIERS = ("@llvm.nvvm.bar.warp.sync(i32 -1)", "@llvm.amdgcn.wave.barrier(")
+#: the workgroup barrier split in two (gfx12): signal it, then wait for it; adjacent, the pair is a full barrier
+SPLIT_BARRIER = ("@llvm.amdgcn.s.barrier.signal(i32 -1)", "@llvm.amdgcn.s.barrier.wait(i16 -1)")
 _CONTROL = ("br", "switch", "ret", "indirectbr", "unreachable", "phi", "callbr")
 
 
@@ -37,13 +41,16 @@ def barrier_intervals(fn: LlirFunction, accesses: Sequence[Access]) -> dict[int,
     others = {id(a.instr): a for a in fn.accesses}
     interval_of_line: dict[int, tuple[int, int]] = {}  # line -> (CTA interval, warp interval)
     interval = warp_interval = 0
-    for ins in fn.instrs:
+    instrs = fn.instrs
+    for k, ins in enumerate(instrs):
         if ins.line < lo or ins.line > hi:
             continue
         if ins.opcode in _CONTROL:
             raise Unknown(f"control flow ('{ins.opcode}' at line {ins.line}) inside the conversion: not modelled")
         if ins.opcode == "call" and ("barrier" in ins.body or "bar.sync" in ins.body or "bar.warp" in ins.body):
-            if any(name in ins.body for name in FULL_BARRIERS):
+            if _split_half(instrs, k) == 0:
+                continue  # the signal: the wait right after it completes the barrier
+            if any(name in ins.body for name in FULL_BARRIERS) or _split_half(instrs, k) == 1:
                 interval += 1
                 warp_interval += 1
                 continue
@@ -58,3 +65,14 @@ def barrier_intervals(fn: LlirFunction, accesses: Sequence[Access]) -> dict[int,
                           "the conversion")
         interval_of_line[ins.line] = (interval, warp_interval)
     return interval_of_line
+
+
+def _split_half(instrs: Sequence, k: int) -> int | None:
+    """0 when ``instrs[k]`` signals the workgroup barrier and the next instruction waits for it, 1 when it is
+    that wait right after its signal, else None (a lone signal or wait is no barrier: it stays unmodelled)."""
+    body = instrs[k].body
+    if SPLIT_BARRIER[0] in body and k + 1 < len(instrs) and SPLIT_BARRIER[1] in instrs[k + 1].body:
+        return 0
+    if SPLIT_BARRIER[1] in body and k > 0 and SPLIT_BARRIER[0] in instrs[k - 1].body:
+        return 1
+    return None

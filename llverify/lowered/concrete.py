@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Callable, Mapping
 
-from llverify.lowered.decode import CASTS, MIN_MAX, Decoded, Unmodelled, const_value, decoded, reverse_bits
+from llverify.lowered.decode import (CASTS, MIN_MAX, Decoded, Unmodelled, const_value, decoded, known_wave,
+                                     lane_and_wave, reverse_bits)
 from llverify.lowered.llir import LlirFunction, as_signed
 
 __all__ = ["Concrete"]
@@ -84,8 +85,10 @@ class Concrete:
             return acc
         if d.op == "tid":
             return tid
+        if d.op == "wave_id":
+            return tid // known_wave(self.fn.wave)
         if d.op == "lane_of_warp":
-            lane, warp = d.extra
+            lane, warp = lane_and_wave(d, self.fn.wave)
             return self.value(d.args[0], 32, tid=(tid - tid % warp) + lane)
         if d.op in CASTS:
             a = self.value(d.args[0], d.extra[0], tid)

@@ -15,7 +15,10 @@ leaves address code.  Inputs:
 * ``tid``: ``llvm.nvvm.read.ptx.sreg.tid.x`` / ``llvm.amdgcn.workitem.id.x``, ``0 <= tid < threads``;
 * the warp id broadcast Triton computes with ``llvm.nvvm.shfl.sync.idx.i32(-1, v, k, 31)``: ``v`` as lane
   ``k`` of the same warp computes it (``tid`` replaced by ``tid & ~31 | k``); ``llvm.amdgcn.readfirstlane``:
-  lane 0 of the wave (every lane active, as in Triton's straight-line address code);
+  lane 0 of the wave (every lane active, as in Triton's straight-line address code), the wave being the
+  function's ``wave`` lanes (32 on RDNA and gfx1250, 64 on CDNA: the TTGIR's threads-per-warp; a function
+  whose wave is not known leaves it unmodelled, a free value); ``llvm.amdgcn.wave.id`` (RDNA4 and gfx1250, where
+  Triton lowers its warp id to it instead of ``readfirstlane(tid / wave)``): ``tid / wave``;
 * a ``phi`` joining control flow is one of its incoming values, chosen by a free *choice* variable (the
   claim must hold whichever predecessor ran); a ``phi`` reached again while its incomings are built is
   loop-carried and, like every other value we cannot compute (block ids, kernel arguments, loads, unknown
@@ -37,7 +40,7 @@ from functools import lru_cache
 from llverify.lowered.llir import CONST_SMEM_GEP, INT_LITERAL, Instr, split_args
 
 __all__ = ["Unmodelled", "Decoded", "decode", "decode_lane", "decoded", "lane_ref", "const_value", "element_bytes",
-           "INTEGER_OPCODES", "LANE_MOVES", "PURE_INTEGER", "BINARY", "CASTS", "MIN_MAX", "reverse_bits"]
+           "INTEGER_OPCODES", "LANE_MOVES", "PURE_INTEGER", "BINARY", "CASTS", "MIN_MAX", "reverse_bits", "lane_and_wave", "known_wave"]
 
 
 
@@ -182,11 +185,13 @@ def decode(instr: Instr) -> Decoded:
         vals = [a.split()[-1] for a in args]
         if name in ("llvm.nvvm.read.ptx.sreg.tid.x", "llvm.amdgcn.workitem.id.x"):
             return Decoded("tid", 32, frozenset(), ())
+        if name == "llvm.amdgcn.wave.id" and not vals:
+            return Decoded("wave_id", 32, frozenset(), ())
         if (name == "llvm.nvvm.shfl.sync.idx.i32" and len(vals) == 4 and vals[3] == "31"
                 and INT_LITERAL.match(vals[2])):
             return Decoded("lane_of_warp", 32, frozenset(), (vals[1],), (int(vals[2]), 32))
         if name.startswith("llvm.amdgcn.readfirstlane"):
-            return Decoded("lane_of_warp", 32, frozenset(), (vals[0],), (0, 64))
+            return Decoded("lane_of_warp", 32, frozenset(), (vals[0],), (0, 0))  # 0: the function's wave
         mm = re.match(r"^llvm\.vector\.reduce\.(or|and|xor|add)\.v(\d+)i(\d+)$", name)
         if mm and len(vals) == 1:
             n = int(mm.group(2))
@@ -200,6 +205,32 @@ def decode(instr: Instr) -> Decoded:
             return Decoded("bitreverse", int(mm.group(1)), frozenset(), (vals[0],))
         raise Unmodelled(f"call to @{name}")
     raise Unmodelled(f"instruction '{op}'")
+
+
+def lane_and_wave(d: Decoded, wave: int) -> tuple[int, int]:
+    """The lane and the wave size a ``lane_of_warp`` reads: its own (a shuffle states 32), else the function's
+    ``wave`` (``llvm.amdgcn.readfirstlane``).
+
+    Requires: ``d.op == "lane_of_warp"``.  Raises :class:`Unmodelled` when neither states the wave size.
+
+    >>> rfl = Decoded("lane_of_warp", 32, frozenset(), ("%7",), (0, 0))
+    >>> shfl = Decoded("lane_of_warp", 32, frozenset(), ("%7",), (3, 32))
+    >>> lane_and_wave(rfl, 32), lane_and_wave(rfl, 64), lane_and_wave(shfl, 64)
+    ((0, 32), (0, 64), (3, 32))
+    """
+    lane, wave_size = d.extra
+    return lane, wave_size or known_wave(wave)
+
+
+def known_wave(wave: int) -> int:
+    """``wave`` (lanes per wave of the function), or :class:`Unmodelled` when it is not known (0).
+
+    >>> known_wave(32)
+    32
+    """
+    if wave <= 0:
+        raise Unmodelled("the wave size is not known (no TTGIR threads-per-warp given)")
+    return wave
 
 
 def reverse_bits(x: int, width: int) -> int:
@@ -294,6 +325,21 @@ def decode_lane(instr: Instr, k: int) -> Decoded:
         if not m:
             raise Unmodelled(body)
         return Decoded(op, _width(m.group(4)), frozenset(), (lane_ref(m.group(3), k),), (_width(m.group(2)),))
+    if op == "icmp":  # lane k compares lanes k
+        m = re.match(r"^icmp\s+(?:samesign\s+)?(\w+)\s+<(\d+)\s*x\s*(i\d+)>\s+(.*)$", body)
+        args = split_args(m.group(4)) if m else []
+        if not m or len(args) != 2 or k >= int(m.group(2)):
+            raise Unmodelled(body)
+        return Decoded("icmp", 1, frozenset(), (lane_ref(args[0], k), lane_ref(args[1], k)),
+                       (m.group(1), _width(m.group(3))))
+    if op == "select":  # lane k: lane k of the condition (or the one i1), of both values
+        m = re.match(r"^select\s+(i1|<(\d+)\s*x\s*i1>)\s+(\S+),\s*<(\d+)\s*x\s*(i\d+)>\s+(.*)$", body)
+        args = split_args(m.group(6)) if m else []
+        if not m or len(args) != 2 or k >= int(m.group(4)):
+            raise Unmodelled(body)
+        vals = [a.split(">", 1)[1].strip() if a.startswith("<") and " x " in a.split(">")[0] else a for a in args]
+        cond = m.group(3) if m.group(1) == "i1" else lane_ref(m.group(3), k)
+        return Decoded("select", _width(m.group(5)), frozenset(), (cond, lane_ref(vals[0], k), lane_ref(vals[1], k)))
     if op == "phi":  # lane k of a vector phi: the phi of the incoming vectors' lanes k (named %v#k)
         m = re.match(r"^phi\s+<(\d+)\s*x\s*(i\d+)>\s+(.*)$", body)
         if not m:

@@ -90,6 +90,9 @@ class LlirFunction:
     accesses: tuple[Access, ...]
     defs: dict[str, Instr] = field(default_factory=dict, compare=False)
     header: str = field(default="", compare=False)  # the ``define`` line (its attribute group references)
+    #: lanes per wave (warp) of the launch: the TTGIR's threads-per-warp, set by the validator; 0 when not known
+    #: (LLVM IR does not state it: ``llvm.amdgcn.readfirstlane`` then reads a free value, never a guessed lane)
+    wave: int = 0  # compared and hashed: memos keyed by the function never mix two wave sizes
 
 
 @dataclass(frozen=True)

@@ -51,7 +51,7 @@ from llverify.lowered.loops import PHI2, CountedPhi, counted_phi
 from llverify.lowered.concrete import Concrete
 from llverify.lowered.decode import PURE_INTEGER, Unmodelled, const_value, decoded
 
-__all__ = ["MAX_ORBIT", "orbit_phi", "phi_range"]
+__all__ = ["MAX_ORBIT", "orbit_phi", "lane_orbit", "phi_range", "key_range"]
 
 #: The most distinct values an orbit may have before the ``phi`` is left free (pipelines have a handful).
 MAX_ORBIT = 256
@@ -88,12 +88,46 @@ def orbit_phi(fn: LlirFunction, phi: Instr) -> CountedPhi | None:
     m = PHI2.match(phi.body)
     if m is None or phi.result is None:
         return None
-    w = int(m.group(1))
-    (a, _), (b, _) = (m.group(2), m.group(3)), (m.group(4), m.group(5))
-    c0, step = (const_value(a, w), b) if const_value(a, w) is not None else (const_value(b, w), a)
-    if c0 is None or not step.startswith("%") or not _depends_only_on(fn, step, phi.result):
+    return _orbit(fn, phi.result, int(m.group(1)), m.group(2), m.group(4))
+
+
+def lane_orbit(fn: LlirFunction, phi: Instr, lane: int) -> CountedPhi | None:
+    """The interval hull of the orbit of lane ``lane`` of a vector ``phi`` (named ``%v#lane``): LLVM's SLP
+    vectoriser packs several pipeline counters into one ``<N x iW>`` phi, each lane stepped by lane-wise
+    ``add``/``icmp``/``select``.  The rule is the scalar one on the lane: one incoming lane a constant, the other
+    computed from this lane alone (a step reading another lane reads another phi: the rule does not apply).
+
+    >>> from llverify.lowered.llir import parse_llir
+    >>> fn = parse_llir('''define void @k() {
+    ... entry:
+    ...   br label %loop
+    ... loop:
+    ...   %v = phi <2 x i32> [ <i32 -1, i32 1>, %entry ], [ %nxt, %loop ]
+    ...   %inc = add <2 x i32> %v, splat (i32 1)
+    ...   %wrap = icmp sgt <2 x i32> %inc, <i32 1, i32 2>
+    ...   %nxt = select <2 x i1> %wrap, <2 x i32> zeroinitializer, <2 x i32> %inc
+    ...   br label %loop
+    ... }''').functions[0]
+    >>> lane_orbit(fn, fn.defs["%v"], 0), lane_orbit(fn, fn.defs["%v"], 1)
+    (CountedPhi(lo=-1, hi=2, signed=True, width=32), CountedPhi(lo=0, hi=3, signed=False, width=32))
+    """
+    if phi.opcode != "phi" or phi.result is None:
         return None
-    key = f"{phi.result}:{w}"
+    try:
+        d = decoded(phi, str(lane))
+    except Unmodelled:
+        return None
+    if d.op != "phi" or len(d.args) != 2:
+        return None
+    return _orbit(fn, f"{phi.result}#{lane}", d.width, d.args[0], d.args[1])
+
+
+def _orbit(fn: LlirFunction, name: str, w: int, a: str, b: str) -> CountedPhi | None:
+    """The orbit rule for the phi (or phi lane) ``name`` of ``w`` bits with incoming values ``a`` and ``b``."""
+    c0, step = (const_value(a, w), b) if const_value(a, w) is not None else (const_value(b, w), a)
+    if c0 is None or not step.startswith("%") or not _depends_only_on(fn, step, name):
+        return None
+    key = f"{name}:{w}"
     orbit, frontier = {c0}, [c0]
     while frontier:
         v = frontier.pop()
@@ -117,3 +151,13 @@ def phi_range(fn: LlirFunction, phi: Instr) -> CountedPhi | None:
     """The range of a loop ``phi``: a counted loop's induction variable (:func:`counted_phi`) or a small
     orbit (:func:`orbit_phi`); None when neither rule applies (the ``phi`` stays free)."""
     return counted_phi(fn, phi) or orbit_phi(fn, phi)
+
+
+def key_range(fn: LlirFunction, key: str) -> CountedPhi | None:
+    """The range of the phi named ``key``: a scalar phi ``%p`` (:func:`phi_range`) or lane ``k`` of a vector
+    phi, ``%v#k`` (:func:`lane_orbit`); None for anything else."""
+    base, _, lane = key.partition("#")
+    ins = fn.defs.get(base)
+    if ins is None or ins.opcode != "phi":
+        return None
+    return lane_orbit(fn, ins, int(lane)) if lane else phi_range(fn, ins)

@@ -14,7 +14,8 @@ from typing import Callable
 
 import z3
 
-from llverify.lowered.decode import CASTS, MIN_MAX, Decoded, Unmodelled, const_value, decoded
+from llverify.lowered.decode import (CASTS, MIN_MAX, Decoded, Unmodelled, const_value, decoded, known_wave,
+                                     lane_and_wave)
 from llverify.lowered.llir import Instr, LlirFunction
 from llverify.lowered.loops import CountedPhi, counted_phi
 
@@ -32,9 +33,11 @@ class Symbolic:
     """Z3 terms of a function's values (memoised), with the poison condition and the free variables used."""
 
     def __init__(self, fn: LlirFunction, threads: int,
-                 phi_range: Callable[[LlirFunction, Instr], CountedPhi | None] = counted_phi) -> None:
+                 phi_range: Callable[[LlirFunction, Instr], CountedPhi | None] = counted_phi,
+                 lane_range: Callable[[LlirFunction, Instr, int], CountedPhi | None] | None = None) -> None:
         self.fn = fn
         self.phi_range = phi_range  # the range of a loop phi, or None (llverify.lowered.loops, .orbits)
+        self.lane_range = lane_range  # the range of a lane of a vector loop phi (llverify.lowered.orbits)
         self.tid = z3.BitVec("tid", 32)
         self.threads = threads
         self.frees: dict[str, tuple[z3.BitVecRef, str]] = {}
@@ -53,7 +56,14 @@ class Symbolic:
         claim must hold whichever predecessor ran).  A phi reached again while its incomings are being built
         is loop-carried: :meth:`value` makes it a free variable instead (any value: sound)."""
         key = d.extra[0]
-        counted = self.phi_range(self.fn, self.fn.defs[key]) if key in self.fn.defs else None
+        base, _, lane = key.partition("#")
+        ins = self.fn.defs.get(base)
+        if ins is None:
+            counted = None
+        elif lane:  # a lane of a vector phi: its own orbit, where the caller gives lane ranges
+            counted = self.lane_range(self.fn, ins, int(lane)) if self.lane_range is not None else None
+        else:
+            counted = self.phi_range(self.fn, ins)
         if counted is not None:  # a counted loop's induction variable: one free variable with its range
             self.ranges[f"{key}:{d.width}"] = counted
             return self._free(key, d.width, f"a loop phi of known range, in [{counted.lo}, {counted.hi})")
@@ -122,11 +132,13 @@ class Symbolic:
                 term, poison = _binary(d.extra[0], frozenset(), acc.term, x.term, w)
                 acc = SymValue(term, z3.Or(acc.poison, x.poison, poison), acc.free | x.free)
             return acc
-        if d.op == "tid":
+        if d.op in ("tid", "wave_id"):
             t = self.tid if tid_sub is None else tid_sub_term(self.tid, tid_sub)
+            if d.op == "wave_id":
+                t = z3.UDiv(t, z3.BitVecVal(known_wave(self.fn.wave), 32))
             return SymValue(t, z3.BoolVal(False), frozenset())
         if d.op == "lane_of_warp":
-            lane, warp = d.extra
+            lane, warp = lane_and_wave(d, self.fn.wave)
             return self.value(d.args[0], 32, tid_sub=_encode_sub((warp, lane)))
         if d.op in CASTS:
             a = self.value(d.args[0], d.extra[0], tid_sub)

@@ -22,7 +22,7 @@ An access that cannot be attributed is reported as such.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
 from llverify.lowered.assignments import enumerable
@@ -34,7 +34,7 @@ from llverify.lowered.guards import control_flow
 from llverify.lowered.in_bounds import in_bounds
 from llverify.lowered.launch import launch_threads, runs_on_first
 from llverify.lowered.llir import Access, LlirError, LlirFunction, LlirModule
-from llverify.lowered.orbits import phi_range
+from llverify.lowered.orbits import lane_orbit, phi_range
 from llverify.lowered.predicates import guard_threads
 from llverify.lowered.symbolic import Symbolic
 from llverify.lowered.tma import PROPERTY as TMA_PROPERTY
@@ -88,7 +88,8 @@ def validate(module: Module, llir: LlirModule, shared_bytes: int) -> list[Lowere
     owners = {id(op): f for f, op, _ in module.walk()}  # op -> its tt.func
     out: list[LoweredFinding] = []
     for fn in llir.functions:
-        sym = Symbolic(fn, threads, phi_range)
+        fn = replace(fn, wave=module.threads_per_warp)  # readfirstlane's wave: 32 lanes on RDNA, 64 on CDNA
+        sym = Symbolic(fn, threads, phi_range, lane_orbit)
         vec = Threads(fn, threads)  # every value at every thread, computed once, shared by every access
         flow = control_flow(fn)  # each block's path condition and the divergent values (llverify.lowered.guards)
         launch = launch_threads(fn, llir.attributes, threads)  # warp-specialized kernels launch more

@@ -34,9 +34,9 @@ from typing import Mapping
 import numpy as np
 
 from llverify.lowered.llir import LlirFunction, as_signed
-from llverify.lowered.orbits import phi_range
+from llverify.lowered.orbits import key_range, phi_range
 from llverify.lowered.remainder import Reduction, reduction
-from llverify.lowered.decode import Decoded, Unmodelled, const_value, decoded
+from llverify.lowered.decode import Decoded, Unmodelled, const_value, decoded, known_wave, lane_and_wave
 
 __all__ = ["Threads", "VecValue"]
 
@@ -138,7 +138,7 @@ class Threads:
     # -- instructions ---------------------------------------------------------------------------------------
     def _phi(self, d: Decoded, sub: int | None) -> VecValue:
         key = d.extra[0]
-        if key in self.fn.defs and phi_range(self.fn, self.fn.defs[key]) is not None:
+        if key_range(self.fn, key) is not None:
             return self._free(key, d.width)  # a loop phi with a known range (llverify.lowered.loops, .orbits)
         if key in self._active:
             raise Unmodelled("a loop-carried value (phi)")
@@ -164,13 +164,16 @@ class Threads:
             return self._phi(d, sub)
         if d.op == "copy":
             return self.value(d.args[0], w, sub)
-        if d.op == "tid":
-            if sub is None:
-                return VecValue(self.tid, self._false, frozenset())
-            warp, lane = sub >> 16, sub & 0xFFFF
-            return VecValue((self.tid & ~_U(warp - 1)) | _U(lane), self._false, frozenset())
+        if d.op in ("tid", "wave_id"):
+            t = self.tid
+            if sub is not None:
+                warp, lane = sub >> 16, sub & 0xFFFF
+                t = (self.tid & ~_U(warp - 1)) | _U(lane)
+            if d.op == "wave_id":
+                t = t // _U(known_wave(self.fn.wave))
+            return VecValue(t, self._false, frozenset())
         if d.op == "lane_of_warp":
-            lane, warp = d.extra
+            lane, warp = lane_and_wave(d, self.fn.wave)
             return self.value(d.args[0], 32, warp << 16 | lane)
         if d.op == "reduce":
             acc = self.value(d.args[0], w, sub)

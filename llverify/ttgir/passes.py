@@ -36,7 +36,7 @@ import time
 from typing import Sequence
 
 from llverify.prove.verdict import Counterexample, Verdict
-from llverify.ttgir.chains import Use, compose_chain, function_pairs, root_index, same_root, uses
+from llverify.ttgir.chains import RootIndex, Use, compose_chain, function_pairs, is_pure, root_index, same_root, uses
 from llverify.ttgir.findings import Finding
 from llverify.ttgir.model import Function, Module, Op
 
@@ -187,10 +187,8 @@ def _chain_findings(before: Module, after: Module, stage: str, memo: dict, start
             elif _loop_carried(u) or any(_loop_carried(o) for o in olds):
                 carried += 1  # pipelining re-threads values through iter_args: not a conversion question
             elif u.chain.root is not None and all(o.chain.root is not None for o in olds):
-                was = ", ".join(sorted({o.chain.root or "?" for o in olds}))
                 v = Verdict("unknown", "conversion_chain", f"{u.key} ({stage})", None, time.perf_counter() - t0,
-                            f"pass {before.stage} feeds this operand from {u.chain.root}, not from {was}: not the "
-                            "same value by location (CSE or a rewrite may merge equal values; not decided)")
+                            _unmatched_root(before.stage, u, olds, _roots(memo, before, fb)))
                 out.append(Finding(v, "conversion_chain", u.op.name, u.op.location, u.op.source, fa.name,
                                    after.target, after.stage, start + len(out)))
     if composed or matched:
@@ -205,6 +203,32 @@ def _chain_findings(before: Module, after: Module, stage: str, memo: dict, start
             out.append(Finding(v, "conversion_chain", "pass", fn.location, fn.source, fn.name, after.target, stage,
                                start + len(out)))
     return out
+
+
+def _root_name(u: Use) -> str:
+    """``op.name at file:line:col#result`` (``argument ...`` for a block or function argument)."""
+    op = u.chain.root_op
+    return f"{op.name if op is not None else 'argument'} at {u.chain.root}"
+
+
+def _unmatched_root(stage: str, u: Use, olds: list[Use], index: RootIndex) -> str:
+    """Why the root feeding ``u`` after the pass is not known to be one that fed it before.
+
+    Where a root has the same location and op name on both sides, the ambiguity is stated: several ops of
+    that name carried that location before the pass, and the one now feeding the use is not a pure op with
+    equal attributes and operand roots (``same_root``), so which of them it is was not decided."""
+    was = ", ".join(sorted({_root_name(o) for o in olds}))
+    a = u.chain.root_op
+    for o in olds:
+        b = o.chain.root_op
+        if a is not None and b is not None and o.chain.root == u.chain.root and a.name == b.name:
+            n = index.names.get(o.chain.root, {}).get(b.name, 0)
+            why = (f"{a.name} is not a pure op" if not is_pure(a)
+                   else "its attributes or operand roots are not known to equal the old one's")
+            return (f"pass {stage} feeds this operand from {_root_name(u)}, where {n} {b.name} ops were before "
+                    f"the pass; {why}, so which of them feeds it now is not decided (matched by location only)")
+    return (f"pass {stage} feeds this operand from {_root_name(u)}, not from {was}: not the same value by "
+            "location (CSE or a rewrite may merge equal values; not decided)")
 
 
 def _encoding(u: Use) -> object:

@@ -49,3 +49,15 @@ def test_a_constant_index_past_the_end_is_refuted() -> None:
     mutant = text.replace(old, "ttg.memdesc_index %acc_24[%c2_i32]")
     bad = [f for f in _index_findings(mutant, "m.ttgir") if f.verdict.status == "refuted"]
     assert len(bad) == 1 and bad[0].verdict.counterexample.inputs == {"index": 2}
+
+
+def test_a_shifted_constant_index_outside_the_buffers_is_refuted() -> None:
+    # hunt13's minimised finding: the index is arith.shrsi(-1, 1) = -1 (an arithmetic shift keeps the sign);
+    # it was 'not enumerable' before shifts were evaluated
+    from pathlib import Path
+
+    from llverify.ttgir.gate import gate_file
+
+    res = gate_file(str(Path(__file__).resolve().parent / "data" / "hunt" / "shrsi_buffer_index.ttgir"))
+    (idx,) = [f for f in res.findings if f.rule == "buffer_index"]
+    assert idx.verdict.status == "refuted" and idx.verdict.counterexample.inputs.get("index") == -1

@@ -402,3 +402,24 @@ def test_dump_with_stderr_noise_between_snapshots_reads_every_snapshot(tmp_path)
     bad.write_text("\n".join(inside))
     res = gate_file(str(bad))
     assert res.errors and res.modules == len(heads) - 1
+
+
+def test_a_dump_may_exceed_the_module_limit_but_a_module_may_not(tmp_path, monkeypatch) -> None:
+    # a real gfx1250 pipelined-matmul dump is 74 MB of ~1 MB snapshots: it is read snapshot by snapshot; a single
+    # module over the limit is still refused, located, and a file over the file limit is refused unread
+    from llverify.ttgir import loader
+    from llverify.ttgir.gate import gate_file
+
+    data = Path(__file__).resolve().parent / "data" / "ttgir"
+    dump = data / "versions" / "3.6.0" / "matmul-t64s1-cuda_90-w4.dump.mlir"
+    module = data / "matmul-t64s1-cuda_90-w4.ttgir"
+    limit = min(dump.stat().st_size, module.stat().st_size) - 1
+    monkeypatch.setattr(loader, "MAX_MODULE_BYTES", limit)
+    res = gate_file(str(dump))
+    assert not res.errors and res.modules == 3
+    res = gate_file(str(module))
+    assert res.modules == 0 and len(res.errors) == 1 and "limit of a module" in res.errors[0]
+    assert res.errors[0].startswith(f"{module}:1:1:")
+    monkeypatch.setattr(loader, "MAX_FILE_BYTES", limit)
+    res = gate_file(str(dump))
+    assert res.modules == 0 and "MiB limit" in res.errors[0]

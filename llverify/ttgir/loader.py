@@ -12,7 +12,8 @@
   snapshots that are not modules (a function-level dump) are skipped.
 
 Only regular files are read (FIFOs, devices and sockets are refused without
-being opened), each at most :data:`~llverify.ttgir.reader.MAX_MODULE_BYTES`;
+being opened), each at most :data:`~llverify.ttgir.reader.MAX_MODULE_BYTES` (a dump at most
+:data:`MAX_FILE_BYTES`, each snapshot at most the module limit);
 every problem is a :class:`~llverify.ttgir.model.TtgirError` *in the result
 list*, so one bad file never hides the others.
 """
@@ -36,6 +37,9 @@ __all__ = ["load_paths", "load_text", "is_dump", "split_dump", "discover", "read
 #: :data:`llverify.ttgir.reader.MAX_MODULE_BYTES` (equal by a test): kept here so that reading and hashing a
 #: file (a warm cached run) does not load the reader
 MAX_MODULE_BYTES = 64 << 20
+#: a file is read up to this size; a file over :data:`MAX_MODULE_BYTES` must be an ``MLIR_ENABLE_DUMP`` dump (many
+#: snapshots, each a module of at most :data:`MAX_MODULE_BYTES`: a real gfx1250 pipelined-matmul dump is 74 MB)
+MAX_FILE_BYTES = 512 << 20
 
 _DUMP_HEADER = re.compile(r"^// -----// (.*?)(?://----- //)?\s*$", re.M)
 _STAGE = re.compile(r"IR Dump (Before|After):? ([\w.\-]+)")
@@ -107,20 +111,24 @@ def _stage_name(header: str) -> str:
 
 
 def read_text(path: str) -> str:
-    """The text of a regular file, size-limited and UTF-8 checked (raises TtgirError)."""
-    return decode_text(read_bytes(path), path)
+    """The text of a regular file of at most :data:`MAX_MODULE_BYTES`, UTF-8 checked (raises TtgirError)."""
+    data = read_bytes(path)
+    if len(data) > MAX_MODULE_BYTES:
+        raise TtgirError(f"{path}:1:1: file of {len(data)} bytes exceeds the {MAX_MODULE_BYTES >> 20} MiB limit")
+    return decode_text(data, path)
 
 
 def read_bytes(path: str) -> bytes:
-    """The bytes of a regular file, size-limited (raises TtgirError)."""
+    """The bytes of a regular file, at most :data:`MAX_FILE_BYTES` (raises TtgirError); a file over
+    :data:`MAX_MODULE_BYTES` is refused by :func:`load_files` unless it is a dump."""
     try:
         st = os.stat(path)
     except OSError as exc:
         raise TtgirError(f"{path}:1:1: cannot read: {exc.strerror or exc}") from None
     if not stat.S_ISREG(st.st_mode):
         raise TtgirError(f"{path}:1:1: not a regular file (a FIFO, device, socket or directory is not read)")
-    if st.st_size > MAX_MODULE_BYTES:
-        raise TtgirError(f"{path}:1:1: file of {st.st_size} bytes exceeds the {MAX_MODULE_BYTES >> 20} MiB limit")
+    if st.st_size > MAX_FILE_BYTES:
+        raise TtgirError(f"{path}:1:1: file of {st.st_size} bytes exceeds the {MAX_FILE_BYTES >> 20} MiB limit")
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:
@@ -135,8 +143,8 @@ def read_bytes(path: str) -> bytes:
             if not chunk:
                 break
             total += len(chunk)
-            if total > MAX_MODULE_BYTES:
-                raise TtgirError(f"{path}:1:1: file exceeds the {MAX_MODULE_BYTES >> 20} MiB limit")
+            if total > MAX_FILE_BYTES:
+                raise TtgirError(f"{path}:1:1: file exceeds the {MAX_FILE_BYTES >> 20} MiB limit")
             chunks.append(chunk)
     finally:
         os.close(fd)
@@ -260,6 +268,10 @@ def load_files(paths: Sequence[str]) -> list[tuple[bytes | None, list[Module | T
         try:
             data = read_bytes(item)
             text = decode_text(data, item)
+            if len(data) > MAX_MODULE_BYTES and not is_dump(text):
+                raise TtgirError(f"{item}:1:1: file of {len(data)} bytes exceeds the {MAX_MODULE_BYTES >> 20} MiB "
+                                 "limit of a module (only an MLIR_ENABLE_DUMP dump, split into snapshots, may be "
+                                 f"larger, up to {MAX_FILE_BYTES >> 20} MiB)")
         except TtgirError as exc:
             out.append((None, [exc]))
             continue

@@ -33,6 +33,7 @@ Complete for the whole domain (both layouts are finite); refutations are replaye
 from __future__ import annotations
 
 import time
+from typing import Mapping
 
 from llverify.layout import LinearLayout
 from llverify.prove.verdict import Counterexample, Verdict
@@ -53,18 +54,49 @@ def _flat(L: LinearLayout, values: dict[str, int]) -> int:
     return acc
 
 
+def _pack(L: LinearLayout, element: Mapping[str, int]) -> int:
+    """``element`` packed as :func:`_flat` packs ``L``'s outputs (out dims first lowest, ``L``'s sizes)."""
+    acc, shift = 0, 0
+    for d in L.out_dim_names:
+        acc |= element[d] << shift
+        shift += L.out_dim_size_log2(d)
+    return acc
+
+
+def _to_allocation(packed, R: LinearLayout, T: LinearLayout, shift_by: Mapping[str, int]):
+    """Packed elements of the view ``R`` (``R``'s out sizes) as packed elements of the allocation ``T``:
+    each out dim's field moved by its offset (integer addition) and repacked at ``T``'s sizes.
+    Requires: the view at ``shift_by`` inside ``T`` (every sum below ``T``'s size)."""
+    if all(R.out_dim_size(d) == T.out_dim_size(d) and not shift_by[d] for d in R.out_dim_names):
+        return packed
+    out, src, dst = packed & 0, 0, 0
+    for d in R.out_dim_names:
+        field = (packed >> src) & (R.out_dim_size(d) - 1)
+        out = out | ((field + shift_by[d]) << dst)
+        src += R.out_dim_size_log2(d)
+        dst += T.out_dim_size_log2(d)
+    return out
+
+
 def _by_row(t_elem, rows: int, cols: int, row_first: bool):
     """The table of ``T``'s elements (flattened input, first in dim lowest) as a ``[row, col]`` array (a view)."""
     return t_elem.reshape(cols, rows).T if row_first else t_elem.reshape(rows, cols)
 
 
 def tmem_lane_quarters(R: LinearLayout, T: LinearLayout, *, subject: str = "tmem access",
-                       first_warp: int = 0) -> Verdict:
+                       first_warp: int = 0, offset: Mapping[str, int] | None = None) -> Verdict:
     """Decide that every warp of ``R`` finds each of its elements in its own TMEM lane quarter of ``T``
     (warp ``w`` of ``R`` is CTA warp ``first_warp + w``).
 
+    ``offset``: ``R`` reads a view of the allocation ``T`` (``ttng.tmem_subslice``): the view's element ``e``
+    is the allocation's element ``e + offset`` (per out dim, integer addition), and the claim is decided for
+    that element.  Without it the view is the whole allocation.
+
     Requires: ``R`` in dims ``register, lane, warp`` (a ``block`` dim of size 1 allowed), ``T`` in dims
-    ``row, col``, the same out dims and sizes (one CTA).
+    ``row, col``, the same out dim names in the same order (one CTA); with ``offset``, the view inside the
+    allocation: ``0 <= offset[d]`` and ``offset[d] + size_R(d) <= size_T(d)`` for every out dim ``d``.
+    Postcondition: ``proved`` iff for every hardware index ``x`` of ``R`` some ``(row, col)`` with
+    ``T(row, col) = R(x) + offset`` has ``row // 32 == (first_warp + warp(x)) mod 4``.
     """
     import numpy as np
 
@@ -75,9 +107,17 @@ def tmem_lane_quarters(R: LinearLayout, T: LinearLayout, *, subject: str = "tmem
     def unknown(msg: str) -> Verdict:
         return Verdict("unknown", _PROP, subject, None, time.perf_counter() - t0, msg)
 
-    if list(R.out_dims.items()) != list(T.out_dims.items()):
-        return unknown(f"register tile {dict(R.out_dims)} is not the TMEM tile {dict(T.out_dims)} (multi-CTA or "
-                       "a subslice): not modelled")
+    shift_by = {d: int((offset or {}).get(d, 0)) for d in R.out_dim_names}
+    if list(R.out_dim_names) != list(T.out_dim_names):
+        return unknown(f"register dims {list(R.out_dim_names)} are not the TMEM dims {list(T.out_dim_names)}")
+    if offset is None and list(R.out_dims.items()) != list(T.out_dims.items()):
+        return unknown(f"register tile {dict(R.out_dims)} is not the TMEM tile {dict(T.out_dims)} and no view "
+                       "offset was given (multi-CTA, or a subslice whose offset is not known)")
+    outside = [d for d in R.out_dim_names
+               if shift_by[d] < 0 or shift_by[d] + R.out_dim_size(d) > T.out_dim_size(d)]
+    if outside:
+        return unknown(f"the view {dict(R.out_dims)} at offset {shift_by} reaches past the TMEM allocation "
+                       f"{dict(T.out_dims)} (view_in_bounds decides that)")
     if "block" in R.in_dim_names and R.in_dim_size("block") > 1:
         return unknown("a layout over several CTAs: TMEM is per CTA, not modelled")
     if set(T.in_dim_names) != {"row", "col"} or not {"register", "lane", "warp"} <= set(R.in_dim_names):
@@ -94,7 +134,7 @@ def tmem_lane_quarters(R: LinearLayout, T: LinearLayout, *, subject: str = "tmem
     quarters = np.zeros(1 << shift, dtype=np.int64)
     for q in range(-(-rows // 32)):
         quarters[by_row[32 * q:32 * q + 32].ravel()] |= 1 << q
-    r_elem = xor_table(R.flat_columns)
+    r_elem = _to_allocation(xor_table(R.flat_columns), R, T, shift_by)
     sizes = [R.in_dim_size(d) for d in R.in_dim_names]
     k = list(R.in_dim_names).index("warp")
     stride = int(np.prod(sizes[:k], dtype=np.int64))
@@ -105,21 +145,25 @@ def tmem_lane_quarters(R: LinearLayout, T: LinearLayout, *, subject: str = "tmem
         return Verdict("proved", _PROP, subject, "exhaustive", time.perf_counter() - t0,
                        "every warp's elements are in its own TMEM lane quarter",
                        certificate={"register_points": int(R.total_in_size), "tmem_points": int(T.total_in_size),
-                                    **({"first_warp": first_warp} if first_warp else {})})
+                                    **({"first_warp": first_warp} if first_warp else {}),
+                                    **({"view offset": shift_by} if any(shift_by.values()) else {})})
     flat = int(bad[0])
     x = {}
     for d, n in zip(R.in_dim_names, sizes):
         x[d] = flat % n
         flat //= n
     # replay with apply: the element, the warp's quarter, and every TMEM row holding the element
-    element = _flat(R, x)
+    view_element = dict(R.apply(**x))
+    alloc_element = {d: v + shift_by[d] for d, v in view_element.items()}
+    element = _pack(T, alloc_element)
     holders = sorted({r for r in range(rows) for c in range(T.in_dim_size("col"))
                       if _flat(T, {"row": r, "col": c}) == element}) if T.total_in_size <= 1 << 16 else None
     quarter = (x["warp"] + first_warp) % 4
     if holders is not None and any(r // 32 == quarter for r in holders):
         return Verdict("error", _PROP, subject, None, time.perf_counter() - t0,
                        "internal: replay found the element in the warp's quarter")
-    cx = Counterexample(x, {"element": dict(R.apply(**x)), "CTA warp": first_warp + x["warp"],
+    seen = {"element": view_element, **({"allocation element": alloc_element} if any(shift_by.values()) else {})}
+    cx = Counterexample(x, {**seen, "CTA warp": first_warp + x["warp"],
                             "warp quarter (lanes)": [32 * quarter, 32 * quarter + 31],
                             "TMEM rows holding it": holders if holders is not None else "not replayed (> 2^16)"},
                         "replayed with LinearLayout.apply")

@@ -33,7 +33,7 @@ Complete for the whole domain (both layouts are finite); refutations are replaye
 from __future__ import annotations
 
 import time
-from typing import Mapping
+from typing import Mapping, Sequence
 
 from llverify.layout import LinearLayout
 from llverify.prove.verdict import Counterexample, Verdict
@@ -84,7 +84,8 @@ def _by_row(t_elem, rows: int, cols: int, row_first: bool):
 
 
 def tmem_lane_quarters(R: LinearLayout, T: LinearLayout, *, subject: str = "tmem access",
-                       first_warp: int = 0, offset: Mapping[str, int] | None = None) -> Verdict:
+                       first_warp: int = 0, offset: Mapping[str, int] | None = None,
+                       cta_tiles: Sequence[Sequence[int]] | None = None) -> Verdict:
     """Decide that every warp of ``R`` finds each of its elements in its own TMEM lane quarter of ``T``
     (warp ``w`` of ``R`` is CTA warp ``first_warp + w``).
 
@@ -92,11 +93,19 @@ def tmem_lane_quarters(R: LinearLayout, T: LinearLayout, *, subject: str = "tmem
     is the allocation's element ``e + offset`` (per out dim, integer addition), and the claim is decided for
     that element.  Without it the view is the whole allocation.
 
-    Requires: ``R`` in dims ``register, lane, warp`` (a ``block`` dim of size 1 allowed), ``T`` in dims
-    ``row, col``, the same out dim names in the same order (one CTA); with ``offset``, the view inside the
-    allocation: ``0 <= offset[d]`` and ``offset[d] + size_R(d) <= size_T(d)`` for every out dim ``d``.
-    Postcondition: ``proved`` iff for every hardware index ``x`` of ``R`` some ``(row, col)`` with
-    ``T(row, col) = R(x) + offset`` has ``row // 32 == (first_warp + warp(x)) mod 4``.
+    ``cta_tiles``: for ``R`` over several CTAs (a ``block`` dim of ``2^k > 1``), the ``k`` block bases of the
+    TMEM layout in elements of the whole tensor (the CGA bases times the per-CTA shape): CTA ``b`` holds, in
+    its own tensor memory, the tile at origin ``B(b)`` (XOR of the bases of ``b``'s set bits) laid out by
+    ``T``.  A warp of CTA ``b`` reaches only that CTA's tensor memory, so each element of ``R`` at block ``b``
+    must lie in ``B(b)``'s tile, at a row of the warp's quarter.
+
+    Requires: ``R`` in dims ``register, lane, warp`` (and ``block``), ``T`` in dims ``row, col``, the same out
+    dim names in the same order; with ``offset``, the view inside the allocation (``0 <= offset[d]`` and
+    ``offset[d] + size_R(d) <= size_T(d)``); with ``cta_tiles``, ``size_R(d) = size_T(d) * 2^j`` and every
+    base a multiple of ``size_T`` below ``size_R``, no ``offset``.
+    Postcondition: ``proved`` iff for every hardware index ``x`` of ``R`` (block ``b``) some ``(row, col)``
+    with ``T(row, col) = R(x) - B(b) + offset`` has ``row // 32 == (first_warp + warp(x)) mod 4``
+    (``B = 0`` on one CTA) and ``R(x) - B(b)`` is inside the tile.
     """
     import numpy as np
 
@@ -108,20 +117,23 @@ def tmem_lane_quarters(R: LinearLayout, T: LinearLayout, *, subject: str = "tmem
         return Verdict("unknown", _PROP, subject, None, time.perf_counter() - t0, msg)
 
     shift_by = {d: int((offset or {}).get(d, 0)) for d in R.out_dim_names}
-    if list(R.out_dim_names) != list(T.out_dim_names):
-        return unknown(f"register dims {list(R.out_dim_names)} are not the TMEM dims {list(T.out_dim_names)}")
-    if offset is None and list(R.out_dims.items()) != list(T.out_dims.items()):
-        return unknown(f"register tile {dict(R.out_dims)} is not the TMEM tile {dict(T.out_dims)} and no view "
-                       "offset was given (multi-CTA, or a subslice whose offset is not known)")
-    outside = [d for d in R.out_dim_names
-               if shift_by[d] < 0 or shift_by[d] + R.out_dim_size(d) > T.out_dim_size(d)]
-    if outside:
-        return unknown(f"the view {dict(R.out_dims)} at offset {shift_by} reaches past the TMEM allocation "
-                       f"{dict(T.out_dims)} (view_in_bounds decides that)")
-    if "block" in R.in_dim_names and R.in_dim_size("block") > 1:
-        return unknown("a layout over several CTAs: TMEM is per CTA, not modelled")
     if set(T.in_dim_names) != {"row", "col"} or not {"register", "lane", "warp"} <= set(R.in_dim_names):
         return unknown("unexpected in dims for a TMEM access")
+    if list(R.out_dim_names) != list(T.out_dim_names):
+        return unknown(f"register dims {list(R.out_dim_names)} are not the TMEM dims {list(T.out_dim_names)}")
+    blocks = R.in_dim_size("block") if "block" in R.in_dim_names else 1
+    tiles = _cta_tiles(R, T, blocks, cta_tiles, any(shift_by.values()))
+    if isinstance(tiles, str):
+        return unknown(tiles)
+    if blocks == 1:
+        if offset is None and list(R.out_dims.items()) != list(T.out_dims.items()):
+            return unknown(f"register tile {dict(R.out_dims)} is not the TMEM tile {dict(T.out_dims)} and no view "
+                           "offset was given (a subslice whose offset is not known)")
+        outside = [d for d in R.out_dim_names
+                   if shift_by[d] < 0 or shift_by[d] + R.out_dim_size(d) > T.out_dim_size(d)]
+        if outside:
+            return unknown(f"the view {dict(R.out_dims)} at offset {shift_by} reaches past the TMEM allocation "
+                           f"{dict(T.out_dims)} (view_in_bounds decides that)")
     if max(R.total_in_bits, T.total_in_bits) > MAX_POINTS_LOG2:
         return unknown(f"more than 2^{MAX_POINTS_LOG2} points to enumerate")
     # every TMEM address's element (out dims packed first lowest: the flat columns' packing), and per element the
@@ -134,39 +146,100 @@ def tmem_lane_quarters(R: LinearLayout, T: LinearLayout, *, subject: str = "tmem
     quarters = np.zeros(1 << shift, dtype=np.int64)
     for q in range(-(-rows // 32)):
         quarters[by_row[32 * q:32 * q + 32].ravel()] |= 1 << q
-    r_elem = _to_allocation(xor_table(R.flat_columns), R, T, shift_by)
-    sizes = [R.in_dim_size(d) for d in R.in_dim_names]
-    k = list(R.in_dim_names).index("warp")
-    stride = int(np.prod(sizes[:k], dtype=np.int64))
-    warp = (np.arange(R.total_in_size, dtype=np.int64) // stride) % sizes[k]
-    ok = (quarters[r_elem] >> ((warp + first_warp) % 4)) & 1
-    bad = np.flatnonzero(ok == 0)
+    r_full = xor_table(R.flat_columns)
+    index = np.arange(R.total_in_size, dtype=np.int64)
+    if blocks > 1:
+        # the element's CTA tile must be the block's: high bits (above T's sizes) equal to the block's origin
+        origin = xor_table([_pack(R, dict(zip(R.out_dim_names, b))) for b in tiles])
+        low = _pack(R, {d: T.out_dim_size(d) - 1 for d in R.out_dim_names})
+        own = (r_full & ~low) == origin[_in_dim_index(R, "block", index)]
+        local = r_full & low
+    else:
+        own, local = np.ones(R.total_in_size, dtype=bool), r_full
+    r_elem = _to_allocation(local, R, T, shift_by)
+    warp = _in_dim_index(R, "warp", index)
+    ok = own & (((quarters[r_elem] >> ((warp + first_warp) % 4)) & 1) == 1)
+    bad = np.flatnonzero(~ok)
     if bad.size == 0:
         return Verdict("proved", _PROP, subject, "exhaustive", time.perf_counter() - t0,
                        "every warp's elements are in its own TMEM lane quarter",
                        certificate={"register_points": int(R.total_in_size), "tmem_points": int(T.total_in_size),
                                     **({"first_warp": first_warp} if first_warp else {}),
-                                    **({"view offset": shift_by} if any(shift_by.values()) else {})})
-    flat = int(bad[0])
+                                    **({"view offset": shift_by} if any(shift_by.values()) else {}),
+                                    **({"CTA tiles": [list(b) for b in tiles]} if blocks > 1 else {})})
+    return _witness(R, T, int(bad[0]), first_warp, shift_by, tiles, subject, t0)
+
+
+def _in_dim_index(R: LinearLayout, dim: str, flat):
+    """The value of in dim ``dim`` at each flattened input index of ``R`` (first in dim least significant)."""
+    sizes = [R.in_dim_size(d) for d in R.in_dim_names]
+    k = list(R.in_dim_names).index(dim)
+    stride = 1
+    for n in sizes[:k]:
+        stride *= n
+    return (flat // stride) % sizes[k]
+
+
+def _cta_tiles(R: LinearLayout, T: LinearLayout, blocks: int, cta_tiles: Sequence[Sequence[int]] | None,
+               shifted: bool) -> list[list[int]] | str:
+    """The checked CTA tile origins' bases (see :func:`tmem_lane_quarters`), ``[]`` on one CTA, or why the
+    access over several CTAs is not decided."""
+    if blocks == 1:
+        return []
+    if cta_tiles is None:
+        return "a layout over several CTAs and no CTA layout of the tensor memory: not modelled"
+    if shifted:
+        return "a view (subslice) of tensor memory over several CTAs: not modelled"
+    bases = [[int(c) for c in b] for b in cta_tiles]
+    if len(bases) != blocks.bit_length() - 1 or any(len(b) != len(R.out_dim_names) for b in bases):
+        return f"the TMEM CTA layout {bases} does not match the register layout's {blocks} CTAs"
+    for i, d in enumerate(R.out_dim_names):
+        m, n = T.out_dim_size(d), R.out_dim_size(d)
+        if n % m or any(b[i] % m or not 0 <= b[i] < n for b in bases):
+            return (f"the register tile {dict(R.out_dims)} is not a grid of the TMEM tile {dict(T.out_dims)} "
+                    f"with CTA tile origins {bases}")
+    return bases
+
+
+def _witness(R: LinearLayout, T: LinearLayout, flat: int, first_warp: int, shift_by: Mapping[str, int],
+             tiles: list[list[int]], subject: str, t0: float) -> Verdict:
+    """The refutation at flattened input ``flat``, replayed with :meth:`LinearLayout.apply`: the element, the
+    CTA tile and warp quarter it needs, and every TMEM row of the tile holding it."""
     x = {}
-    for d, n in zip(R.in_dim_names, sizes):
+    for d in R.in_dim_names:
+        n = R.in_dim_size(d)
         x[d] = flat % n
         flat //= n
-    # replay with apply: the element, the warp's quarter, and every TMEM row holding the element
+    dims = list(R.out_dim_names)
     view_element = dict(R.apply(**x))
-    alloc_element = {d: v + shift_by[d] for d, v in view_element.items()}
-    element = _pack(T, alloc_element)
-    holders = sorted({r for r in range(rows) for c in range(T.in_dim_size("col"))
-                      if _flat(T, {"row": r, "col": c}) == element}) if T.total_in_size <= 1 << 16 else None
+    origin = [0] * len(dims)
+    for bit, b in enumerate(tiles):
+        if x.get("block", 0) >> bit & 1:
+            origin = [o ^ c for o, c in zip(origin, b)]
     quarter = (x["warp"] + first_warp) % 4
+    who = f"warp {x['warp']}" + (f" (CTA warp {first_warp + x['warp']})" if first_warp else "")
+    where = {"CTA": x["block"], "its TMEM tile origin": dict(zip(dims, origin))} if tiles else {}
+    local = {d: view_element[d] - o for d, o in zip(dims, origin)}
+    if any(not 0 <= local[d] < T.out_dim_size(d) for d in dims):
+        if not tiles:
+            return Verdict("error", _PROP, subject, None, time.perf_counter() - t0,
+                           "internal: replay found an element outside the TMEM tile of one CTA")
+        cx = Counterexample(x, {"element": view_element, **where}, "replayed with LinearLayout.apply")
+        return Verdict("refuted", _PROP, subject, "exhaustive", time.perf_counter() - t0,
+                       f"{who} of CTA {x['block']} holds an element that is not in its CTA's tensor memory", cx)
+    alloc_element = {d: v + shift_by[d] for d, v in local.items()}
+    element = _pack(T, alloc_element)
+    rows, cols = T.in_dim_size("row"), T.in_dim_size("col")
+    holders = sorted({r for r in range(rows) for c in range(cols)
+                      if _flat(T, {"row": r, "col": c}) == element}) if T.total_in_size <= 1 << 16 else None
     if holders is not None and any(r // 32 == quarter for r in holders):
         return Verdict("error", _PROP, subject, None, time.perf_counter() - t0,
                        "internal: replay found the element in the warp's quarter")
-    seen = {"element": view_element, **({"allocation element": alloc_element} if any(shift_by.values()) else {})}
+    seen = {"element": view_element, **where,
+            **({"allocation element": alloc_element} if alloc_element != view_element else {})}
     cx = Counterexample(x, {**seen, "CTA warp": first_warp + x["warp"],
                             "warp quarter (lanes)": [32 * quarter, 32 * quarter + 31],
                             "TMEM rows holding it": holders if holders is not None else "not replayed (> 2^16)"},
                         "replayed with LinearLayout.apply")
-    who = f"warp {x['warp']}" + (f" (CTA warp {first_warp + x['warp']})" if first_warp else "")
     return Verdict("refuted", _PROP, subject, "exhaustive", time.perf_counter() - t0,
                    f"{who} holds an element stored outside its TMEM lane quarter", cx)

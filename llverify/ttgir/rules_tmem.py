@@ -6,6 +6,9 @@ claim (:func:`llverify.prove.tmem_access.tmem_lane_quarters`) is decided
 
 - for every CTA warp the op's first warp may be: 0 outside ``warp_specialize`` partitions, inside one each
   start :mod:`llverify.ttgir.partitions` allows (one per distinct ``start mod 4``);
+- over several CTAs, per CTA: a warp of CTA ``b`` reaches only ``b``'s tensor memory, which holds the tile the
+  TMEM encoding's ``CGALayout`` gives ``b`` (Triton lowers an access only when the register layout's block
+  dim maps onto the TMEM's block dim unchanged);
 - for a view smaller than its allocation (``ttng.tmem_subslice``), at the view's offset in the allocation
   (:func:`llverify.ttgir.tmem_views.view_offset`: the view's element ``e`` is the allocation's ``e + offset``);
   where the offset is not known, at every offset the view fits at
@@ -61,7 +64,19 @@ def tmem_access(ctx: OpContext) -> Iterable[Verdict]:
     if isinstance(offsets, str):
         yield unknown(_PROP, subject, offsets)
         return
-    yield decided_lane_quarters(R.layout, M.layout, tuple(starts), offsets).with_(subject=subject)
+    tiles = _cta_tiles(mem, M) if R.layout.has_in_dim("block") and R.layout.in_dim_size("block") > 1 else None
+    yield decided_lane_quarters(R.layout, M.layout, tuple(starts), offsets, tiles).with_(subject=subject)
+
+
+def _cta_tiles(mem, M: BuiltLayout) -> tuple[tuple[int, ...], ...] | None:
+    """The TMEM's CTA tile origins' bases in elements (its ``CGALayout`` bases times the per-CTA shape), None
+    when the encoding states no CGA layout."""
+    enc = mem.encoding if isinstance(mem.encoding, dict) else {}
+    cga = enc.get("cga_layout")
+    if not isinstance(cga, list):
+        return None
+    per_cta = [M.layout.out_dim_size(d) for d in M.layout.out_dim_names]
+    return tuple(tuple(int(c) * p for c, p in zip(b, per_cta)) for b in cga)
 
 
 def _offsets(ctx: OpContext, mem) -> tuple[Offset, ...] | None | str:
@@ -110,14 +125,16 @@ def _at(M: LinearLayout, offset: Offset | None) -> dict[str, int] | None:
 
 @memoised()
 def decided_lane_quarters(R: LinearLayout, M: LinearLayout, starts: tuple[int, ...],
-                          offsets: tuple[Offset, ...] | None = None) -> Verdict:
+                          offsets: tuple[Offset, ...] | None = None,
+                          cta_tiles: tuple[tuple[int, ...], ...] | None = None) -> Verdict:
     """The lane-quarter claim for every possible first warp and (for a view) every possible offset of the view
     in its allocation ``M``: proved when it holds in each case, refuted when it fails in each, otherwise unknown.
     Once per argument tuple; the caller gives it its subject."""
     subject = "tmem access"
     places: Sequence[Offset | None] = offsets if offsets is not None else (None,)
     cases = [(s, o) for o in places for s in starts]
-    vs = [tmem_lane_quarters(R, M, subject=subject, first_warp=s, offset=_at(M, o)) for s, o in cases]
+    vs = [tmem_lane_quarters(R, M, subject=subject, first_warp=s, offset=_at(M, o), cta_tiles=cta_tiles)
+          for s, o in cases]
     seconds = sum(v.seconds for v in vs)
     statuses = {v.status for v in vs}
     if len(vs) == 1:

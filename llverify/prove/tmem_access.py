@@ -102,7 +102,7 @@ def tmem_lane_quarters(R: LinearLayout, T: LinearLayout, *, subject: str = "tmem
     Requires: ``R`` in dims ``register, lane, warp`` (and ``block``), ``T`` in dims ``row, col``, the same out
     dim names in the same order; with ``offset``, the view inside the allocation (``0 <= offset[d]`` and
     ``offset[d] + size_R(d) <= size_T(d)``); with ``cta_tiles``, ``size_R(d) = size_T(d) * 2^j`` and every
-    base a multiple of ``size_T`` below ``size_R``, no ``offset``.
+    base a multiple of ``size_T`` below ``size_R`` along the dims the CTAs split (no ``offset`` there).
     Postcondition: ``proved`` iff for every hardware index ``x`` of ``R`` (block ``b``) some ``(row, col)``
     with ``T(row, col) = R(x) - B(b) + offset`` has ``row // 32 == (first_warp + warp(x)) mod 4``
     (``B = 0`` on one CTA) and ``R(x) - B(b)`` is inside the tile.
@@ -122,18 +122,12 @@ def tmem_lane_quarters(R: LinearLayout, T: LinearLayout, *, subject: str = "tmem
     if list(R.out_dim_names) != list(T.out_dim_names):
         return unknown(f"register dims {list(R.out_dim_names)} are not the TMEM dims {list(T.out_dim_names)}")
     blocks = R.in_dim_size("block") if "block" in R.in_dim_names else 1
-    tiles = _cta_tiles(R, T, blocks, cta_tiles, any(shift_by.values()))
+    if blocks == 1 and offset is None and list(R.out_dims.items()) != list(T.out_dims.items()):
+        return unknown(f"register tile {dict(R.out_dims)} is not the TMEM tile {dict(T.out_dims)} and no view "
+                       "offset was given (a subslice whose offset is not known)")
+    tiles = _cta_tiles(R, T, blocks, cta_tiles, shift_by)
     if isinstance(tiles, str):
         return unknown(tiles)
-    if blocks == 1:
-        if offset is None and list(R.out_dims.items()) != list(T.out_dims.items()):
-            return unknown(f"register tile {dict(R.out_dims)} is not the TMEM tile {dict(T.out_dims)} and no view "
-                           "offset was given (a subslice whose offset is not known)")
-        outside = [d for d in R.out_dim_names
-                   if shift_by[d] < 0 or shift_by[d] + R.out_dim_size(d) > T.out_dim_size(d)]
-        if outside:
-            return unknown(f"the view {dict(R.out_dims)} at offset {shift_by} reaches past the TMEM allocation "
-                           f"{dict(T.out_dims)} (view_in_bounds decides that)")
     if max(R.total_in_bits, T.total_in_bits) > MAX_POINTS_LOG2:
         return unknown(f"more than 2^{MAX_POINTS_LOG2} points to enumerate")
     # every TMEM address's element (out dims packed first lowest: the flat columns' packing), and per element the
@@ -151,7 +145,7 @@ def tmem_lane_quarters(R: LinearLayout, T: LinearLayout, *, subject: str = "tmem
     if blocks > 1:
         # the element's CTA tile must be the block's: high bits (above T's sizes) equal to the block's origin
         origin = xor_table([_pack(R, dict(zip(R.out_dim_names, b))) for b in tiles])
-        low = _pack(R, {d: T.out_dim_size(d) - 1 for d in R.out_dim_names})
+        low = _pack(R, {d: min(T.out_dim_size(d), R.out_dim_size(d)) - 1 for d in R.out_dim_names})
         own = (r_full & ~low) == origin[_in_dim_index(R, "block", index)]
         local = r_full & low
     else:
@@ -181,23 +175,26 @@ def _in_dim_index(R: LinearLayout, dim: str, flat):
 
 
 def _cta_tiles(R: LinearLayout, T: LinearLayout, blocks: int, cta_tiles: Sequence[Sequence[int]] | None,
-               shifted: bool) -> list[list[int]] | str:
+               shift_by: Mapping[str, int]) -> list[list[int]] | str:
     """The checked CTA tile origins' bases (see :func:`tmem_lane_quarters`), ``[]`` on one CTA, or why the
-    access over several CTAs is not decided."""
-    if blocks == 1:
-        return []
-    if cta_tiles is None:
-        return "a layout over several CTAs and no CTA layout of the tensor memory: not modelled"
-    if shifted:
-        return "a view (subslice) of tensor memory over several CTAs: not modelled"
-    bases = [[int(c) for c in b] for b in cta_tiles]
-    if len(bases) != blocks.bit_length() - 1 or any(len(b) != len(R.out_dim_names) for b in bases):
-        return f"the TMEM CTA layout {bases} does not match the register layout's {blocks} CTAs"
+    access is not decided.  Along an out dim the CTAs split, the register tile is a whole grid of TMEM tiles
+    (no view offset); along any other, the view at its offset lies inside the allocation."""
+    bases: list[list[int]] = []
+    if blocks > 1:
+        if cta_tiles is None:
+            return "a layout over several CTAs and no CTA layout of the tensor memory: not modelled"
+        bases = [[int(c) for c in b] for b in cta_tiles]
+        if len(bases) != blocks.bit_length() - 1 or any(len(b) != len(R.out_dim_names) for b in bases):
+            return f"the TMEM CTA layout {bases} does not match the register layout's {blocks} CTAs"
     for i, d in enumerate(R.out_dim_names):
-        m, n = T.out_dim_size(d), R.out_dim_size(d)
-        if n % m or any(b[i] % m or not 0 <= b[i] < n for b in bases):
-            return (f"the register tile {dict(R.out_dims)} is not a grid of the TMEM tile {dict(T.out_dims)} "
-                    f"with CTA tile origins {bases}")
+        m, n, o = T.out_dim_size(d), R.out_dim_size(d), shift_by[d]
+        if any(b[i] for b in bases):
+            if o or n % m or any(b[i] % m or not 0 <= b[i] < n for b in bases):
+                return (f"the register tile {dict(R.out_dims)} (view offset {dict(shift_by)}) is not a grid of the "
+                        f"TMEM tile {dict(T.out_dims)} with CTA tile origins {bases}: not modelled")
+        elif o < 0 or o + n > m:
+            return (f"the view {dict(R.out_dims)} at offset {dict(shift_by)} reaches past the TMEM allocation "
+                    f"{dict(T.out_dims)} (view_in_bounds decides that)")
     return bases
 
 

@@ -45,19 +45,40 @@ def _line_of(text: str, needle: str) -> int:
 
 
 def test_real_epilogue_subtiles_prove_at_their_offsets() -> None:
-    """Every TMEM access of the compiled modules proves, the subslice reads among them (2 halves, or 4 quarters
-    whose views are subslices of subslices: offsets 0, 64, 128, 192 of a 128 x 256 accumulator)."""
-    assert len(DATA) == 4
+    """Every finding of the compiled modules proves; the subslice reads among them are decided at their views'
+    offsets: 2 halves, or 4 quarters whose views are subslices of subslices (offsets 0, 64, 128, 192 of a
+    128 x 256 accumulator); in the Gluon modules the chain is subslice (buffers, dim 0), memdesc_index,
+    subslice (columns), each half stored and loaded."""
+    assert len(DATA) == 6
     for path in DATA:
         text = path.read_text()
-        tmem = _tmem(_findings(text, path.name))
-        loads = [f for f in tmem if "x64xf32" in text.splitlines()[f.location.line - 1]
-                 and "tmem_load" in text.splitlines()[f.location.line - 1]]
-        assert tmem and all(f.verdict.status == "proved" for f in tmem), path.name
-        quarters = "q-" in path.name
-        assert len(loads) == (4 if quarters else 2), path.name
-        offsets = sorted(f.verdict.certificate.get("view offset", {}).get("dim1", 0) for f in loads)
-        assert offsets == ([0, 64, 128, 192] if quarters else [0, 64]), path.name
+        lines = text.splitlines()
+        findings = _findings(text, path.name)
+        assert findings and all(f.verdict.status == "proved" for f in findings if f.rule in ("tmem_access",
+                                "view_in_bounds")), path.name
+        views = [f for f in _tmem(findings) if "x64xf32" in lines[f.location.line - 1]]
+        offsets = sorted(f.verdict.certificate.get("view offset", {}).get("dim1", 0) for f in views)
+        if "gluon" in path.name:
+            assert offsets == [0, 0, 64, 64], path.name  # a store and a load per half
+        else:
+            assert offsets == ([0, 64, 128, 192] if "q-" in path.name else [0, 64]), path.name
+
+
+def test_a_buffer_slice_past_the_allocation_is_refuted_on_its_dim() -> None:
+    """Mutant: buffers 3..4 of a 4-buffer allocation (``{dim = 0 : i32, offset = 3 : i32}``): refuted along dim
+    0, where the real ``offset = 2`` proves (its dim read, not taken for the column dim)."""
+    path = next(p for p in DATA if "gluon" in p.name)
+    text = path.read_text()
+    real = "{dim = 0 : i32, offset = 2 : i32}"
+    assert text.count(real) == 1
+    line = _line_of(text, real)
+    ok = [f for f in _findings(text) if f.rule == "view_in_bounds" and f.location.line == line]
+    assert [f.verdict.status for f in ok] == ["proved"]
+    bad = [f for f in _findings(text.replace(real, real.replace("2 :", "3 :")))
+           if f.rule == "view_in_bounds" and f.verdict.status == "refuted"]
+    assert [f.location.line for f in bad] == [line]
+    ce = bad[0].verdict.counterexample
+    assert ce.inputs == {"dim": 0} and dict(ce.sides) == {"offset": 3, "view size": 2, "allocation size": 4}
 
 
 def _w4_half() -> str:

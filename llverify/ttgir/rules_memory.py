@@ -20,6 +20,7 @@ from llverify.ttgir.layouts import BuiltLayout, LayoutProblem, element_bits
 from llverify.ttgir.model import Op
 from llverify.ttgir.memory_ops import SHARED_ACCESS_OPS, register_and_memory
 from llverify.ttgir.rules_tma_gather import TMA_GATHER_SCATTER, tma_gather_scatter
+from llverify.ttgir.tmem_views import subslice_step
 from llverify.ttgir.rule_support import (OpContext, memo_equal, memoised, bank_count_exact, bank_count_simulated, unknown,
                                          structural, enc_text, op_names, is_tensor, int_array)
 
@@ -287,10 +288,13 @@ def subslice(ctx: OpContext) -> Iterable[Verdict]:
     if src is None or res is None:
         return
     if op.name == "ttng.tmem_subslice":
-        # a column window of tensor memory: `{offset = 64 : i32}` (3.9; `{N = 64 : i32}` upstream after 3.9)
-        # is the first column of the view
-        col = op.attr_int("offset") if "offset" in op.attributes else op.attr_int("N")
-        offsets = None if col is None else [0] * (len(res.shape) - 1) + [col]
+        # a window of tensor memory (llverify.ttgir.tmem_views.subslice_step): its first index along the
+        # sliced dim
+        dim, col = subslice_step(op, len(res.shape))
+        offsets = None
+        if col is not None and dim is not None and 0 <= dim < len(res.shape):
+            offsets = [0] * len(res.shape)
+            offsets[dim] = col
     else:
         offsets = int_array(op.attributes.get("offsets")) if "offsets" in op.attributes else printed_offsets(op)
     subject = f"{op_names(op)} offsets={offsets}: {list(res.shape)} inside {list(src.shape)}"

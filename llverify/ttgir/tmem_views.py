@@ -3,8 +3,8 @@
 A TMEM memdesc type ``!ttg.memdesc<V0xV1xf32, #tmem, #ttng.tensor_memory, mutable, A0xA1>`` is a view of
 shape ``(V0, V1)`` inside an allocation tile ``(A0, A1)`` (the trailing two dims; a leading dim counts
 buffers).  Its layout (:func:`llverify.ttgir.layouts.layout_of`) is the allocation's; what the type does
-not say is where the view starts.  ``ttng.tmem_subslice`` (Triton 3.9: ``{offset = k}``, ``{N = k}`` in other
-versions, sliced dim ``dim``, the last by default) makes the view whose element ``(d0, d1)`` is its source's
+not say is where the view starts.  ``ttng.tmem_subslice`` (:func:`subslice_step`: offset ``k`` along the sliced
+dim) makes the view whose element ``(d0, d1)`` is its source's
 element at ``(d0, d1)`` plus ``k`` along the sliced dim; ``ttg.memdesc_index`` picks a buffer and leaves the
 tile offset alone.  So the offset of a view is the sum of the subslice offsets on its def chain, read back
 until a memdesc whose tile is its whole allocation (offset 0: a view that covers the tile starts at 0).
@@ -40,7 +40,7 @@ from typing import Iterator
 
 from llverify.ttgir.model import Function, Op, Region, TypeRef
 
-__all__ = ["defining_ops", "view_offset", "tile_of", "candidate_offsets", "MAX_CANDIDATES"]
+__all__ = ["defining_ops", "subslice_step", "view_offset", "tile_of", "candidate_offsets", "MAX_CANDIDATES"]
 
 #: at most this many candidate offsets are enumerated for a view whose offset is not known
 MAX_CANDIDATES = 1024
@@ -79,17 +79,28 @@ def defining_ops(fn: Function) -> dict[str, object]:
     return out
 
 
+def subslice_step(op: Op, rank: int) -> tuple[int | None, int | None]:
+    """``(sliced dim, offset)`` of a ``ttng.tmem_subslice`` on a memdesc of ``rank`` dims (None where not
+    readable).  Triton 3.9 prints ``{offset = k}`` and ``dim`` only when it is not its default 1 (the N dim of a
+    2-D tile; ``{dim = 0 : i32, offset = 2 : i32}`` slices the buffers of a ``4x128x128`` allocation, ``dim = 2``
+    its columns); other versions print ``{N = k}``, always the last dim."""
+    if "offset" in op.attributes:
+        dim = op.attr_int("dim") if "dim" in op.attributes else 1
+        return (dim if dim is not None and 0 <= dim < rank else None), op.attr_int("offset")
+    return rank - 1, op.attr_int("N")
+
+
 def _subslice_step(op: Op) -> tuple[int, int] | str:
-    """(tile dim 0 or 1, offset) of one ``ttng.tmem_subslice``, or why it cannot be read."""
+    """(tile dim 0 or 1, offset) of one ``ttng.tmem_subslice``, or why it cannot be read; a negative tile dim
+    is a leading (buffer) dim, which moves no tile element."""
     src = op.operand_types[0] if op.operand_types else None
-    off = op.attr_int("offset") if "offset" in op.attributes else op.attr_int("N")
-    if src is None or off is None:
-        return f"{op.name}: its offset or source type is not readable"
+    if src is None:
+        return f"{op.name}: its source type is not readable"
     rank = len(src.shape)
-    dim = op.attr_int("dim") if "dim" in op.attributes else rank - 1
-    if dim is None or not 0 <= dim < rank:
-        return f"{op.name}: slice dim {op.attributes.get('dim')} not understood"
-    return dim - (rank - 2), off  # a negative tile dim: a leading (buffer) dim, no tile offset
+    dim, off = subslice_step(op, rank)
+    if dim is None or off is None:
+        return f"{op.name}: its offset or sliced dim is not readable"
+    return dim - (rank - 2), off
 
 
 def view_offset(defs: dict[str, object], name: str, t: TypeRef, depth: int = 64) -> tuple[int, int] | str:

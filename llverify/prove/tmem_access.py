@@ -28,6 +28,16 @@ Complete for the whole domain (both layouts are finite); refutations are replaye
 {'register': 0, 'lane': 0, 'warp': 1}
 >>> tmem_lane_quarters(R, T, first_warp=4).status, tmem_lane_quarters(R, T, first_warp=6).status
 ('proved', 'refuted')
+
+A view (``ttng.tmem_subslice``) reads the allocation's elements moved by its offset; rows ``64 + r`` of
+``U`` hold element ``r`` of a second column, so a 64-row view of 2 warps proves at column 0, not at column 1:
+
+>>> U = LinearLayout.from_bases({"row": [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0], [32, 0], [0, 1]],
+...                              "col": []}, ["dim0", "dim1"])
+>>> V = LinearLayout.from_bases({"register": [], "lane": [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0]],
+...                              "warp": [[32, 0]]}, ["dim0", "dim1"], [64, 1])
+>>> [tmem_lane_quarters(V, U, offset={"dim0": 0, "dim1": c}).status for c in (0, 1)]
+['proved', 'refuted']
 """
 
 from __future__ import annotations

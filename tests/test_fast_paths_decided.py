@@ -1,5 +1,5 @@
 """The per-op decisions memoised whole (:func:`~llverify.ttgir.rules_data.decided_conversion`,
-:func:`~llverify.ttgir.rules_memory.decided_shared_access`, :func:`~llverify.ttgir.rules_memory.decided_lane_quarters`)
+:func:`~llverify.ttgir.rules_memory.decided_shared_access`, :func:`~llverify.ttgir.rules_tmem.decided_lane_quarters`)
 give every op the verdict it gets with every memo cleared: its own subject, the same status, message, certificate,
 counterexample and details, whether the memo was filled by another op of the module, by another module, or not
 at all.  The comparison is shown able to fail (a memo keyed without the access direction)."""

@@ -18,7 +18,7 @@ from llverify.ttgir.gate import check_module
 from llverify.ttgir.loader import load_text
 from llverify.ttgir.partitions import first_warps, first_warps_of
 from llverify.ttgir.reader import parse_module
-from llverify.ttgir.rules_memory import decided_lane_quarters
+from llverify.ttgir.rules_tmem import decided_lane_quarters
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = sorted((ROOT / "tests" / "data" / "ttgir" / "ws_tmem").glob("*.ttgir"))

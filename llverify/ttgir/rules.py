@@ -30,8 +30,8 @@ from llverify.ttgir.rules_mfma_commit import MFMA_COMMIT, mfma_commit
 from llverify.ttgir.rules_packed_arith import PACKED_ARITH, packed_arith
 from llverify.ttgir.rules_register_tiles import REGISTER_TILE_OPS, register_tiles
 from llverify.ttgir.rules_async_copy import ASYNC_COPY_OPS, async_copy
-from llverify.ttgir.rules_memory import (TMA_COPIES, memdesc_index, memdesc_subview, shared_access, subslice, tma_buffer,
-                                        tmem_access)
+from llverify.ttgir.rules_memory import TMA_COPIES, memdesc_index, memdesc_subview, shared_access, subslice, tma_buffer
+from llverify.ttgir.rules_tmem import tmem_access
 from llverify.ttgir.rules_values import (BOUNDARY_OPS, MEMORY_OPS, boundary, elementwise, has_layout_result,
                                          is_elementwise, is_memory_op, layout_types, memory_operands,
                                          unmodelled_layout_change, use_types)

@@ -1,5 +1,5 @@
 """Rules on memory: shared-access bank wavefronts (padding included), TMA copies in the descriptor's
-layout, TMEM lane quarters, buffer indices and subslices inside their allocation."""
+layout, buffer indices and subslices inside their allocation (TMEM lane quarters: :mod:`llverify.ttgir.rules_tmem`)."""
 
 from __future__ import annotations
 
@@ -15,17 +15,16 @@ from llverify.errors import LlverifyError
 from llverify.hw.padded import Padding
 from llverify.layout import LinearLayout
 from llverify.prove.plan_ldmatrix import prove_matrix_bank_count
-from llverify.prove.tmem_access import tmem_lane_quarters
 from llverify.prove.verdict import Verdict
 from llverify.ttgir.layouts import BuiltLayout, LayoutProblem, element_bits
 from llverify.ttgir.model import Op
-from llverify.ttgir.memory_ops import SHARED_ACCESS_OPS, TMEM_ACCESS_OPS, register_and_memory
-from llverify.ttgir.partitions import first_warps, partition_of
+from llverify.ttgir.memory_ops import SHARED_ACCESS_OPS, register_and_memory
 from llverify.ttgir.rules_tma_gather import TMA_GATHER_SCATTER, tma_gather_scatter
+from llverify.ttgir.tmem_views import subslice_step
 from llverify.ttgir.rule_support import (OpContext, memo_equal, memoised, bank_count_exact, bank_count_simulated, unknown,
                                          structural, enc_text, op_names, is_tensor, int_array)
 
-__all__ = ["TMA_COPIES", "tma_buffer", "tmem_access", "shared_access", "memdesc_index", "memdesc_subview", "subslice"]
+__all__ = ["TMA_COPIES", "tma_buffer", "shared_access", "memdesc_index", "memdesc_subview", "subslice"]
 
 
 TMA_COPIES = ("ttng.async_tma_copy_global_to_local", "ttng.async_tma_copy_local_to_global",
@@ -87,65 +86,6 @@ def _drop_leading_ones(shape: tuple[int, ...]) -> tuple[int, ...]:
     while i < len(shape) - 1 and shape[i] == 1:
         i += 1
     return tuple(shape[i:])
-
-
-def tmem_access(ctx: OpContext) -> Iterable[Verdict]:
-    op = ctx.op
-    moved = register_and_memory(op) if op.name in TMEM_ACCESS_OPS else None
-    if moved is None:
-        return
-    reg, mem, _ = moved
-    if reg is None or mem is None or not is_tensor(reg) or mem.kind != "memdesc":
-        return
-    subject = f"{op_names(op)}: {enc_text(reg)} <-> {enc_text(mem)}"
-    R, M = ctx.built(reg), ctx.built(mem)
-    for b in (R, M):
-        if isinstance(b, LayoutProblem):
-            yield unknown("tmem_lane_quarter", subject, b.reason)
-            return
-    assert isinstance(R, BuiltLayout) and isinstance(M, BuiltLayout)
-    if not M.layout.has_in_dim("row"):
-        yield unknown("tmem_lane_quarter", subject, "the memdesc is not a tensor-memory layout")
-        return
-    starts = _first_warps(ctx)
-    if isinstance(starts, str):
-        yield unknown("tmem_lane_quarter", subject, starts)
-        return
-    yield decided_lane_quarters(R.layout, M.layout, tuple(starts)).with_(subject=subject)
-
-
-def _first_warps(ctx: OpContext) -> list[int] | str:
-    """The CTA warps the op's first warp may be (:mod:`llverify.ttgir.partitions`): ``[0]`` outside worker
-    partitions; one per distinct warp quarter offset (the lane quarter depends on the warp mod 4)."""
-    if not ctx.in_partition:
-        return [0]
-    where = partition_of(ctx.function, ctx.op)
-    if where is None:
-        return "inside a warp_specialize partition that was not found again in the module"
-    ws, i = where
-    starts = first_warps(ctx.module, ws)
-    if i >= len(starts) or not starts[i]:
-        return f"partition {i}: its warp count is not stated (partitionNumWarps)"
-    by_offset: dict[int, int] = {}
-    for s in sorted(starts[i]):
-        by_offset.setdefault(s % 4, s)
-    return sorted(by_offset.values())
-
-
-@memoised()
-def decided_lane_quarters(R: LinearLayout, M: LinearLayout, starts: tuple[int, ...]) -> Verdict:
-    """The lane-quarter claim for every possible first warp: proved when it holds for each, refuted when it
-    fails for each, otherwise unknown (it depends on how Triton orders partitions of equal size).  Once per
-    argument tuple; the caller gives it its subject."""
-    subject = "tmem access"
-    vs = [tmem_lane_quarters(R, M, subject=subject, first_warp=s) for s in starts]
-    if len(vs) == 1 or all(v.status == vs[0].status for v in vs):
-        v = vs[0]
-        return v if len(vs) == 1 else v.with_(details={**v.details, "possible first warps": list(starts)})
-    return Verdict("unknown", "tmem_lane_quarter", subject, None, sum(v.seconds for v in vs),
-                   "the partition's first CTA warp is one of " + ", ".join(map(str, starts)) + " (AllocateWarpGroups "
-                   "leaves partitions of equal size unordered) and the claim holds for "
-                   + ", ".join(str(s) for s, v in zip(starts, vs) if v.status == "proved") + " only")
 
 
 def _dot_k_dim(reg) -> int | None:
@@ -348,10 +288,13 @@ def subslice(ctx: OpContext) -> Iterable[Verdict]:
     if src is None or res is None:
         return
     if op.name == "ttng.tmem_subslice":
-        # a column window of tensor memory: `{offset = 64 : i32}` (3.9; `{N = 64 : i32}` upstream after 3.9)
-        # is the first column of the view
-        col = op.attr_int("offset") if "offset" in op.attributes else op.attr_int("N")
-        offsets = None if col is None else [0] * (len(res.shape) - 1) + [col]
+        # a window of tensor memory (llverify.ttgir.tmem_views.subslice_step): its first index along the
+        # sliced dim
+        dim, col = subslice_step(op, len(res.shape))
+        offsets = None
+        if col is not None and dim is not None and 0 <= dim < len(res.shape):
+            offsets = [0] * len(res.shape)
+            offsets[dim] = col
     else:
         offsets = int_array(op.attributes.get("offsets")) if "offsets" in op.attributes else printed_offsets(op)
     subject = f"{op_names(op)} offsets={offsets}: {list(res.shape)} inside {list(src.shape)}"

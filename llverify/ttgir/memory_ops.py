@@ -21,9 +21,11 @@ into shared memory; ``ttng.tmem_load`` / ``tmem_store`` / ``tmem_alloc %v`` do t
 
 from __future__ import annotations
 
+from typing import Collection
+
 from llverify.ttgir.model import Op, TypeRef
 
-__all__ = ["register_and_memory", "SHARED_ACCESS_OPS", "TMEM_ACCESS_OPS"]
+__all__ = ["register_and_memory", "tensor_and_buffer", "SHARED_ACCESS_OPS", "TMEM_ACCESS_OPS"]
 
 SHARED_ACCESS_OPS = ("ttg.local_load", "ttg.local_store", "ttg.local_alloc")
 TMEM_ACCESS_OPS = ("ttng.tmem_load", "ttng.tmem_store", "ttng.tmem_alloc")
@@ -43,3 +45,15 @@ def register_and_memory(op: Op) -> tuple[TypeRef | None, TypeRef | None, str] | 
     if name == "ttg.local_alloc" and op.operand_types:
         return first, result, "store"
     return None
+
+
+def tensor_and_buffer(op: Op, ops: Collection[str]) -> tuple[TypeRef, TypeRef, str] | None:
+    """:func:`register_and_memory` of an op named in ``ops`` when both sides are there and typed as an access
+    needs them (a register tensor and a memdesc); None otherwise."""
+    moved = register_and_memory(op) if op.name in ops else None
+    if moved is None:
+        return None
+    reg, mem, direction = moved
+    if reg is None or mem is None or reg.kind != "tensor" or not reg.has_layout or mem.kind != "memdesc":
+        return None
+    return reg, mem, direction

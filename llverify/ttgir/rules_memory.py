@@ -18,11 +18,11 @@ from llverify.prove.plan_ldmatrix import prove_matrix_bank_count
 from llverify.prove.verdict import Verdict
 from llverify.ttgir.layouts import BuiltLayout, LayoutProblem, element_bits
 from llverify.ttgir.model import Op
-from llverify.ttgir.memory_ops import SHARED_ACCESS_OPS, register_and_memory
+from llverify.ttgir.memory_ops import SHARED_ACCESS_OPS, tensor_and_buffer
 from llverify.ttgir.rules_tma_gather import TMA_GATHER_SCATTER, tma_gather_scatter
 from llverify.ttgir.tmem_views import subslice_step
 from llverify.ttgir.rule_support import (OpContext, memo_equal, memoised, bank_count_exact, bank_count_simulated, unknown,
-                                         structural, enc_text, op_names, is_tensor, int_array)
+                                         structural, enc_text, op_names, int_array)
 
 __all__ = ["TMA_COPIES", "tma_buffer", "shared_access", "memdesc_index", "memdesc_subview", "subslice"]
 
@@ -101,12 +101,10 @@ def _dot_k_dim(reg) -> int | None:
 
 def shared_access(ctx: OpContext) -> Iterable[Verdict]:
     op = ctx.op
-    moved = register_and_memory(op) if op.name in SHARED_ACCESS_OPS else None
+    moved = tensor_and_buffer(op, SHARED_ACCESS_OPS)
     if moved is None:
         return
     reg, mem, direction = moved
-    if reg is None or mem is None or not is_tensor(reg) or mem.kind != "memdesc":
-        return
     subject = f"{op_names(op)} ({direction}): {enc_text(reg)} <-> {enc_text(mem)}"
     try:
         model = bank_model_for_target(ctx.module.target)

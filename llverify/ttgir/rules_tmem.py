@@ -26,9 +26,9 @@ from llverify.layout import LinearLayout
 from llverify.prove.tmem_access import tmem_lane_quarters
 from llverify.prove.verdict import Verdict
 from llverify.ttgir.layouts import BuiltLayout, LayoutProblem
-from llverify.ttgir.memory_ops import TMEM_ACCESS_OPS, register_and_memory
+from llverify.ttgir.memory_ops import TMEM_ACCESS_OPS, tensor_and_buffer
 from llverify.ttgir.partitions import first_warps, partition_of
-from llverify.ttgir.rule_support import OpContext, memoised, unknown, enc_text, op_names, is_tensor
+from llverify.ttgir.rule_support import OpContext, memoised, unknown, enc_text, op_names
 from llverify.ttgir.tmem_views import candidate_offsets, defining_ops, tile_of, view_offset
 
 __all__ = ["tmem_access", "decided_lane_quarters"]
@@ -40,12 +40,10 @@ Offset = tuple[int, int]
 
 def tmem_access(ctx: OpContext) -> Iterable[Verdict]:
     op = ctx.op
-    moved = register_and_memory(op) if op.name in TMEM_ACCESS_OPS else None
+    moved = tensor_and_buffer(op, TMEM_ACCESS_OPS)
     if moved is None:
         return
     reg, mem, _ = moved
-    if reg is None or mem is None or not is_tensor(reg) or mem.kind != "memdesc":
-        return
     subject = f"{op_names(op)}: {enc_text(reg)} <-> {enc_text(mem)}"
     R, M = ctx.built(reg), ctx.built(mem)
     for b in (R, M):

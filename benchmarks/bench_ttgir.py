@@ -115,9 +115,8 @@ def compile_sequence(jobs: list[dict]) -> list[float | None]:
 
 
 def gate_seconds(text: str, path: str, repeats: int) -> tuple[float, int]:
-    from llverify.ttgir.gate import check_module
+    from llverify.ttgir.gate import gate_text
     from llverify.ttgir.layouts import _build
-    from llverify.ttgir.reader import parse_module
     from llverify.ttgir.rules import clear_caches
     from llverify.ttgir.syntax import _changes
 
@@ -128,7 +127,7 @@ def gate_seconds(text: str, path: str, repeats: int) -> tuple[float, int]:
         clear_caches()
         _changes.cache_clear()
         t0 = time.process_time()
-        n = len(check_module(parse_module(text, path)))
+        n = len(gate_text(text, path))
         times.append(time.process_time() - t0)
     return statistics.median(times), n
 
@@ -146,9 +145,8 @@ def suite_seconds(texts: list[tuple[str, str]], repeats: int, seed: int | None =
     order = list(range(len(texts)))
     if seed is not None:
         random.Random(seed).shuffle(order)
-    from llverify.ttgir.gate import check_module
+    from llverify.ttgir.gate import gate_text
     from llverify.ttgir.layouts import _build
-    from llverify.ttgir.reader import parse_module
     from llverify.ttgir.rules import clear_caches
     from llverify.ttgir.syntax import _changes
 
@@ -160,7 +158,7 @@ def suite_seconds(texts: list[tuple[str, str]], repeats: int, seed: int | None =
         for i in order:
             text, path = texts[i]
             t0 = time.process_time()
-            check_module(parse_module(text, path))
+            gate_text(text, path)
             per[i].append(time.process_time() - t0)
     return [statistics.median(v) for v in per]
 

@@ -135,16 +135,15 @@ def collected() -> list[Compiled]:
 
 def findings() -> tuple[list[Any], list[str]]:
     """The gate's findings over every kernel compiled so far, and modules that could not be read."""
-    from llverify.ttgir.gate import check_module
     from llverify.errors import TtgirError
-    from llverify.ttgir.reader import parse_module
+    from llverify.ttgir.gate import gate_text
 
     out: list[Any] = []
     errors: list[str] = []
     for i, k in enumerate(collected()):
         path = f"<{k.name}@{k.target}#{i}>.ttgir"
         try:
-            out.extend(check_module(parse_module(k.ttgir, path)))
+            out.extend(gate_text(k.ttgir, path))
         except TtgirError as exc:
             errors.append(str(exc))
     return out, errors

@@ -30,7 +30,7 @@ from llverify.ttgir.model import Function, Module, Op, Region, TtgirError
 from llverify.ttgir.passes import is_tritongpu, validate_passes
 from llverify.ttgir.rules import OpContext, rules_for
 
-__all__ = ["check_module", "GateResult", "gate_file", "gate_path", "op_counts"]
+__all__ = ["check_module", "gate_text", "GateResult", "gate_file", "gate_path", "op_counts"]
 
 
 def _walk(fn: Function, region: Region, warps: int, parent: Op | None
@@ -89,6 +89,18 @@ def check_module(module: Module) -> list[Finding]:
         return _check_module(module)
 
 
+def gate_text(text: str, path: str = "<string>") -> list[Finding]:
+    """``check_module(parse_module(text, path))`` under one pause of the cyclic collector that ends after the
+    module is dropped: only the findings are alive when the collector resumes, so its catch-up pass walks them, not
+    the module's some 10^5 objects (paused twice, once per step, it walked the whole module once on resuming after
+    the read and again after the checks).  What shadow mode gates per kernel.  Raises ``TtgirError`` as
+    :func:`~llverify.ttgir.reader.parse_module` does."""
+    from llverify.ttgir.reader import parse_module
+
+    with paused_collector():
+        return _check_module(parse_module(text, path))
+
+
 def _check_module(module: Module) -> list[Finding]:
     findings: list[Finding] = []
     append = findings.append
@@ -137,7 +149,13 @@ def gate_file(path: str, target: str | None = None) -> GateResult:
 
 def gate_path(path: str, target: str | None = None) -> tuple[GateResult, bytes | None]:
     """:func:`gate_file`, with the bytes that were read and checked (None when the file could not be read):
-    the module cache hashes exactly these, never a second read that could see another text."""
+    the module cache hashes exactly these, never a second read that could see another text.  The cyclic collector
+    is paused for the whole file (:func:`gate_text` says why); the modules are dropped before it resumes."""
+    with paused_collector():
+        return _gate_path(path, target)
+
+
+def _gate_path(path: str, target: str | None) -> tuple[GateResult, bytes | None]:
     from llverify.ttgir.loader import load_files
 
     t0 = time.perf_counter()

@@ -114,14 +114,16 @@ class Scope:
 def partition_scopes(fn: Function) -> dict[int, Scope]:
     """``id(op) -> Scope`` for every op inside a warp_specialize partition of ``fn`` (the innermost one)."""
     out: dict[int, Scope] = {}
-
-    def walk(region: Region, scope: Scope | None) -> None:
-        for block in region.blocks:
-            for op in block.ops:
-                if scope is not None:
-                    out[id(op)] = scope
-                for k, r in enumerate(op.regions):
-                    walk(r, Scope(r, op, scope) if op.name == "ttg.warp_specialize" and k > 0 else scope)
-
-    walk(fn.body, None)
+    _scopes_into(out, fn.body, None)
     return out
+
+
+def _scopes_into(out: dict[int, Scope], region: Region, scope: Scope | None) -> None:
+    # a module-level recursion: a nested recursive closure is a reference cycle (function <-> cell) that would keep
+    # ``out``, and through it the whole module, alive until the cyclic collector ran
+    for block in region.blocks:
+        for op in block.ops:
+            if scope is not None:
+                out[id(op)] = scope
+            for k, r in enumerate(op.regions):
+                _scopes_into(out, r, Scope(r, op, scope) if op.name == "ttg.warp_specialize" and k > 0 else scope)

@@ -60,7 +60,9 @@ class BlockBuilder:
 
 @dataclass
 class RegionBuilder:
-    """A region of ``owner`` (None: a module's body), opened at ``line``."""
+    """A region of ``owner`` (None: a module's body), opened at ``line``.  ``owner`` is read only while the region
+    is open and cleared when it closes: the builders then form no reference cycle and a module's are freed by
+    reference counting, not left to the cyclic collector (:mod:`llverify.ttgir.collector`)."""
     owner: OpBuilder | None
     line: int
     blocks: list[BlockBuilder] = field(default_factory=lambda: [BlockBuilder()])
@@ -184,7 +186,7 @@ def read_structure(lines: list[str], path: str, aliases_only: bool = False) -> S
                 if rest and not rest.startswith("loc("):
                     raise fail(path, lineno, col + 1, f"unexpected text after the module's closing brace: {rest[:40]!r}")
                 continue
-            owner = region.owner
+            owner, region.owner = region.owner, None
             assert owner is not None
             if rest.endswith("{"):
                 new = RegionBuilder(owner, lineno, head=rest[:-1].strip())

@@ -82,10 +82,84 @@ def _parse_modules(text: str, path: str, stage: str, aliases_only: bool) -> list
     lines = text.split("\n")
     if "\\\n" in text or "\\\r\n" in text:
         _refuse_line_continuations(lines, path)
+    if "{-#" in text:
+        _blank_file_metadata(lines, path)
     structure = read_structure(lines, path, aliases_only)
     locs = Locations(structure.loc_defs)
     return [Assembler(path, structure.aliases, locs, m.type_aliases).module(m.body, m.attributes, stage, m.line)
             for m in structure.modules]
+
+
+#: the keys MLIR reads in a file metadata dictionary (``{-# key: {...}, ... #-}``); any other is its parse error
+_METADATA_KEYS = ("dialect_resources", "external_resources")
+
+
+def _blank_file_metadata(lines: list[str], path: str) -> None:
+    """Blank, in place, every file metadata dictionary of the text: ``{-# ... #-}`` at the start of a line, which
+    MLIR prints after the top-level ops (``external_resources: {mlir_reproducer: {pipeline: ..., ...}}`` in the
+    reproducer Triton writes when a pass fails, and which bug reports paste; ``dialect_resources`` holds the blobs of
+    ``dense_resource<...>`` constants).  It carries no op, layout or type, so it is not read; what follows its
+    ``#-}`` on the same line stays.  Refused, located: one that is never closed, or a key MLIR does not read.
+
+    >>> text = ["module {", "}", "{-#", "  external_resources: {mlir_reproducer: {pipeline: 'x'}}", "#-}"]
+    >>> _blank_file_metadata(text, "r.mlir"); text
+    ['module {', '}', '', '', '']
+    """
+    n = 0
+    while n < len(lines):
+        stripped = lines[n].lstrip()
+        if not stripped.startswith("{-#"):
+            n += 1
+            continue
+        start, col = n, len(lines[n]) - len(stripped) + 1
+        body: list[str] = []
+        rest = stripped[3:]
+        while "#-}" not in rest:
+            body.append(rest)
+            n += 1
+            if n == len(lines):
+                raise fail(path, start + 1, col, "file metadata '{-#' is never closed by '#-}'")
+            rest = lines[n]
+        close = rest.index("#-}")
+        body.append(rest[:close])
+        for key in _metadata_keys("\n".join(body)):
+            if key not in _METADATA_KEYS:
+                raise fail(path, start + 1, col, f"file metadata: unknown key {key!r} (MLIR reads "
+                                                 f"{' and '.join(_METADATA_KEYS)})")
+        tail = rest[close + 3:]
+        for i in range(start, n):
+            lines[i] = ""
+        if not tail.strip():
+            lines[n] = ""
+        else:  # the text after `#-}` keeps its columns
+            lines[n] = " " * (len(lines[n]) - len(tail)) + tail
+        n += 1
+
+
+def _metadata_keys(body: str) -> list[str]:
+    """The keys at the outer level of a file metadata dictionary's text (``key: {...}, key: {...}``), braces inside
+    quoted strings ignored."""
+    keys: list[str] = []
+    depth, in_str, prev, word = 0, False, "", ""
+    for ch in body:
+        if in_str:
+            in_str = not (ch == '"' and prev != "\\")
+        elif ch == '"':
+            in_str = True
+        elif ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+        elif depth == 0:
+            if ch == ":":
+                keys.append(word.strip())
+                word = ""
+            elif ch == ",":
+                word = ""
+            else:
+                word += ch
+        prev = ch
+    return keys
 
 
 def _refuse_line_continuations(lines: list[str], path: str) -> None:

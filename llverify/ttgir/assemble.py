@@ -119,7 +119,7 @@ class Assembler:
         if body.blocks:
             first = body.blocks[0]
             args = first.arguments
-            body = Region((Block((), first.ops), *body.blocks[1:]))
+            body = Region((Block((), first.ops, first.label), *body.blocks[1:]))
         results = tuple(self.typing.typeref(t) for t in result_texts)
         return Function(name, tuple(args), results, body, Location(self.path, b.line, b.col), self.locs.resolve(loc),
                         public=public)
@@ -161,16 +161,18 @@ class Assembler:
             args: list[Value] = []
             if k == 0 and header_args:
                 args = [Value(a, self.types.get(a, TypeRef("", "other"))) for a in header_args]
+            label = ""
             if bb.label:
                 lab = bb.label.rstrip(":").strip()
                 i = lab.find("(")
+                label = lab if i < 0 else lab[:i].strip()
                 if i >= 0 and lab.endswith(")"):
                     args = self.block_args(lab[i + 1:-1])
             elif not blocks:
                 m = _PARTITION_HEAD.match(r.head)
                 if m:  # `partition0(%a: T, ...) num_warps(4)`: the partition region's block arguments
                     args = self.block_args(m.group(1))
-            blocks.append(Block(tuple(args), tuple(self.op(o) for o in bb.items)))
+            blocks.append(Block(tuple(args), tuple(self.op(o) for o in bb.items), label))
         return Region(tuple(blocks))
 
     def op(self, b: OpBuilder) -> Op:

@@ -180,8 +180,12 @@ def new_op(name: str, results: tuple[Value, ...], operands: tuple[str, ...],
 
 @dataclass(frozen=True)
 class Block:
+    """A block: its arguments, its ops and its label (``^bb1``; empty for an entry block printed without one),
+    which ``cf.br`` / ``cf.cond_br`` name as successors (:mod:`llverify.ttgir.branches`)."""
+
     arguments: tuple[Value, ...]
     ops: tuple[Op, ...]
+    label: str = ""
 
 
 @dataclass(frozen=True)

@@ -47,9 +47,10 @@ from __future__ import annotations
 
 from typing import Iterable, Sequence
 
+from llverify.ttgir.branches import BRANCH_OPS, successors
 from llverify.ttgir.constants import integer_constant
 from llverify.ttgir.int_arith import CASTS, NotComputable, binary, cast, compare, int_width, wrap
-from llverify.ttgir.model import Function, Op, Region
+from llverify.ttgir.model import Block, Function, Op, Region
 
 __all__ = ["ValueSets", "NotComputable", "int_width", "MAX_VALUES", "MAX_STATES"]
 
@@ -81,6 +82,12 @@ class ValueSets:
         it as one value, else unknown."""
         self.defs: dict[str, tuple[Op, int]] = {}
         self.loop_args: dict[str, tuple[Op, int]] = {}  # name -> (scf.for, index among its block args)
+        # the state of unstructured (cf) loops: a labelled block's argument -> (its block, its index); the keys of
+        # each labelled block's arguments; the values each branch passes to it; regions holding a branch not read
+        self.block_args: dict[str, tuple[tuple[int, str], int]] = {}
+        self._block_keys: dict[tuple[int, str], tuple[str, ...]] = {}
+        self._edges: dict[tuple[int, str], list[tuple[str, ...]]] = {}
+        self._unread_branches: set[int] = set()
         self.captures: dict[str, str] = {}  # a partition's block argument -> the operand it receives (in parent)
         self.parent = parent
         self.arg_widths: dict[str, int | None] = {}
@@ -95,16 +102,23 @@ class ValueSets:
         self._seen_names: dict[str, int] = {}
         if scope is None:
             self.arg_widths = {a.name: int_width(a.type.text) for a in fn.arguments}
-            self._index(fn.body, [{a.name: a.name for a in fn.arguments}])
+            top = [{a.name: a.name for a in fn.arguments}]
+            for b in fn.body.blocks[1:]:  # the entry block's arguments are the function's
+                self._block(fn.body, b, tuple(self._define(a.name, top) for a in b.arguments))
+            self._index(fn.body, top)
         else:
             args = scope.blocks[0].arguments if scope.blocks else ()
             for a, operand in zip(args, captured):
                 self.captures[a.name] = operand
                 self.arg_widths[a.name] = int_width(a.type.text)
-            self._index(scope, [{a.name: a.name for a in args}])
+            top = [{a.name: a.name for a in args}]
+            for b in scope.blocks[1:]:
+                self._block(scope, b, tuple(self._define(a.name, top) for a in b.arguments))
+            self._index(scope, top)
         for name in self._redefined:
             self.defs.pop(name, None)
             self.loop_args.pop(name, None)
+            self.block_args.pop(name, None)
         self._memo: dict[str, frozenset[int] | None] = {}
 
     def _define(self, name: str, scopes: list[dict[str, str]]) -> str:
@@ -127,10 +141,26 @@ class ValueSets:
         key = _visible(name, scopes)
         return name if key is None else key
 
+    def _block(self, region: Region, block: Block, keys: tuple[str, ...]) -> None:
+        """Record a labelled block's argument keys: the state a ``cf`` branch passes to it."""
+        if block.label and keys:
+            bk = (id(region), block.label)
+            self._block_keys[bk] = keys
+            for j, key in enumerate(keys):
+                self.block_args[key] = (bk, j)
+
     def _index(self, region: Region, scopes: list[dict[str, str]]) -> None:
         for block in region.blocks:
             for op in block.ops:
                 self._operands[id(op)] = tuple([self._resolve(o, scopes) for o in op.operands])
+                if op.name in BRANCH_OPS or "^" in op.text:
+                    edges = successors(op)
+                    if edges is None:  # a successor not read (cf.switch, generic form): no claim on the region's
+                        self._unread_branches.add(id(region))
+                    else:
+                        for label, passed in edges:
+                            self._edges.setdefault((id(region), label), []).append(
+                                tuple([self._resolve(n, scopes) for n in passed]))
                 for i, r in enumerate(op.results):
                     self.defs[self._define(r.name, scopes)] = (op, i)
                 # a warp_specialize's partitions (regions 1..) are scopes of their own; its default region is not
@@ -138,6 +168,8 @@ class ValueSets:
                     inner = [*scopes, {}]
                     for b in r.blocks:
                         keys = tuple(self._define(a.name, inner) for a in b.arguments)
+                        if b is not r.blocks[0]:
+                            self._block(r, b, keys)
                         if op.name == "scf.for" and k == 0 and b is r.blocks[0]:
                             self._arg_keys[id(op)] = keys
                             for j, key in enumerate(keys):
@@ -167,6 +199,14 @@ class ValueSets:
 
     def _value_set(self, name: str) -> set[int]:
         deps = set(self._deps(name))
+        carried = {d for d in deps if d in self.block_args}
+        if carried:
+            if carried != deps:
+                raise NotComputable("mixes a block's arguments with other loop state")
+            blocks = {self.block_args[d][0] for d in carried}
+            if len(blocks) > 1:
+                raise NotComputable("depends on the arguments of several blocks")
+            return {self._value(name, env) for env in self._block_states(blocks.pop(), carried)}
         results = {d for d in deps if d not in self.loop_args}
         if results:
             return self._from_results(name, results, deps - results)
@@ -215,7 +255,7 @@ class ValueSets:
             if known is None or len(known) != 1:
                 raise NotComputable(f"{name}, passed into the partition")
             return next(iter(known))
-        if name in self.loop_args or name not in self.defs:
+        if name in self.loop_args or name in self.block_args or name not in self.defs:
             raise NotComputable(name)
         op, _ = self.defs[name]
         if op.name == "scf.for":
@@ -308,11 +348,54 @@ class ValueSets:
                 out.append(env)
         return out
 
+    def _block_states(self, bk: tuple[int, str], wanted: set[str]) -> list[dict[str, int]]:
+        """Every reachable assignment of the arguments of the labelled block ``bk`` that ``wanted`` depend on: the
+        orbit of the values the branches into it pass.  A branch passing values that depend on none of those
+        arguments gives a starting state; one that does (a back edge, from a block the labelled one dominates,
+        so it reads the arguments of the block's latest entry) maps each state to the next.  Branch conditions are
+        not evaluated: every edge is taken from every state, so the orbit holds every reachable state (a superset
+        of those one run reaches: a claim on every member is sound; a member outside a bound is not a witness,
+        see :func:`_deps`)."""
+        region_id, _ = bk
+        if region_id in self._unread_branches:
+            raise NotComputable("a branch of the region is not read")
+        args = list(self._block_keys[bk])
+        edges = self._edges.get(bk, [])
+        if not edges or any(len(e) != len(args) for e in edges):
+            raise NotComputable("the branches into the block")
+        need = set(wanted)
+        todo = list(need)
+        while todo:
+            j = args.index(todo.pop())
+            for e in edges:
+                for dep in self._deps(e[j]):
+                    if dep not in args:
+                        raise NotComputable("a branch passes another loop's state")
+                    if dep not in need:
+                        need.add(dep)
+                        todo.append(dep)
+        order = sorted(need, key=args.index)
+        at = [args.index(a) for a in order]
+        starts, steps = [], []
+        for e in edges:
+            (steps if any(True for j in at for _ in self._deps(e[j])) else starts).append(e)
+        if not starts:
+            raise NotComputable("no branch enters the block from outside its loop")
+        seen: set[tuple[int, ...]] = set()
+        frontier = {tuple(self._value(e[j], {}) for j in at) for e in starts}
+        while frontier:
+            seen |= frontier
+            if len(seen) > MAX_STATES:
+                raise NotComputable("loop state too large to enumerate")
+            nxt = {tuple(self._value(e[j], dict(zip(order, state))) for j in at) for state in frontier for e in steps}
+            frontier = nxt - seen
+        return [dict(zip(order, state)) for state in seen]
+
     def _deps(self, name: str, depth: int = 0) -> Iterable[str]:
         """The loop block arguments ``name`` is computed from (through ops of this function)."""
         if depth > 64:
             raise NotComputable("expression too deep")
-        if name in self.loop_args:
+        if name in self.loop_args or name in self.block_args:
             yield name
             return
         if name in self.captures:

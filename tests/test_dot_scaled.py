@@ -115,7 +115,8 @@ SM120_LIN_A = "lane = [[8, 0], [0, 0], [1, 0], [2, 0], [4, 0]]"
 
 
 @pytest.mark.parametrize("name", ["sm120_e4m3_compiled.ttgir", "sm120_e4m3_m16_w2_compiled.ttgir",
-                                  "sm120_e4m3_w8_compiled.ttgir"])
+                                  "sm120_e4m3_w8_compiled.ttgir", "sm121_e4m3_compiled.ttgir",
+                                  "sm121_e2m1_w8_compiled.ttgir"])
 def test_sm120_compiled_scale_layouts_proved(name: str) -> None:
     vs = _scaled((DATA / name).read_text())
     assert vs and all(v.status == "proved" for v in vs), [(v.status, v.subject, v.message) for v in vs]
@@ -133,6 +134,16 @@ def test_sm120_mutants_refuted() -> None:
     assert _by_subject(vs, "scale shapes")[0].status == "proved"  # K = 128, 8 scales: f = 16 on both sides
     scales = _by_subject(vs, "scale of")
     assert len(scales) == 2 and all(v.status == "unknown" and "scale factor 16" in v.message for v in scales)
+
+
+def test_sm121_mutant_refuted_and_other_blackwell_targets_unknown() -> None:
+    sm121 = (DATA / "sm121_e4m3_compiled.ttgir").read_text()
+    assert SM120_LIN_A in sm121  # Triton 3.9 declares sm_120's scale layout on sm_121
+    v, = _by_subject(_scaled(sm121.replace(SM120_LIN_A, "lane = [[0, 0], [8, 0], [1, 0], [2, 0], [4, 0]]")), "scale of A")
+    assert v.status == "refuted" and v.counterexample is not None
+    # a target outside the family (sm_100's tcgen05 scaled MMA does not read this layout): no claim
+    scales = _by_subject(_scaled(sm121.replace('"cuda:121"', '"cuda:100"')), "scale of")
+    assert scales and all(v.status == "unknown" for v in scales)
 
 
 def test_gfx1250_scale_layout_decided() -> None:

@@ -169,13 +169,19 @@ def _prod(xs: Iterable[int]) -> int:
     return n
 
 
+#: (result layout kind, target) whose scaled MMA's scale layout is modelled: gfx950's scaled MFMA; the sm_12x
+#: family's block-scaled ``mma.sync`` (sm_120 and sm_121 run the same PTX instruction, whose fragment layout PTX
+#: defines per instruction, not per chip; Triton 3.9 emits the same dot_scaled form for both)
+_SCALED_MMA_TARGETS = frozenset({("amd_mfma", "hip:gfx950"), ("nvidia_mma", "cuda:120"), ("nvidia_mma", "cuda:121")})
+
+
 def _scale_layout(ctx: OpContext, scale: TypeRef, operand: TypeRef | None, side: int, res_kind: str,
                   subject: str, factor: int) -> Verdict:
     """The declared scale layout vs the one the target's scaled MMA reads (gfx950's MFMA, sm120's mma.sync)."""
     target = ctx.module.target
     if res_kind == "amd_wmma":
         return _wmma_scale_layout(ctx, scale, operand, side, subject, factor)
-    if (res_kind, target) not in (("amd_mfma", "hip:gfx950"), ("nvidia_mma", "cuda:120")):
+    if (res_kind, target) not in _SCALED_MMA_TARGETS:
         return unknown("dot_operands", subject, f"a scaled MMA with a #{res_kind} result on target "
                                                 f"'{target or '?'}' has no modelled scale layout")
     enc = operand.encoding if operand is not None else None

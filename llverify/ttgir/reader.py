@@ -43,6 +43,7 @@ from __future__ import annotations
 from llverify.ttgir.assemble import MAX_OP_CHARS, Assembler
 from llverify.ttgir.collector import paused_collector
 from llverify.ttgir.lines import strip_comment
+from llverify.ttgir.syntax import find_top, split_top
 from llverify.ttgir.locations import Locations
 from llverify.ttgir.model import Module
 from llverify.ttgir.structure import MAX_REGION_DEPTH, fail, read_structure
@@ -137,28 +138,13 @@ def _blank_file_metadata(lines: list[str], path: str) -> None:
 
 
 def _metadata_keys(body: str) -> list[str]:
-    """The keys at the outer level of a file metadata dictionary's text (``key: {...}, key: {...}``), braces inside
-    quoted strings ignored."""
-    keys: list[str] = []
-    depth, in_str, prev, word = 0, False, "", ""
-    for ch in body:
-        if in_str:
-            in_str = not (ch == '"' and prev != "\\")
-        elif ch == '"':
-            in_str = True
-        elif ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-        elif depth == 0:
-            if ch == ":":
-                keys.append(word.strip())
-                word = ""
-            elif ch == ",":
-                word = ""
-            else:
-                word += ch
-        prev = ch
+    """The keys at the outer level of a file metadata dictionary's text (``key: {...}, key: {...}``; a ``:`` or ``,``
+    inside braces or a string is not at the outer level)."""
+    keys = []
+    for entry in split_top(body, ","):
+        if entry.strip():
+            colon = find_top(entry, ":")
+            keys.append(entry[:colon if colon >= 0 else len(entry)].strip())
     return keys
 
 

@@ -33,7 +33,8 @@ def test_real_gathers_and_scatters_prove() -> None:
         assert all(f.verdict.status == "proved" for f in findings), path.name
         tma = [f for f in findings if f.op in ("ttng.async_tma_gather", "ttng.async_tma_scatter")]
         assert sorted((f.op, f.verdict.property) for f in tma) == [
-            ("ttng.async_tma_gather", "tma_box"), ("ttng.async_tma_gather", "tma_buffer"),
+            ("ttng.async_tma_gather", "target_isa"), ("ttng.async_tma_gather", "tma_box"),
+            ("ttng.async_tma_gather", "tma_buffer"), ("ttng.async_tma_scatter", "target_isa"),
             ("ttng.async_tma_scatter", "tma_box"), ("ttng.async_tma_scatter", "tma_buffer")]
 
 

@@ -31,6 +31,7 @@ from llverify.ttgir.rules_packed_arith import PACKED_ARITH, packed_arith
 from llverify.ttgir.rules_register_tiles import REGISTER_TILE_OPS, register_tiles
 from llverify.ttgir.rules_async_copy import ASYNC_COPY_OPS, async_copy
 from llverify.ttgir.rules_memory import TMA_COPIES, memdesc_index, memdesc_subview, shared_access, subslice, tma_buffer
+from llverify.ttgir.rules_target import TARGET_ISA_OPS, target_isa
 from llverify.ttgir.rules_tmem import tmem_access
 from llverify.ttgir.rules_values import (BOUNDARY_OPS, MEMORY_OPS, boundary, elementwise, has_layout_result,
                                          is_elementwise, is_memory_op, layout_types, memory_operands,
@@ -112,6 +113,10 @@ RULES: tuple[Rule, ...] = (
     Rule("packed_arith", "ttng.packed_arith: operands in the result's layout, fp4 bytes unpacked in place into it "
          "(no data between threads), whole packs of registers", "seed 000, theorem 9.3; Meta Triton PackedArithOp "
          "verifier", lambda op: op.name == PACKED_ARITH, packed_arith),
+    Rule("target_isa", "the module's ttg.target has the instruction family the op needs (mma.sync, wgmma, tcgen05 "
+         "and tensor memory, TMA, cp.async, MFMA and WMMA of the right version)", "PTX ISA and AMD CDNA / RDNA ISA "
+         "target requirements; Triton AccelerateMatmul's MMA version per target", lambda op: op.name in TARGET_ISA_OPS,
+         target_isa),
     Rule("unmodelled_op", "an op no rule models, whose result layout differs from an operand's, is reported: it may "
          "move data between threads and nothing about that movement is proved", "soundness: unmodelled operations "
          "are unknown (DESIGN.md, verdict rules)", lambda op: _unmodelled(op), unmodelled_layout_change),
@@ -142,7 +147,8 @@ def _unmodelled(op: Op) -> bool:
 NAME_ONLY: frozenset[str] = frozenset({
     "same_layout", "memory_operands", "region_boundary", "conversion", "shape_op", "reduce_scan", "gather",
     "tma_buffer", "tmem_access", "broadcast_store", "shared_access", "dot_operands", "view_in_bounds",
-    "buffer_index", "subview_in_bounds", "in_thread", "fp4_upcast", "async_copy", "register_tiles", "descriptor_gather", "dot_i8", "mfma_commit", "packed_arith", "unmodelled_op"})
+    "buffer_index", "subview_in_bounds", "in_thread", "fp4_upcast", "async_copy", "register_tiles", "descriptor_gather", "dot_i8", "mfma_commit", "packed_arith", "target_isa",
+    "unmodelled_op"})
 
 #: op name -> (the per-op predicates among its candidate rules, each with its bit; {bit mask of the predicates that
 #: hold: the rules that apply}), the name-only rules (:data:`NAME_ONLY`) decided once per name

@@ -63,6 +63,19 @@ def test_a_module_retargeted_to_a_target_without_the_family_is_refuted(name: str
     assert f.verdict.counterexample is not None and f.verdict.counterexample.inputs["target"] == target
 
 
+@pytest.mark.parametrize("name,lanes,op", [
+    ("attention-q128k64d64-hip_gfx942-w4.ttgir", 32, "tt.dot"),  # MFMA in a wave32 module: CDNA has no wave32
+    ("attention-q128k64d64-cuda_90-w4.ttgir", 64, "ttng.warp_group_dot"),  # a 64-lane NVIDIA warp
+])
+def test_a_family_in_the_wrong_warp_size_is_refuted(name: str, lanes: int, op: str) -> None:
+    text = (CORPUS / name).read_text()
+    old = text.split('"ttg.threads-per-warp" = ', 1)[1].split(" ", 1)[0]
+    mutant = text.replace(f'"ttg.threads-per-warp" = {old}', f'"ttg.threads-per-warp" = {lanes}')
+    assert mutant != text
+    refuted = [f for f in _isa(mutant) if f.verdict.status == "refuted" and f.op == op]
+    assert refuted and f"{lanes}" in refuted[0].verdict.message
+
+
 def test_no_target_no_finding_and_an_unknown_architecture_is_unknown() -> None:
     path = CORPUS / "attention-q128k64d64-hip_gfx942-w4.ttgir"
     text = path.read_text()

@@ -19,6 +19,9 @@ Each :class:`Feature` states the targets that have it, from the vendor's instruc
 * WMMA (``#amd_wmma``): RDNA3 (gfx11*, version 1), RDNA4 (gfx1200/gfx1201, version 2), gfx1250 (version 3); the
   versions' register layouts differ, so a layout of one version is wrong on another's target.
 
+A family that runs in one warp size only states it (``Feature.lanes``): every NVIDIA family in 32-lane warps, MFMA in
+64-lane waves (CDNA has no wave32).  WMMA states none: RDNA runs it in wave32 and wave64.
+
 Anything a declaration does not cover (an unknown gfx name, a compute capability below 70) is ``None``: no claim.
 
 >>> sm80, sm90 = parse_target("cuda:80"), parse_target("cuda:90")
@@ -123,17 +126,18 @@ class Feature:
     name: str
     description: str
     available: Callable[[Target, int | None], bool | None]
+    lanes: int | None = None  # the warp (wave) size the instructions execute in, where they have only one
 
 
 FEATURES: dict[str, Feature] = {f.name: f for f in (
-    Feature("mma_v2", "mma.sync (#nvidia_mma version 2): sm_75 and later", _cuda(75)),
-    Feature("wgmma", "wgmma.mma_async (#nvidia_mma version 3, warp_group_dot): sm_90a only", _cuda(90, 100)),
-    Feature("tcgen05", "tcgen05 MMA and tensor memory: the sm_100 family (sm_100a-sm_110a)", _cuda(100, 120)),
+    Feature("mma_v2", "mma.sync (#nvidia_mma version 2): sm_75 and later", _cuda(75), 32),
+    Feature("wgmma", "wgmma.mma_async (#nvidia_mma version 3, warp_group_dot): sm_90a only", _cuda(90, 100), 32),
+    Feature("tcgen05", "tcgen05 MMA and tensor memory: the sm_100 family (sm_100a-sm_110a)", _cuda(100, 120), 32),
     Feature("mma_block_scale", "block-scaled mma.sync (tt.dot_scaled on #nvidia_mma): sm_120a / sm_121a",
-            _cuda(120, 130)),
-    Feature("tma", "cp.async.bulk.tensor (TMA): sm_90 and later", _cuda(90)),
-    Feature("cp_async", "cp.async (LDGSTS): sm_80 and later", _cuda(80)),
-    Feature("mfma", "MFMA (#amd_mfma): CDNA, up to the architecture's MFMA version", _mfma),
+            _cuda(120, 130), 32),
+    Feature("tma", "cp.async.bulk.tensor (TMA): sm_90 and later", _cuda(90), 32),
+    Feature("cp_async", "cp.async (LDGSTS): sm_80 and later", _cuda(80), 32),
+    Feature("mfma", "MFMA (#amd_mfma): CDNA (wave64 only), up to the architecture's MFMA version", _mfma, 64),
     Feature("wmma", "WMMA (#amd_wmma): RDNA3 v1, RDNA4 v2, gfx1250 v3", _wmma),
 )}
 

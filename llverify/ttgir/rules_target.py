@@ -91,6 +91,9 @@ def target_isa(ctx: OpContext) -> Iterable[Verdict]:
             yield unknown("target_isa", subject, f"the instruction table does not cover target '{stated}' "
                                                  f"({FEATURES[feature].description})")
             continue
-        yield structural("target_isa", subject, ok, {"target": stated, "instruction": what},
-                         {"target": stated, "instruction": what, "available": ok},
-                         f"{stated} has no {what}: {FEATURES[feature].description}", t0)
+        lanes, want = ctx.module.threads_per_warp, FEATURES[feature].lanes
+        message = f"{stated} has no {what}: {FEATURES[feature].description}"
+        if ok and want is not None and lanes != want:
+            ok, message = False, f"{what} runs in {want}-lane warps; the module has ttg.threads-per-warp = {lanes}"
+        yield structural("target_isa", subject, ok, {"target": stated, "instruction": what, "lanes": lanes},
+                         {"target": stated, "instruction": what, "available": ok, "lanes": lanes}, message, t0)

@@ -74,6 +74,10 @@ def test_a_family_in_the_wrong_warp_size_is_refuted(name: str, lanes: int, op: s
     assert mutant != text
     refuted = [f for f in _isa(mutant) if f.verdict.status == "refuted" and f.op == op]
     assert refuted and f"{lanes}" in refuted[0].verdict.message
+    # a module that does not state its warp size is not compared (the reader's default is no claim of the module)
+    unstated = text.replace(f'"ttg.threads-per-warp" = {old} : i32', "").replace(", }", " }").replace("{, ", "{")
+    assert "threads-per-warp" not in unstated.split("tt.func")[0]
+    assert all(f.verdict.status == "proved" for f in _isa(unstated) if f.op == op)
 
 
 def test_no_target_no_finding_and_an_unknown_architecture_is_unknown() -> None:

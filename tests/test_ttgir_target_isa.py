@@ -13,10 +13,13 @@ from llverify.hw.target_isa import has, parse_target
 from llverify.ttgir.gate import gate_text
 
 CORPUS = Path(__file__).resolve().parent / "data" / "ttgir"
+HUNT = CORPUS.parent / "hunt"
 REAL = [*sorted((CORPUS / "more_targets").glob("*.ttgir")),
         *sorted(CORPUS.glob("attention-q128k64d64-*-w4.ttgir")), *sorted(CORPUS.glob("matmul-*-w4.ttgir"))[:6],
         *sorted((CORPUS / "scaled_dot").glob("*.ttgir")), CORPUS / "more_kernels" / "tma_matmul-cuda_90.ttgir",
-        CORPUS / "pipelined_matmul-m64n64k32-cuda_80-w4.ttgir"]
+        CORPUS / "pipelined_matmul-m64n64k32-cuda_80-w4.ttgir",
+        HUNT / "fp8_dot_mma_v2-cuda_89.ttgir",  # Triton 3.9: an fp8 mma.sync dot on sm_89
+        HUNT / "fp8e5_dot_upcast-cuda_80.ttgir"]  # on sm_80 the same dot's fp8 operands are converted to f16 first
 
 
 def _isa(text: str, name: str = "m.ttgir") -> list:
@@ -37,7 +40,7 @@ def test_real_modules_have_their_instructions(path: Path) -> None:
 
 def test_the_real_modules_exercise_every_family() -> None:
     subjects = " ".join(f.verdict.subject for p in REAL for f in _isa(p.read_text(), p.name))
-    for family in ("mma_v2", "wgmma", "tcgen05", "tma", "cp_async", "mfma v3", "mfma v4", "wmma v1", "wmma v2"):
+    for family in ("mma_v2", "mma_v2_fp8", "wgmma", "tcgen05", "tma", "cp_async", "mfma v3", "mfma v4", "wmma v1", "wmma v2"):
         assert f"needs {family}" in subjects, family
 
 
@@ -53,6 +56,7 @@ def test_the_real_modules_exercise_every_family() -> None:
     ("more_targets/attention-q64k64d64-hip_gfx1100-w4.ttgir", "hip:gfx1201", "tt.dot"),  # WMMA v1 on RDNA4
     ("more_targets/attention-q64k64d64-hip_gfx1100-w4.ttgir", "hip:gfx942", "tt.dot"),  # WMMA on CDNA3
     ("attention-q128k64d64-cuda_80-w4.ttgir", "hip:gfx942", "tt.dot"),  # an NVIDIA MMA on an AMD target
+    ("../hunt/fp8_dot_mma_v2-cuda_89.ttgir", "cuda:86", "tt.dot"),  # fp8 mma.sync below sm_89
 ])
 def test_a_module_retargeted_to_a_target_without_the_family_is_refuted(name: str, target: str, op: str) -> None:
     path = CORPUS / name
@@ -95,7 +99,8 @@ def test_the_table_against_the_vendors_statements() -> None:
             ("cuda:110", "tcgen05", None, True), ("cuda:120", "tcgen05", None, False),
             ("cuda:121", "mma_block_scale", 2, True), ("cuda:100", "mma_block_scale", 2, False),
             ("cuda:90", "tma", None, True), ("cuda:89", "tma", None, False), ("cuda:80", "cp_async", None, True),
-            ("cuda:75", "cp_async", None, False), ("hip:gfx908", "mfma", 1, True), ("hip:gfx908", "mfma", 2, False),
+            ("cuda:75", "cp_async", None, False), ("cuda:89", "mma_v2_fp8", 2, True),
+            ("cuda:86", "mma_v2_fp8", 2, False), ("cuda:120", "mma_v2_fp8", 2, True), ("hip:gfx908", "mfma", 1, True), ("hip:gfx908", "mfma", 2, False),
             ("hip:gfx90a", "mfma", 2, True), ("hip:gfx950", "mfma", 4, True), ("hip:gfx1250", "mfma", 3, False),
             ("hip:gfx1151", "wmma", 1, True), ("hip:gfx1200", "wmma", 2, True), ("hip:gfx1250", "wmma", 3, True),
             ("hip:gfx1250", "wmma", 2, False), ("hip:gfx942", "wmma", 1, False), ("cuda:90", "mfma", 3, False)]

@@ -8,7 +8,8 @@ for an instruction its ``ttg.target`` lacks was made by a pass that chose wrongl
 Each :class:`Feature` states the targets that have it, from the vendor's instruction-set reference:
 
 * ``mma.sync`` (Triton's ``#nvidia_mma`` version 2): sm_75 and later (PTX ISA: ``m16n8k8`` from sm_75,
-  ``m16n8k16`` from sm_80).
+  ``m16n8k16`` from sm_80); on fp8 operands (``.e4m3`` / ``.e5m2``, ``m16n8k32``) sm_89 and later (on sm_80 Triton
+  converts fp8 operands to f16 before the dot).
 * ``wgmma`` (version 3, ``ttng.warp_group_dot``): sm_90a only (PTX ISA: ``wgmma.mma_async`` requires sm_90a).
 * ``tcgen05`` (``ttng.tc_gen5_mma``, tensor memory): the sm_100 family (sm_100a, sm_101a/110a, sm_103a), not
   sm_90 and not the consumer sm_120 family (PTX ISA: ``tcgen05.*`` requires sm_100a / sm_101a / sm_103a / sm_110a).
@@ -131,6 +132,7 @@ class Feature:
 
 FEATURES: dict[str, Feature] = {f.name: f for f in (
     Feature("mma_v2", "mma.sync (#nvidia_mma version 2): sm_75 and later", _cuda(75), 32),
+    Feature("mma_v2_fp8", "mma.sync on e4m3 / e5m2 operands (m16n8k32): sm_89 and later", _cuda(89), 32),
     Feature("wgmma", "wgmma.mma_async (#nvidia_mma version 3, warp_group_dot): sm_90a only", _cuda(90, 100), 32),
     Feature("tcgen05", "tcgen05 MMA and tensor memory: the sm_100 family (sm_100a-sm_110a)", _cuda(100, 120), 32),
     Feature("mma_block_scale", "block-scaled mma.sync (tt.dot_scaled on #nvidia_mma): sm_120a / sm_121a",

@@ -40,6 +40,8 @@ __all__ = ["TARGET_ISA_OPS", "needs", "target_isa"]
 _MMA_OPS = ("tt.dot", "tt.dot_scaled", "ttng.warp_group_dot")
 _TCGEN05_OPS = ("ttng.tc_gen5_mma", "ttng.tc_gen5_mma_scaled", "ttng.tmem_copy", "ttng.tmem_subslice",
                 *TMEM_ACCESS_OPS)
+#: the fp8 element types mma.sync multiplies itself (``.e4m3`` / ``.e5m2``)
+_FP8_MMA = frozenset({"f8E4M3FN", "f8E5M2"})
 #: the ops whose instruction family depends on the target
 TARGET_ISA_OPS = frozenset({*_MMA_OPS, *_TCGEN05_OPS, *TMA_COPIES, *ASYNC_COPY_OPS})
 
@@ -70,7 +72,10 @@ def needs(op: Op, backend: str = "cuda") -> list[tuple[str, int | None]]:
         if major == 3:
             return [("wgmma", 3)]
         if major == 2:
-            return [("mma_block_scale" if name == "tt.dot_scaled" else "mma_v2", 2)]
+            if name == "tt.dot_scaled":
+                return [("mma_block_scale", 2)]
+            fp8 = any(t is not None and t.element in _FP8_MMA for t in op.operand_types[:2])
+            return [("mma_v2_fp8" if fp8 else "mma_v2", 2)]
         return []
     if kind in ("amd_mfma", "amd_wmma"):
         return [("mfma" if kind == "amd_mfma" else "wmma", _major(enc.get("version")))]

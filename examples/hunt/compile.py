@@ -3,7 +3,8 @@
     python3 examples/hunt/compile.py OUT_DIR [KERNEL_SUBSTRING]
 
 Writes OUT_DIR/NAME.{ttgir,llir,json} (the json is Triton's metadata: `llverify lowered` reads its `shared`), or
-NAME.fail with Triton's message.  Every target of a kernel is compiled once, warps and stages rotating over
+NAME.fail with Triton's message.  HUNT_KERNELS=DIR takes kernels.py from DIR (examples/hunt14); a case with
+"gluon": True compiles through GluonASTSource, a case's "env" is added to its compile's environment.  Every target of a kernel is compiled once, warps and stages rotating over
 the targets (all combinations for kernels of at most 3 targets)."""
 import json
 import os
@@ -14,7 +15,8 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-KDIR = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parent
+KDIR = Path(os.environ.get("HUNT_KERNELS", HERE)).resolve()
 OUT = Path(sys.argv[1] if len(sys.argv) > 1 else "/tmp/hunt-out")
 ONLY = sys.argv[2] if len(sys.argv) > 2 else None
 
@@ -49,12 +51,15 @@ def child(j):
     from triton.compiler import ASTSource
     c = load()[j["kernel"]]
     be, arch = j["target"].split(":")
-    tgt = GPUTarget(be, int(arch) if be == "cuda" else arch, 32 if be == "cuda" else 64)
+    wave = 32 if be == "cuda" or arch.startswith(("gfx11", "gfx12")) else 64  # RDNA / gfx1250: wave32
+    tgt = GPUTarget(be, int(arch) if be == "cuda" else arch, wave)
     cx = c["configs"][j["config"]]
     sig = dict(c["sig"]); sig.update({k: "constexpr" for k in cx})
     opts = {"num_warps": j["warps"], **c["options"]}
     if j["stages"]:
         opts["num_stages"] = j["stages"]
+    if c.get("gluon"):
+        from triton.experimental.gluon._runtime import GluonASTSource as ASTSource
     triton.compile(ASTSource(fn=c["fn"], signature=sig, constexprs=cx), target=tgt, options=opts)
 
 
@@ -63,10 +68,10 @@ def run(j):
     if (OUT / f"{n}.ttgir").exists() or (OUT / f"{n}.fail").exists():
         return n, "cached"
     cache = tempfile.mkdtemp(prefix="h6c-")
-    env = {**os.environ, "USE_IR_LOC": "ttgir", "TRITON_CACHE_DIR": cache, "TRITON_DEFAULT_FP_FUSION": "1"}
+    env = {**os.environ, **load()[j["kernel"]].get("env", {}), "USE_IR_LOC": "ttgir", "TRITON_CACHE_DIR": cache, "TRITON_DEFAULT_FP_FUSION": "1"}
     code = "import sys,json; sys.path.insert(0,sys.argv[2]); import compile as C; C.child(json.loads(sys.argv[1]))"
     try:
-        p = subprocess.run([sys.executable, "-c", code, json.dumps(j), str(KDIR)], env=env, capture_output=True, text=True, timeout=300)
+        p = subprocess.run([sys.executable, "-c", code, json.dumps(j), str(HERE)], env=env, capture_output=True, text=True, timeout=300)
         rc, err = p.returncode, p.stderr
     except subprocess.TimeoutExpired:
         rc, err = -1, "timeout"

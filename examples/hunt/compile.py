@@ -3,7 +3,7 @@
     python3 examples/hunt/compile.py OUT_DIR [KERNEL_SUBSTRING]
 
 Writes OUT_DIR/NAME.{ttgir,llir,json} (the json is Triton's metadata: `llverify lowered` reads its `shared`), or
-NAME.fail with Triton's message.  HUNT_KERNELS=DIR takes kernels.py from DIR (examples/hunt14); a case with
+NAME.fail with Triton's message (and NAME.nollir.ttgir where the TTGIR was made but not lowered).  HUNT_KERNELS=DIR takes kernels.py from DIR (examples/hunt14); a case with
 "gluon": True compiles through GluonASTSource, a case's "env" is added to its compile's environment.  Every target of a kernel is compiled once, warps and stages rotating over
 the targets (all combinations for kernels of at most 3 targets)."""
 import json
@@ -79,6 +79,8 @@ def run(j):
     ll = [p for p in Path(cache).rglob("*.llir")]
     if rc != 0 or not tt or not ll:
         (OUT / f"{n}.fail").write_text(err[-3000:])
+        if tt:  # Triton accepted the TTGIR but failed to lower it: the gate still reads the module
+            shutil.copy(tt[0], OUT / f"{n}.nollir.ttgir")
         shutil.rmtree(cache, ignore_errors=True)
         return n, "fail"
     shutil.copy(tt[0], OUT / f"{n}.ttgir")

@@ -184,7 +184,7 @@ def mma2(a, b, c, M: gl.constexpr, N: gl.constexpr, K: gl.constexpr, MMA: gl.con
     sb = gl.allocate_shared_memory(b.dtype.element_ty, [K, N], SB, gl.load(b + rkk[:, None] * N + rn[None, :]))
     av = sa.load(gl.DotOperandLayout(0, MMA, KW))
     bv = sb.load(gl.DotOperandLayout(1, MMA, KW))
-    acc = ampere.mma_v2(av, bv, gl.zeros([M, N], gl.float32, MMA))
+    acc = ampere.mma_v2(av, bv, gl.zeros([M, N], c.dtype.element_ty, MMA))
     om = gl.arange(0, M, layout=gl.SliceLayout(1, MMA))
     on = gl.arange(0, N, layout=gl.SliceLayout(0, MMA))
     gl.store(c + om[:, None] * N + on[None, :], acc)
@@ -307,13 +307,13 @@ def tma_copy(x, y, M: gl.constexpr, N: gl.constexpr, SMEM: gl.constexpr, DST: gl
         mbarrier.init(bars.index(i), count=1)
     for i in gl.static_range(NB):
         mbarrier.expect(bars.index(i), M * N * x.dtype.element_ty.primitive_bitwidth // 8)
-        tma.async_copy_global_to_shared(xd, [i * M, 0], bars.index(i), buf.index(i))
+        tma.async_load(xd, [i * M, 0], bars.index(i), buf.index(i))
     for i in gl.static_range(NB):
         mbarrier.wait(bars.index(i), 0)
     v = buf.index(NB - 1).load(DST)
     buf.index(0).store(v)
     hopper.fence_async_shared()
-    tma.async_copy_shared_to_global(yd, [0, 0], buf.index(0))
+    tma.async_store(yd, [0, 0], buf.index(0))
     tma.store_wait(0)
     for i in gl.static_range(NB):
         mbarrier.invalidate(bars.index(i))
@@ -326,7 +326,7 @@ def cpasync(x, y, M: gl.constexpr, N: gl.constexpr, L: gl.constexpr, DST: gl.con
     rn = gl.arange(0, N, layout=gl.SliceLayout(0, L))
     buf = gl.allocate_shared_memory(x.dtype.element_ty, [NB, M, N], SMEM)
     for i in gl.static_range(NB):
-        cp.async_copy_global_to_shared(buf.index(i), x + i * M * N + rm[:, None] * N + rn[None, :])
+        cp.async_load(buf.index(i), x + i * M * N + rm[:, None] * N + rn[None, :])
         cp.commit_group()
     cp.wait_group(0)
     acc = buf.index(0).load(DST)
@@ -665,8 +665,10 @@ def cases():
         out.append(J(f"amd_async_w{W}", amd_async, {"x": "*fp16", "y": "*fp16"},
                      {"glb_swz": dict(M=64, N=64, L=al, DST=B([4, 1], [16, 4], [1, W], [0, 1]),
                                       SMEM=gl.SwizzledSharedLayout(1, 1, 1, [1, 0]), BUF=False),
+                      "glb_v2": dict(M=64, N=64, L=B([1, 2], [8, 8], [W, 1], [1, 0]), DST=B([4, 1], [16, 4], [1, W], [0, 1]),
+                                     SMEM=gl.SwizzledSharedLayout(1, 1, 1, [1, 0]), BUF=False),
                       "buf_pad": dict(M=64, N=64, L=al, DST=B([1, 4], [16, 4], [W, 1], [1, 0]),
-                                      SMEM=gl.PaddedSharedLayout.with_identity_for([[64, 8]], [2, 64, 64], [2, 1, 0]),
+                                      SMEM=gl.PaddedSharedLayout.with_identity_for([[64, 8]], [64, 64], [1, 0]),
                                       BUF=True)},
                      ("hip:gfx950",), (W,)))
         out.append(J(f"ws3_w{W}", ws3, {"x": "*fp32", "y": "*fp32"},

@@ -104,7 +104,8 @@ class Assembler:
             results = tuple(self.typing.typeref(t) for t in split_top(strip_parens(res.strip()), ",") if t.strip())
         body = self.region(b.regions[0]) if b.regions else Region(())
         return Function(fname, tuple(args), results, body, Location(self.path, b.line, b.col),
-                        self.locs.resolve(loc), public=(m.group(1) or "public") == "public")
+                        self.locs.resolve(loc), public=(m.group(1) or "public") == "public",
+                        num_warps=_function_warps(rest))
 
     def generic_function(self, b: OpBuilder) -> Function:
         """A ``tt.func`` in MLIR's generic form (:mod:`llverify.ttgir.generic_form`): its arguments are its entry
@@ -122,7 +123,7 @@ class Assembler:
             body = Region((Block((), first.ops, first.label), *body.blocks[1:]))
         results = tuple(self.typing.typeref(t) for t in result_texts)
         return Function(name, tuple(args), results, body, Location(self.path, b.line, b.col), self.locs.resolve(loc),
-                        public=public)
+                        public=public, num_warps=_function_warps(" ".join([b.head, *b.tails])))
 
     def block_args(self, text: str) -> list[Value]:
         fast = argument_types(text)  # one match per argument for the printed form
@@ -408,3 +409,13 @@ def _int_attr(text: str | None, default: int) -> int:
         return default
     head = text.split(":")[0].strip()
     return int(head) if head.lstrip("-").isdigit() and len(head) < 12 else default
+
+
+_FUNC_WARPS = re.compile(r'"ttg\.num-warps"\s*=\s*(\d+)\s*:\s*i32')
+
+
+def _function_warps(head: str) -> int | None:
+    """The ``"ttg.num-warps" = N : i32`` a ``tt.func`` header's attributes state (after its argument list, where no
+    argument's type or location can print that key), or None."""
+    m = _FUNC_WARPS.search(head)
+    return int(m.group(1)) if m else None

@@ -1,7 +1,8 @@
 """Running every rule over every op of a module: the gate's findings, in module order.
 
 :func:`check_module` walks the module (functions, regions, blocks, ops) with
-the warp count in force (``ttg.warp_specialize`` partitions carry their own)
+the warp count in force (``ttg.warp_specialize`` partitions and functions with a ``"ttg.num-warps"``
+attribute carry their own)
 and the enclosing op, applies every :data:`~llverify.ttgir.rules.RULES` entry
 that matches the op, and turns each verdict into a located
 :class:`~llverify.ttgir.findings.Finding`.  A rule that raises is an internal
@@ -111,7 +112,9 @@ def _check_module(module: Module) -> list[Finding]:
     clock = time.perf_counter
     for fn in module.functions:
         kernel = fn.name
-        for op, warps, parent, in_partition in _walk(fn, fn.body, module.num_warps, None):
+        # a function's own "ttg.num-warps" (Gluon's partition functions before GluonInline) is in force in it
+        in_force = fn.num_warps if fn.num_warps is not None else module.num_warps
+        for op, warps, parent, in_partition in _walk(fn, fn.body, in_force, None):
             rules = rules_for(op)
             if not rules:
                 continue

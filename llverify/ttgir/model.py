@@ -195,7 +195,9 @@ class Region:
 
 @dataclass(frozen=True)
 class Function:
-    """A ``tt.func``: name, arguments (with types), result types and body."""
+    """A ``tt.func``: name, arguments (with types), result types and body.  ``num_warps`` is the function's own
+    ``"ttg.num-warps"`` attribute when it prints one (Gluon, before ``GluonInline``, gives each function a
+    ``warp_specialize`` partition calls its partition's warp count), else None: the module's count is in force."""
 
     name: str
     arguments: tuple[Value, ...]
@@ -204,6 +206,7 @@ class Function:
     location: Location
     source: SourceLocation | None
     public: bool = True
+    num_warps: int | None = None
 
 
 @dataclass(frozen=True)

@@ -56,16 +56,18 @@ class Target:
     arch: str = ""
 
 
-_CUDA = re.compile(r"cuda:([1-9][0-9]{1,2})$")
-_HIP = re.compile(r"hip:(gfx[0-9][0-9a-z]{0,5})$")
+_CUDA = re.compile(r"cuda:([1-9][0-9]{1,2})")
+_HIP = re.compile(r"hip:(gfx[0-9][0-9a-z]{0,5})")
 
 
 def parse_target(text: str) -> Target | None:
-    """The target ``text`` spells (``cuda:N``, ``hip:gfxX``), or None."""
-    m = _CUDA.match(text)
+    """The target ``text`` spells as Triton prints a ``ttg.target``, or None: ``cuda:N`` with N a compute
+    capability of 2 or 3 digits without a leading zero (``cuda:80``, ``cuda:120``), ``hip:gfxX`` with X one to six
+    lower-case letters or digits beginning with a digit (``hip:gfx90a``, ``hip:gfx1250``)."""
+    m = _CUDA.fullmatch(text)
     if m:
         return Target("cuda", int(m.group(1)))
-    m = _HIP.match(text)
+    m = _HIP.fullmatch(text)
     if m:
         return Target("hip", None, m.group(1))
     return None

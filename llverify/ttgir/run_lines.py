@@ -48,6 +48,8 @@ from __future__ import annotations
 
 import re
 
+from llverify.hw.target_isa import parse_target as spelled_target
+
 __all__ = ["run_commands", "run_line_targets", "run_line_target", "parse_target", "TARGET_SPELLING"]
 
 #: what :func:`parse_target` accepts, in words (the ``--target`` option's help and error)
@@ -68,35 +70,22 @@ NV_LOWERING_DEFAULT = "cuda:80"
 #: the longest option string of one pass that is read (real ones are tens of characters): bounds the work per
 #: occurrence of the pass, so that a hostile command of many occurrences is still read in linear time
 _MAX_PASS_OPTIONS = 1000
-_DIGITS = frozenset("0123456789")
-_GFX_TAIL = frozenset("0123456789abcdefghijklmnopqrstuvwxyz")
 
 
 def parse_target(text: str) -> str | None:
-    """``text`` if it spells a ``ttg.target`` as Triton prints it, else None.
-
-    Accepted: ``cuda:N`` with N a compute capability of 2 or 3 digits without a leading zero (``cuda:80``,
-    ``cuda:90``, ``cuda:120``), and ``hip:gfxX`` with X one to six lower-case letters or digits beginning
-    with a digit (``hip:gfx90a``, ``hip:gfx942``, ``hip:gfx1250``).
+    """``text`` if it spells a ``ttg.target`` as Triton prints it (:func:`llverify.hw.target_isa.parse_target`
+    says which), else None.
 
     Postcondition: the result is None or equal to ``text``."""
-    backend, sep, arch = text.partition(":")
-    if not sep:
-        return None
-    if backend == "cuda":
-        return text if _capability(arch) else None
-    if backend == "hip":
-        return text if _gfx(arch) else None
-    return None
+    return text if spelled_target(text) is not None else None
 
 
 def _capability(s: str) -> bool:
-    return 2 <= len(s) <= 3 and s[0] != "0" and set(s) <= _DIGITS
+    return spelled_target(f"cuda:{s}") is not None
 
 
 def _gfx(s: str) -> bool:
-    tail = s[3:]
-    return s.startswith("gfx") and 1 <= len(tail) <= 6 and tail[0] in _DIGITS and set(tail) <= _GFX_TAIL
+    return spelled_target(f"hip:{s}") is not None
 
 
 #: the first line that is neither blank nor a ``//`` comment: the end of the leading comment block

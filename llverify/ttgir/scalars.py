@@ -45,7 +45,7 @@ complete proof, not an estimate.  The induction variable of a loop with constant
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from llverify.ttgir.branches import BRANCH_OPS, successors
 from llverify.ttgir.constants import integer_constant
@@ -325,20 +325,16 @@ class ValueSets:
                 raise NotComputable("loop bounds")
             ivs = list(range(lb, ub, step)) or [None]
         start = tuple(self._value(inits[args.index(a) - 1], {}) for a in order)
-        seen: set[tuple[int, ...]] = set()
-        frontier = {start}
-        while frontier:
-            seen |= frontier
-            if len(seen) > MAX_STATES:
-                raise NotComputable("loop state too large to enumerate")
-            nxt: set[tuple[int, ...]] = set()
-            for state in frontier:
-                for v in ivs:
-                    env = dict(zip(order, state))
-                    if v is not None:
-                        env[iv] = v
-                    nxt.add(tuple(self._value(self.operands_of(yield_op)[args.index(a) - 1], env) for a in order))
-            frontier = nxt - seen
+        yields = [self.operands_of(yield_op)[args.index(a) - 1] for a in order]
+
+        def successors(state: tuple[int, ...]) -> Iterable[tuple[int, ...]]:
+            for v in ivs:
+                env = dict(zip(order, state))
+                if v is not None:
+                    env[iv] = v
+                yield tuple(self._value(y, env) for y in yields)
+
+        seen = _orbit({start}, successors)
         out = []
         for state in seen:
             for v in ivs:
@@ -381,14 +377,8 @@ class ValueSets:
             (steps if any(True for j in at for _ in self._deps(e[j])) else starts).append(e)
         if not starts:
             raise NotComputable("no branch enters the block from outside its loop")
-        seen: set[tuple[int, ...]] = set()
-        frontier = {tuple(self._value(e[j], {}) for j in at) for e in starts}
-        while frontier:
-            seen |= frontier
-            if len(seen) > MAX_STATES:
-                raise NotComputable("loop state too large to enumerate")
-            nxt = {tuple(self._value(e[j], dict(zip(order, state))) for j in at) for state in frontier for e in steps}
-            frontier = nxt - seen
+        seen = _orbit({tuple(self._value(e[j], {}) for j in at) for e in starts},
+                      lambda state: (tuple(self._value(e[j], dict(zip(order, state))) for j in at) for e in steps))
         return [dict(zip(order, state)) for state in seen]
 
     def _deps(self, name: str, depth: int = 0) -> Iterable[str]:
@@ -408,3 +398,21 @@ class ValueSets:
             return
         for o in self.operands_of(d[0]):
             yield from self._deps(o, depth + 1)
+
+
+def _orbit(start: set[tuple[int, ...]],
+           step: Callable[[tuple[int, ...]], Iterable[tuple[int, ...]]]) -> set[tuple[int, ...]]:
+    """Every state reachable from ``start`` by repeated ``step`` (its successors), ``start`` included: the least
+    fixed point, found breadth-first.  Raises :class:`NotComputable` past :data:`MAX_STATES` states.
+
+    >>> sorted(_orbit({(0,)}, lambda s: [((s[0] + 1) % 3,)]))
+    [(0,), (1,), (2,)]
+    """
+    seen: set[tuple[int, ...]] = set()
+    frontier = set(start)
+    while frontier:
+        seen |= frontier
+        if len(seen) > MAX_STATES:
+            raise NotComputable("loop state too large to enumerate")
+        frontier = {nxt for state in frontier for nxt in step(state)} - seen
+    return seen

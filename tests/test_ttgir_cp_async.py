@@ -108,15 +108,18 @@ def test_a_widths_mutant_that_ignores_the_hint_fails_the_definition() -> None:
 # -- small modules: the hint, the layout bound, the refutation; Triton compiles the same modules ------------------
 
 def _module(spt: int, hint: int | None, vec: int, target: str = "cuda:80", cols: int = 32, tpw: str = "[4, 8]",
-            max_phase: int = 1) -> str:
+            max_phase: int = 1, aligned: bool = True) -> str:
     """A copy of a 64 x ``cols`` f16 tile (``sizePerThread = [1, spt]``, ``threadsPerWarp = tpw``) into a
-    ``swizzled_shared<{vec, perPhase = 1, maxPhase}>`` buffer, then read back and stored."""
+    ``swizzled_shared<{vec, perPhase = 1, maxPhase}>`` buffer, then read back and stored; ``aligned``: the
+    source pointer argument carries ``tt.divisibility = 16`` (without it Triton knows only the element's
+    alignment, 2 bytes)."""
     h = f" {{contiguity = {hint} : i32}}" if hint is not None else ""
+    div = " {tt.divisibility = 16 : i32}" if aligned else ""
     return f'''#blocked = #ttg.blocked<{{sizePerThread = [1, {spt}], threadsPerWarp = {tpw}, warpsPerCTA = [4, 1], order = [1, 0]}}>
 #shared = #ttg.swizzled_shared<{{vec = {vec}, perPhase = 1, maxPhase = {max_phase}, order = [1, 0]}}>
 #smem = #ttg.shared_memory
 module attributes {{"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "{target}", "ttg.threads-per-warp" = 32 : i32}} {{
-  tt.func public @k(%arg0: !tt.ptr<f16> {{tt.divisibility = 16 : i32}}, %arg1: !tt.ptr<f16> {{tt.divisibility = 16 : i32}}) {{
+  tt.func public @k(%arg0: !tt.ptr<f16>{div}, %arg1: !tt.ptr<f16> {{tt.divisibility = 16 : i32}}) {{
     %r = tt.make_range {{end = {cols} : i32, start = 0 : i32}} : tensor<{cols}xi32, #ttg.slice<{{dim = 0, parent = #blocked}}>>
     %r2 = tt.expand_dims %r {{axis = 0 : i32}} : tensor<{cols}xi32, #ttg.slice<{{dim = 0, parent = #blocked}}>> -> tensor<1x{cols}xi32, #blocked>
     %r3 = tt.broadcast %r2 : tensor<1x{cols}xi32, #blocked> -> tensor<64x{cols}xi32, #blocked>
@@ -143,13 +146,17 @@ def _width(text: str):
 
 
 def test_the_hint_pins_the_width_and_its_absence_leaves_several() -> None:
+    """With ``contiguity = 8`` the width is 16 bytes; with 2 (4 bytes) any of 4, 8, 16; with none, f16 pointers
+    of alignment 2 bytes would give a 2-byte copy, which Triton cannot lower: the verdict is ``unknown`` (the
+    pointers' alignment decides), never ``proved``; the possible widths stay in the details."""
     pinned, _ = _width(_module(8, 8, 8))
     free, _ = _width(_module(8, None, 8))
     low, _ = _width(_module(8, 2, 8))
-    assert pinned.status == free.status == low.status == "proved"
+    assert pinned.status == low.status == "proved"
     assert list(pinned.details["widths_bytes"]) == [16] and "16 bytes per lane" in pinned.message
-    assert list(free.details["widths_bytes"]) == [4, 8, 16] and "one of 4, 8, 16 bytes" in free.message
-    assert list(low.details["widths_bytes"]) == [4, 8, 16]
+    assert free.status == "unknown" and "no contiguity hint" in free.message and "cannot lower" in free.message
+    assert list(free.details["widths_bytes"]) == [4, 8, 16] and free.details["narrowest_bytes"] == 2
+    assert list(low.details["widths_bytes"]) == [4, 8, 16] and "one of 4, 8, 16 bytes" in low.message
     four, _ = _width(_module(4, 4, 4))
     assert list(four.details["widths_bytes"]) == [8]
 
@@ -241,6 +248,8 @@ def test_triton_compiles_the_small_modules_to_a_computed_width(tmp_path: Path) -
     module: its cp.async emitter asserts)."""
     cases = {"w16": _module(8, 8, 8), "free": _module(8, None, 8), "w8": _module(4, 4, 4),
              "w4": _module(2, 8, 1)}
+    unaligned = tmp_path / "unaligned.ttgir"  # no hint, no divisibility: Triton picks 2 bytes and fails
+    unaligned.write_text(_module(8, None, 8, aligned=False))
     paths = {}
     for name, text in cases.items():
         paths[name] = tmp_path / f"{name}.ttgir"
@@ -248,10 +257,12 @@ def test_triton_compiles_the_small_modules_to_a_computed_width(tmp_path: Path) -
     bad = tmp_path / "bad.ttgir"
     bad.write_text(_module(1, None, 1))
     env = {"TRITON_CACHE_DIR": str(tmp_path / "cache"), "TRITON_DEFAULT_FP_FUSION": "1", "PATH": "/usr/bin:/bin"}
-    proc = subprocess.run([sys.executable, "-c", CHILD, *map(str, paths.values()), str(bad)], capture_output=True,
-                          text=True, timeout=300, env=env)
+    proc = subprocess.run([sys.executable, "-c", CHILD, *map(str, paths.values()), str(bad), str(unaligned)],
+                          capture_output=True, text=True, timeout=300, env=env)
     emitted = json.loads(proc.stdout.strip().splitlines()[-1])
     assert emitted[str(bad)] is None
+    assert emitted[str(unaligned)] is None  # a module Triton cannot lower ...
+    assert _width(unaligned.read_text())[0].status == "unknown"  # ... is never proved
     assert _width(_module(1, None, 1))[0].status == "refuted"
     for name, path in paths.items():
         v, _ = _width(cases[name])

@@ -15,10 +15,12 @@ not run here, so ``w`` is known only to lie in a set:
   transfers smaller than 4 bytes"), so a lowered program uses ``w * bits >= 32``.
 
 Postcondition of :func:`cp_async_widths`: every width Triton 3.9 emits for the copy (when it compiles) is in the
-returned tuple; the tuple is empty exactly when ``top * bits < 32`` (no lowering exists).
+returned tuple; the tuple is empty exactly when ``top * bits < 32`` (no lowering exists).  Whether the copy
+compiles at all is :func:`narrowest_width`'s question: when it is below 4 bytes, the pointers' contiguity and
+alignment (``tt.divisibility`` of the base pointer, not known here) decide between a lowering and Triton's error.
 
 Example: f16, ``V = 8``: ``(2, 4, 8)`` elements (4, 8, 16 bytes) without a hint, ``(8,)`` with ``contiguity = 8``;
-f16 with ``V = 1``: ``()``.
+f16 with ``V = 1``: ``()``; f16 without a hint: ``narrowest_width = 1`` (2 bytes: the copy may not compile).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from llverify.codegen.common import check_bitwidth, log2
 from llverify.codegen.vectorize import largest_vectorisation
 from llverify.layout import LinearLayout
 
-__all__ = ["CP_ASYNC_BYTES", "cp_async_widths", "layout_bound", "VectorBlocker", "vector_blocker"]
+__all__ = ["CP_ASYNC_BYTES", "cp_async_widths", "narrowest_width", "layout_bound", "VectorBlocker", "vector_blocker"]
 
 #: the copy sizes of PTX ``cp.async.{ca,cg}.shared.global`` (bytes)
 CP_ASYNC_BYTES = (4, 8, 16)
@@ -53,8 +55,23 @@ def cp_async_widths(bound: int, bits: int, hint: int | None) -> tuple[int, ...]:
     Requires: ``bits`` a power of two in 8..64 (no sub-byte cp.async), ``bound >= 1`` a power of two."""
     check_bitwidth(bits)
     top = min(bound, max(1, 128 // bits))
-    low = _pow2floor(min(hint, top)) if hint is not None and hint >= 2 else 1
+    low = narrowest_width(bound, bits, hint)
     return tuple(1 << k for k in range(log2(low), log2(top) + 1) if (1 << k) * bits >= 32)
+
+
+def narrowest_width(bound: int, bits: int, hint: int | None) -> int:
+    """The narrowest width (elements) Triton 3.9 may pick for the copy, lowerable or not: ``pow2floor(min(h,
+    top))`` with a hint ``h >= 2``, else 1 (pointers of contiguity or alignment 1 give ``maxVec = 1``).  When
+    ``narrowest_width * bits < 32`` the copy compiles only if the pointers' contiguity and alignment reach 4
+    bytes, which the module does not state (axis analysis over ``tt.divisibility``, not run here).
+
+    Requires: as :func:`cp_async_widths`.
+
+    >>> narrowest_width(8, 16, None), narrowest_width(8, 16, 8), narrowest_width(2, 16, 8)
+    (1, 8, 2)"""
+    check_bitwidth(bits)
+    top = min(bound, max(1, 128 // bits))
+    return _pow2floor(min(hint, top)) if hint is not None and hint >= 2 else 1
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ import time
 from typing import Iterable
 
 from llverify.codegen.banks import access_to_offsets, bank_wavefronts
-from llverify.codegen.cp_async import cp_async_widths, layout_bound, vector_blocker
+from llverify.codegen.cp_async import cp_async_widths, layout_bound, narrowest_width, vector_blocker
 from llverify.codegen.vectorize import largest_vectorisation
 from llverify.errors import LlverifyError
 from llverify.layout import LinearLayout
@@ -39,7 +39,9 @@ def async_copy(ctx: OpContext) -> Iterable[Verdict]:
 
     On NVIDIA targets the copy lowers to ``cp.async``: ``vector_width`` is the set of widths Triton 3.9 may use
     (:mod:`llverify.codegen.cp_async`: the layout bound, the op's ``contiguity`` attribute, 4..16 bytes), proved
-    when computed, refuted when the layouts admit no 4-byte vector (the copy cannot be lowered).  The copy's bank
+    when every width Triton may pick is one cp.async has, refuted when the layouts admit no 4-byte vector (the copy
+    cannot be lowered), ``unknown`` when the pick may fall below 4 bytes (no ``contiguity`` hint on sub-32-bit
+    elements: the pointers' alignment decides between a lowering and Triton's error).  The copy's bank
     wavefronts stay ``unknown``: LDGSTS's shared-side wavefronts are not st.shared's and depend on the global
     source addresses, which the module does not fix (measured on an H200: ``tests/data/cp_async_ncu_h200.json``,
     ``tests/test_cp_async_ncu.py``); the st.shared model's count per width is in the details only
@@ -123,7 +125,8 @@ def decided_cp_async_width(R: LinearLayout, M: LinearLayout, bits: int, hint: in
     elements, ``contiguity`` attribute ``hint``) may have in Triton 3.9's lowering
     (:func:`llverify.codegen.cp_async.cp_async_widths`): proved when at least one exists, refuted when none
     does (the layouts give no 4-byte vector; the witness is the basis that blocks it, evaluated with
-    :meth:`LinearLayout.apply`).  Once per argument tuple (the hint is part of the key)."""
+    :meth:`LinearLayout.apply`), ``unknown`` when Triton may pick a width below 4 bytes
+    (:func:`llverify.codegen.cp_async.narrowest_width`).  Once per argument tuple (the hint is part of the key)."""
     t0 = time.perf_counter()
     try:
         cvt = access_to_offsets(R, M)
@@ -150,6 +153,16 @@ def decided_cp_async_width(R: LinearLayout, M: LinearLayout, bits: int, hint: in
                        f"emitter aborts on the narrower vector): {why}",
                        Counterexample(inputs, {"S^-1 L": blocker.to_json()},
                                       "each offset evaluated from S^-1 L at a basis point"), details=details)
+    narrow = narrowest_width(bound, bits, hint)
+    if narrow * bits < 32:
+        details["narrowest_bytes"] = narrow * bits / 8
+        given = (f"the contiguity hint {hint} allows {narrow * bits // 8} bytes" if hint is not None and hint >= 2
+                 else "no contiguity hint")
+        return unknown("vector_width", "cp.async",
+                       f"{given}: Triton 3.9 takes the width from the pointers' contiguity and alignment (axis "
+                       f"analysis over tt.divisibility, not run here); below 4 bytes it cannot lower the copy "
+                       f"('cp.async does not support transfers smaller than 4 bytes'), else it moves one of "
+                       f"{', '.join(map(str, nbytes))} bytes per lane").with_(details=details)
     model = {}
     for w in widths:
         try:
@@ -165,8 +178,8 @@ def decided_cp_async_width(R: LinearLayout, M: LinearLayout, bits: int, hint: in
         msg = f"cp.async of {nbytes[0]} bytes per lane ({pin})" if pin else f"cp.async of {nbytes[0]} bytes per lane"
     else:
         why = (f"contiguity hint {hint}, layout bound {top * bits // 8} bytes" if hint is not None and hint >= 2
-               else f"no contiguity hint: the pointers' contiguity (axis analysis, not run here) picks; layout bound "
-                    f"{top * bits // 8} bytes")
+               else f"no contiguity hint: the pointers' contiguity (axis analysis, not run here) picks among widths "
+                    f"of 4 bytes or more; layout bound {top * bits // 8} bytes")
         msg = f"one of {', '.join(map(str, nbytes))} bytes per lane ({why})"
     return Verdict("proved", "vector_width", "cp.async", "f2", time.perf_counter() - t0, msg,
                    certificate={"register_order": list(largest_vectorisation(cvt, bits, "offset").register_order)},

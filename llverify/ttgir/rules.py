@@ -30,6 +30,7 @@ from llverify.ttgir.rules_mfma_commit import MFMA_COMMIT, mfma_commit
 from llverify.ttgir.rules_packed_arith import PACKED_ARITH, packed_arith
 from llverify.ttgir.rules_register_tiles import REGISTER_TILE_OPS, register_tiles
 from llverify.ttgir.rules_async_copy import ASYNC_COPY_OPS, async_copy
+from llverify.ttgir.rules_cta import CTA_LOCAL_OPS, cta_locality
 from llverify.ttgir.rules_memory import TMA_COPIES, memdesc_index, memdesc_subview, shared_access, subslice, tma_buffer
 from llverify.ttgir.rules_target import TARGET_ISA_OPS, target_isa
 from llverify.ttgir.rules_tmem import tmem_access
@@ -88,6 +89,11 @@ RULES: tuple[Rule, ...] = (
          "same shape and element type; the pointer, mask and other share one layout; on NVIDIA, the cp.async "
          "widths Triton may use (vector_width)",
          "TritonGPU AsyncCopyGlobalToLocalOp semantics; seed 000, section 5.3 (vectorisation through S^-1 L)", lambda op: op.name in ASYNC_COPY_OPS, async_copy),
+    Rule("cta_local", "in a cluster each CTA touches only its own shared memory: a store holds in CTA b every "
+         "element CTA b's buffer keeps, a load finds in CTA b's buffer every element it receives, wgmma finds in CTA "
+         "b's operands every row / column of the accumulator elements CTA b holds", "seed 000, section 4 (the block "
+         "in dim of a layout); PTX ld/st.shared and wgmma read the executing CTA's shared memory",
+         lambda op: op.name in CTA_LOCAL_OPS, cta_locality),
     Rule("dot_operands", "dot operands have the layouts the MMA instruction needs",
          "seed 000, proposition 4.7", lambda op: op.name in DOT_OPS, dot_operands),
     Rule("view_in_bounds", "memdesc and tensor-memory subslices stay inside their allocation",
@@ -147,7 +153,7 @@ def _unmodelled(op: Op) -> bool:
 NAME_ONLY: frozenset[str] = frozenset({
     "same_layout", "memory_operands", "region_boundary", "conversion", "shape_op", "reduce_scan", "gather",
     "tma_buffer", "tmem_access", "broadcast_store", "shared_access", "dot_operands", "view_in_bounds",
-    "buffer_index", "subview_in_bounds", "in_thread", "fp4_upcast", "async_copy", "register_tiles", "descriptor_gather", "dot_i8", "mfma_commit", "packed_arith", "target_isa",
+    "buffer_index", "subview_in_bounds", "cta_local", "in_thread", "fp4_upcast", "async_copy", "register_tiles", "descriptor_gather", "dot_i8", "mfma_commit", "packed_arith", "target_isa",
     "unmodelled_op"})
 
 #: op name -> (the per-op predicates among its candidate rules, each with its bit; {bit mask of the predicates that

@@ -1,0 +1,117 @@
+"""The ``cta_local`` rule: in a cluster (``ttg.num-ctas`` > 1) a CTA touches only its own shared memory.
+
+``ttg.local_alloc`` / ``local_store`` write, and ``ttg.local_load`` reads, CTA ``b``'s copy of a buffer with
+CTA ``b``'s threads (``st/ld.shared``; no distributed shared memory): a store must hold in CTA ``b``'s registers
+every element CTA ``b``'s copy keeps, a load must find in CTA ``b``'s copy every element its registers receive.
+``ttng.warp_group_dot`` (wgmma) reads its operands from CTA ``b``'s shared memory (or registers) for the
+accumulator elements CTA ``b`` holds: every row ``m`` of those (every ``k``) must be in CTA ``b``'s A, every column
+``n`` in CTA ``b``'s B.  Each is :func:`llverify.prove.cta_locality.cta_local` of the two layouts, whose
+``block`` in dim is the ``CGALayout``.  A module whose layouts all keep one CTA has no finding.
+
+Not claimed: ``ttng.tc_gen5_mma`` (its tensor-memory accumulator carries its CTA split in the encoding only, and a
+two-CTA MMA reads the peer CTA's B), TMA copies (a multicast writes several CTAs), accesses to a window of a buffer
+(a subview), and ``ttg.async_copy_global_to_local`` (its pointers may address any global element).
+
+Example: a ``64x128`` f16 tensor split over 2 CTAs along N (``CGALayout = [[0, 1]]``) stored into a buffer every
+CTA keeps whole (``CGALayout = [[0, 0]]``): refuted, CTA 1 keeps column 0, which only CTA 0's registers hold."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from llverify.layout import LinearLayout
+from llverify.prove.cta_locality import cta_local
+from llverify.prove.verdict import Verdict
+from llverify.ttgir.layouts import BuiltLayout
+from llverify.ttgir.memory_ops import SHARED_ACCESS_OPS, tensor_and_buffer
+from llverify.ttgir.rule_support import OpContext, enc_text, memoised, op_names, unknown
+
+__all__ = ["CTA_LOCAL_OPS", "cta_locality", "mma_operand_needs"]
+
+#: the ops whose data must stay inside each CTA
+CTA_LOCAL_OPS = (*SHARED_ACCESS_OPS, "ttng.warp_group_dot")
+
+_PROP = "cta_local"
+
+
+def _ctas(layout: LinearLayout) -> int:
+    return layout.in_dim_size("block") if layout.has_in_dim("block") else 1
+
+
+def cta_locality(ctx: OpContext) -> Iterable[Verdict]:
+    op = ctx.op
+    if op.name == "ttng.warp_group_dot":
+        yield from _mma(ctx)
+        return
+    moved = tensor_and_buffer(op, SHARED_ACCESS_OPS)
+    if moved is None:
+        return
+    reg, mem, direction = moved
+    R, M = ctx.built(reg), ctx.built(mem)
+    if not isinstance(R, BuiltLayout) or not isinstance(M, BuiltLayout):
+        return  # the layout rule reports why it does not build
+    if _ctas(R.layout) == 1 and _ctas(M.layout) == 1:
+        return
+    subject = f"{op_names(op)} ({direction}, per CTA): {enc_text(reg)} <-> {enc_text(mem)}"
+    if tuple(reg.shape) != tuple(M.shape) or dict(R.layout.out_dims) != dict(M.layout.out_dims):
+        yield unknown(_PROP, subject, f"an access of shape {list(reg.shape)} to a buffer of shape {list(M.shape)} (a "
+                                      f"window): which CTA keeps each element of the window is not modelled")
+        return
+    supply, need = (R.layout, M.layout) if direction == "store" else (M.layout, R.layout)
+    yield decided_cta_local(supply, need).with_(subject=subject)
+
+
+def _mma(ctx: OpContext) -> Iterable[Verdict]:
+    op = ctx.op
+    if len(op.operand_types) < 3:
+        return
+    a, b, acc = op.operand_types[:3]
+    built = [ctx.built(t) for t in (a, b, acc)]
+    if not all(isinstance(x, BuiltLayout) for x in built):
+        return
+    A, B, C = (x.layout for x in built)  # type: ignore[union-attr]
+    if max(_ctas(A), _ctas(B), _ctas(C)) == 1:
+        return
+    for name, operand, t in (("A", A, a), ("B", B, b)):
+        subject = f"{op_names(op)} (operand {name} per CTA): {enc_text(t)} for {enc_text(acc)}"
+        need = mma_operand_needs(C, operand, name)
+        if isinstance(need, str):
+            yield unknown(_PROP, subject, need)
+            continue
+        yield decided_cta_local(operand, need).with_(subject=subject)
+
+
+def mma_operand_needs(acc: LinearLayout, operand: LinearLayout, which: str) -> LinearLayout | str:
+    """What the accumulator layout ``acc`` (``[m, n]``) needs of operand ``which`` (``"A"``: ``[m, k]``, ``"B"``:
+    ``[k, n]``): ``acc``'s in dims with each basis projected to the operand's kept coordinate (``m`` for A, ``n`` for
+    B; ``k`` = 0), plus an in dim ``k`` whose bases walk every ``k``.  A string says why not (rank other than 2,
+    sizes that disagree).
+
+    Postcondition: the CTA ``b`` of the result holds ``{(m, k) : m a row of acc's CTA b, every k}`` for A.
+
+    Example: ``acc`` 2x2 with ``register: [[1, 0]], block: [[0, 1]]`` (CTA b holds column b) needs of a 2x4 B
+    ``register: [[0, 0]], block: [[0, 1]], k: [[1, 0], [2, 0]]`` (every k of column b)."""
+    names, sizes = list(acc.out_dim_names), [acc.out_dim_size(d) for d in acc.out_dim_names]
+    onames = list(operand.out_dim_names)
+    if len(names) != 2 or len(onames) != 2:
+        return f"an MMA of rank {len(names)} (operand rank {len(onames)}): only rank 2 is modelled"
+    osizes = [operand.out_dim_size(d) for d in onames]
+    keep = 0 if which == "A" else 1  # the accumulator coordinate the operand shares: m (A) or n (B)
+    k_at = 1 if which == "A" else 0  # where k sits in the operand
+    if sizes[keep] != osizes[keep]:
+        return f"the accumulator is {sizes} and operand {which} {osizes}: their shared dim differs"
+
+    def project(basis: tuple[int, ...]) -> tuple[int, ...]:
+        out = [0, 0]
+        out[keep] = basis[keep]
+        return tuple(out)
+
+    bases = {d: [project(tuple(bs)) for bs in acc.bases[d]] for d in acc.in_dim_names}
+    bases["k"] = [tuple((1 << j) if i == k_at else 0 for i in range(2)) for j in range(osizes[k_at].bit_length() - 1)]
+    return LinearLayout(bases, list(zip(onames, osizes)), require_surjective=False)
+
+
+@memoised()
+def decided_cta_local(supply: LinearLayout, need: LinearLayout) -> Verdict:
+    """:func:`~llverify.prove.cta_locality.cta_local` once per layout pair."""
+    return cta_local(supply, need, subject="per CTA", prop=_PROP)

@@ -1,0 +1,222 @@
+"""``cta_local``: in a cluster each CTA touches only its own shared memory (stores, loads, wgmma operands).
+
+Real inputs: Triton 3.9's TTGIR of two hunt15 kernels compiled with ``num_ctas = 2`` for sm_90 and sm_100
+(``tests/data/ttgir_cta``, examples/hunt15/kernels.py).  Their layouts are compared with Triton's own
+``to_linear_layout`` at 2 CTAs; every ``cta_local`` verdict on them is proved.  Mutants, each one attribute edited:
+the B buffer kept whole by every CTA under a tensor split over the CTAs (Triton 3.9 still compiles it, and each
+CTA's copy is half unwritten) and the wgmma accumulator split along M while B is split along N (Triton 3.9 fails
+to lower it); both refuted with a replayed witness.  The prover is checked against a brute-force count of each
+CTA's elements on random layouts.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+
+import pytest
+
+from llverify.layout import LinearLayout
+from llverify.prove.cta_locality import cta_local
+from llverify.ttgir.gate import check_module
+from llverify.ttgir.layouts import BuiltLayout, layout_of
+from llverify.ttgir.reader import parse_module
+from llverify.ttgir.rule_support import clear_caches
+from llverify.ttgir.rules_cta import mma_operand_needs
+
+DATA = Path(__file__).parent / "data"
+CLUSTER = sorted((DATA / "ttgir_cta").glob("*.ttgir"))
+SM90 = DATA / "ttgir_cta" / "cluster_mm-b128x128x64-cuda_90-w4.ttgir"
+
+
+def _cta(text: str, name: str = "m.ttgir"):
+    clear_caches()
+    return [f for f in check_module(parse_module(text, name)) if f.verdict.property == "cta_local"]
+
+
+# -- the real modules ------------------------------------------------------------------------------------------------
+
+def test_the_cluster_modules_are_two_cta_compiles_for_sm90_and_sm100() -> None:
+    assert len(CLUSTER) == 4
+    for p in CLUSTER:
+        m = parse_module(p.read_text(), str(p))
+        assert m.num_ctas == 2 and m.target in ("cuda:90", "cuda:100")
+
+
+@pytest.mark.parametrize("path", CLUSTER, ids=lambda p: p.stem)
+def test_every_cta_claim_of_a_real_cluster_module_is_proved(path: Path) -> None:
+    found = _cta(path.read_text(), str(path))
+    assert found, "a two-CTA module with shared-memory accesses has cta_local findings"
+    assert all(f.verdict.status == "proved" for f in found), [f.verdict.message for f in found]
+    assert {f.op for f in found} <= {"ttg.local_alloc", "ttg.local_store", "ttg.local_load", "ttng.warp_group_dot"}
+
+
+def test_a_single_cta_module_has_no_cta_finding() -> None:
+    one = SM90.read_text().replace('"ttg.num-ctas" = 2', '"ttg.num-ctas" = 1')
+    one = re.sub(r", CGALayout = \[\[[01], [01]\]\]|, CGALayout = \[\[[01]\]\]", "", one)
+    assert _cta(one) == []
+
+
+def test_two_cta_layouts_equal_triton_to_linear_layout() -> None:
+    """Every tensor / memdesc layout of the cluster modules, as llverify builds it, is Triton 3.9's
+    ``to_linear_layout`` of the same type at 2 CTAs (the ``block`` bases included)."""
+    oracle = pytest.importorskip("oracle_triton")
+    if not oracle.available():
+        pytest.skip("triton is not installed")
+    items: dict[tuple[str, int, int], BuiltLayout] = {}
+    for path in CLUSTER:
+        text = path.read_text()
+        aliases = {m.group(1): m.group(2) for m in re.finditer(r"^#([\w$]+) = (#.*)$", text, re.M)
+                   if not m.group(2).startswith("loc")}
+        mod = parse_module(text, str(path))
+        for _, op, _ in mod.walk():
+            for r in op.results:
+                if r.type.kind in ("tensor", "memdesc") and r.type.has_layout:
+                    full = re.sub(r"#([A-Za-z_][\w$]*)(?![\w.<])", lambda m: aliases.get(m.group(1), m.group(0)),
+                                  r.type.text)
+                    key = (full, mod.num_warps, mod.threads_per_warp)
+                    if key not in items and isinstance(layout_of(r.type), BuiltLayout):
+                        items[key] = layout_of(r.type)  # type: ignore[assignment]
+    keys = list(items)
+    res = oracle.run_type_cases([{"type": k[0], "num_warps": k[1], "threads": k[2], "num_ctas": 2,
+                                  "shape": list(items[k].shape)} for k in keys])
+    compared = split = 0
+    for k, r in zip(keys, res):
+        if not r["ok"]:  # the barrier arrays: one i64 per CTA, an empty offset basis Gluon's bridge refuses
+            assert "offset_bases must not be empty" in r["error"], r
+            continue
+        assert {d: [list(b) for b in bs] for d, bs in items[k].layout.bases.items()} == r["bases"], k[0]
+        compared += 1
+        split += any(any(b) for b in r["bases"].get("block", []))
+    assert compared >= 20 and split >= 5  # layouts split over the CTAs among them, not only broadcast ones
+
+
+# -- mutants of the real sm_90 module --------------------------------------------------------------------------------
+
+def _alias_line(text: str, alias: str) -> str:
+    return next(line for line in text.splitlines() if line.startswith(f"#{alias} = "))
+
+
+def test_a_tensor_split_over_ctas_stored_into_a_buffer_every_cta_keeps_whole_is_refuted() -> None:
+    text = SM90.read_text()
+    line = _alias_line(text, "shared1")
+    assert "CGALayout = [[0, 1]]" in line
+    mutant = text.replace(line, line.replace("CGALayout = [[0, 1]]", "CGALayout = [[0, 0]]"))
+    found = _cta(mutant)
+    bad = [f for f in found if f.verdict.status == "refuted"]
+    assert len(bad) == 1 and bad[0].op == "ttg.local_alloc" and "store" in bad[0].verdict.subject
+    cx = bad[0].verdict.counterexample
+    assert cx is not None and cx.sides["held by CTA"] is False
+    # replay by hand: the element the witness names is in CTA cx.inputs["cta"]'s buffer copy and in none of that
+    # CTA's registers (the stored tensor is the local_alloc's operand)
+    m = parse_module(mutant, "m.ttgir")
+    op = next(o for _, o, _ in m.walk() if o.location.line == bad[0].location.line)
+    R, M = layout_of(op.operand_types[0]).layout, layout_of(op.results[0].type).layout
+    cta, elem = cx.inputs["cta"], cx.sides["need(x)"]
+    held = {tuple(R.apply(register=r, lane=l, warp=w, block=cta).values())
+            for r in range(R.in_dim_size("register")) for l in range(32) for w in range(4)}
+    kept = {tuple(M.apply(offset=o, block=cta).values()) for o in range(M.in_dim_size("offset"))}
+    assert tuple(elem.values()) in kept - held
+    assert all(f.verdict.status == "proved" for f in _cta(text))
+
+
+def test_an_accumulator_split_along_m_with_b_split_along_n_is_refuted() -> None:
+    text = SM90.read_text()
+    line = _alias_line(text, "mma")
+    mutant = text.replace(line, line.replace("CGALayout = [[0, 1]]", "CGALayout = [[1, 0]]"))
+    bad = [f for f in _cta(mutant) if f.verdict.status == "refuted"]
+    assert [f.op for f in bad] == ["ttng.warp_group_dot"] and "operand B" in bad[0].verdict.subject
+
+
+def _load_module(reg_split: str, buf_split: str) -> str:
+    return f'''#b = #ttg.blocked<{{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0], CGALayout = {reg_split}}}>
+#s = #ttg.swizzled_shared<{{vec = 4, perPhase = 1, maxPhase = 8, order = [1, 0], CGALayout = {buf_split}}}>
+#smem = #ttg.shared_memory
+module attributes {{"ttg.num-ctas" = 2 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32}} {{
+  tt.func public @k(%buf: !ttg.memdesc<64x32xf16, #s, #smem>, %out: tensor<64x32x!tt.ptr<f16>, #b>) {{
+    %v = ttg.local_load %buf : !ttg.memdesc<64x32xf16, #s, #smem> -> tensor<64x32xf16, #b>
+    tt.store %out, %v : tensor<64x32x!tt.ptr<f16>, #b>
+    tt.return
+  }}
+}}
+'''
+
+
+def test_a_load_of_a_split_buffer_into_a_layout_every_cta_holds_whole_is_refuted() -> None:
+    assert [f.verdict.status for f in _cta(_load_module("[[1, 0]]", "[[1, 0]]"))] == ["proved"]
+    assert [f.verdict.status for f in _cta(_load_module("[[1, 0]]", "[[0, 0]]"))] == ["proved"]  # each CTA has all
+    bad = _cta(_load_module("[[0, 0]]", "[[1, 0]]"))
+    assert [f.verdict.status for f in bad] == ["refuted"]
+    assert "load" in bad[0].verdict.subject
+
+
+# -- the prover against brute force --------------------------------------------------------------------------------
+
+def _by_cta(L: LinearLayout) -> list[set[tuple[int, ...]]]:
+    local = [d for d in L.in_dim_names if d != "block"]
+    out = []
+    for b in range(L.in_dim_size("block")):
+        seen = set()
+        total = 1
+        for d in local:
+            total *= L.in_dim_size(d)
+        for k in range(total):
+            p, rest = {"block": b}, k
+            for d in local:
+                p[d] = rest % L.in_dim_size(d)
+                rest //= L.in_dim_size(d)
+            seen.add(tuple(L.apply(p).values()))
+        out.append(seen)
+    return out
+
+
+def _random_layout(rng: random.Random, local: str, nloc: int) -> LinearLayout:
+    vec = lambda: (rng.randrange(8), rng.randrange(4))  # noqa: E731 - an 8x4 tensor
+    return LinearLayout({local: [vec() for _ in range(nloc)], "block": [vec()]}, [("dim0", 8), ("dim1", 4)],
+                        require_surjective=False)
+
+
+def test_cta_local_is_the_brute_force_inclusion_on_random_layouts() -> None:
+    rng = random.Random(15)
+    outcomes = set()
+    for _ in range(400):
+        supply = _random_layout(rng, "register", rng.randrange(1, 5))
+        need = _random_layout(rng, "offset", rng.randrange(0, 4))
+        expected = all(n <= s for n, s in zip(_by_cta(need), _by_cta(supply)))
+        v = cta_local(supply, need)
+        assert v.status == ("proved" if expected else "refuted"), (supply, need)
+        outcomes.add(v.status)
+    assert outcomes == {"proved", "refuted"}
+
+
+def test_a_prover_mutant_that_ignores_the_block_bases_is_caught() -> None:
+    """A prover checking only the local columns (condition (i)) is the real one on layouts with the block bases
+    zeroed: it proves a buffer every CTA keeps whole from a tensor split over the CTAs; brute force and the real
+    prover refute it."""
+    def zero_block(L: LinearLayout) -> LinearLayout:
+        return LinearLayout({d: [tuple(0 for _ in b) if d == "block" else b for b in bs] for d, bs in L.bases.items()},
+                            list(L.out_dims.items()), require_surjective=False)
+
+    def mutant(supply: LinearLayout, need: LinearLayout):
+        return cta_local(zero_block(supply), zero_block(need))
+
+    supply = LinearLayout({"register": [(1,)], "block": [(2,)]}, [("dim0", 4)])  # CTA b holds {2b, 2b+1}
+    need = LinearLayout({"offset": [(1,)], "block": [(0,)]}, [("dim0", 4)],
+                        require_surjective=False)  # every CTA keeps {0, 1}
+    expected = all(n <= h for n, h in zip(_by_cta(need), _by_cta(supply)))
+    assert expected is False
+    assert cta_local(supply, need).status == "refuted"
+    assert mutant(supply, need).status == "proved"  # the mutant is caught by the expectation above
+
+
+def test_mma_operand_needs_every_k_of_the_accumulator_rows() -> None:
+    acc = LinearLayout({"register": [(1, 0)], "block": [(0, 1)]}, [("dim0", 2), ("dim1", 2)])
+    need_b = mma_operand_needs(acc, LinearLayout({"offset": [(1, 0), (2, 0), (0, 1)]}, [("dim0", 4), ("dim1", 2)]),
+                               "B")
+    assert isinstance(need_b, LinearLayout)
+    assert dict(need_b.bases) == {"register": ((0, 0),), "block": ((0, 1),), "k": ((1, 0), (2, 0))}
+    need_a = mma_operand_needs(acc, LinearLayout({"offset": [(1, 0), (0, 1), (0, 2)]}, [("dim0", 2), ("dim1", 4)]),
+                               "A")
+    assert isinstance(need_a, LinearLayout)
+    assert dict(need_a.bases) == {"register": ((1, 0),), "block": ((0, 0),), "k": ((0, 1), (0, 2))}

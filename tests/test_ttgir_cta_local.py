@@ -220,3 +220,51 @@ def test_mma_operand_needs_every_k_of_the_accumulator_rows() -> None:
                                "A")
     assert isinstance(need_a, LinearLayout)
     assert dict(need_a.bases) == {"register": ((1, 0),), "block": ((0, 0),), "k": ((0, 1), (0, 2))}
+
+
+# -- conversions in a cluster: costed per CTA tile, or flagged as crossing CTAs; against Triton's own lowering ------
+
+CHILD = r'''
+import json, sys, warnings
+warnings.filterwarnings("ignore")
+import triton
+from triton.backends.compiler import GPUTarget
+out = {}
+for path in sys.argv[1:]:
+    llir = triton.compile(path, target=GPUTarget("cuda", 90, 32)).asm["llir"]
+    out[path] = {"stmatrix_trans": "stmatrix.sync.aligned.m8n8.x4.trans" in llir, "mapa": "mapa" in llir}
+print(json.dumps(out))
+'''
+
+
+def _conversion_cost(text: str) -> dict:
+    found = [f for f in check_module(parse_module(text, "m.ttgir"))
+             if f.op == "ttg.convert_layout" and f.verdict.property == "conversion"]
+    assert len(found) == 1 and found[0].verdict.status == "proved"
+    return dict(found[0].verdict.details["cost"])
+
+
+def test_cluster_conversions_against_tritons_lowering(tmp_path: Path) -> None:
+    """The real sm_90 module's epilogue conversion keeps each element in its CTA: costed on one CTA's 128x64 tile,
+    with the instruction Triton emits (stmatrix .trans); the blocked side split along M instead of N moves data
+    between CTAs: flagged as distributed shared memory, which Triton 3.9 lowers with mapa (cluster addresses)."""
+    import json
+    import subprocess
+    import sys
+
+    text = SM90.read_text()
+    line = _alias_line(text, "blocked2")
+    crossing = text.replace(line, line.replace("CGALayout = [[0, 1]]", "CGALayout = [[1, 0]]"))
+    real, moved = _conversion_cost(text), _conversion_cost(crossing)
+    assert list(real["per_cta_tile"]) == [128, 64] and real["store_instruction"] == "stmatrix_trans"
+    assert "distributed_shared_memory" not in real
+    assert moved.get("distributed_shared_memory") is True and "store_instruction" not in moved
+    paths = [tmp_path / "real.ttgir", tmp_path / "crossing.ttgir"]
+    paths[0].write_text(text)
+    paths[1].write_text(crossing)
+    env = {"TRITON_CACHE_DIR": str(tmp_path / "cache"), "TRITON_DEFAULT_FP_FUSION": "1", "PATH": "/usr/bin:/bin"}
+    proc = subprocess.run([sys.executable, "-c", CHILD, *map(str, paths)], capture_output=True, text=True,
+                          timeout=300, env=env)
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert got[str(paths[0])] == {"stmatrix_trans": True, "mapa": False}
+    assert got[str(paths[1])]["mapa"] is True

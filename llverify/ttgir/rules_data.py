@@ -8,6 +8,7 @@ import time
 from typing import Any, Iterable, Mapping
 
 from llverify.codegen.broadcast import broadcast_predicate
+from llverify.codegen.cta_tile import cta_tile
 from llverify.codegen.conversion import convert
 from llverify.codegen.shuffle import triton_lowering
 from llverify.codegen.ldst_select import plan_shared_conversion
@@ -75,11 +76,21 @@ def decided_conversion(A: LinearLayout, B: LinearLayout, bits: int, target: str)
                 elems *= d
             cost["tensor_bytes"] = elems * bits // 8
             lanes = max(L.in_dim_size("lane") if "lane" in L.in_dim_names else 1 for L in (A, B))
-            if lanes > MAX_WARP_LANES:  # no hardware warp (the layout rule refutes the count): nothing to cost
+            if "block" in plan.moving_dims:  # data crosses CTAs: Triton 3.9 goes through the cluster's shared memory
+                cost["distributed_shared_memory"] = True
+                cost["swizzle"] = ("not planned: a conversion between CTAs goes through distributed shared memory "
+                                   "(mapa, st/ld.shared::cluster), whose cost is not modelled")
+            elif lanes > MAX_WARP_LANES:  # no hardware warp (the layout rule refutes the count): nothing to cost
                 cost["swizzle"] = f"not planned: {lanes} lanes per warp (hardware warps have 32 or 64)"
             else:
+                tiles = (cta_tile(A), cta_tile(B))  # the conversion inside one CTA (the same in every CTA)
                 try:
-                    cost.update(_shared_cost(A, B, bits, target))
+                    if tiles[0] is None or tiles[1] is None:
+                        raise LlverifyError("the layouts' CTA tiles are not congruent (a block basis reaches a "
+                                            "coordinate bit a register, lane or warp reaches too)")
+                    cost.update(_shared_cost(tiles[0], tiles[1], bits, target))
+                    if tiles[0] is not A:
+                        cost["per_cta_tile"] = [tiles[0].out_dim_size(d) for d in tiles[0].out_dim_names]
                 except LlverifyError as exc:
                     cost["swizzle"] = f"not planned: {exc}"
         elif details["classification"] == "warp_shuffle":

@@ -268,3 +268,41 @@ def test_cluster_conversions_against_tritons_lowering(tmp_path: Path) -> None:
     got = json.loads(proc.stdout.strip().splitlines()[-1])
     assert got[str(paths[0])] == {"stmatrix_trans": True, "mapa": False}
     assert got[str(paths[1])]["mapa"] is True
+
+
+# -- a real Triton 3.9 bug: gfx1250 with two CTAs ---------------------------------------------------------------------
+
+GFX1250 = DATA / "ttgir_cta" / "triton_fails" / "cluster_mm_amd-b128x128x64-hip_gfx1250-w4-s2.ttgir"
+
+AMD_CHILD = r'''
+import sys, warnings
+warnings.filterwarnings("ignore")
+import triton
+from triton.backends.compiler import GPUTarget
+triton.compile(sys.argv[1], target=GPUTarget("hip", "gfx1250", 32))
+print("compiled")
+'''
+
+
+def test_tritons_two_cta_gfx1250_matmul_is_refuted_where_triton_aborts(tmp_path: Path) -> None:
+    """Triton 3.9 compiles examples/hunt15's cluster_mm for gfx1250 with num_ctas = 2 to TTGIR whose pipelined B
+    buffer (64x128, K x N) is split over the CTAs along K (``block = [[32, 0]]``) while the WMMA operand read from
+    it needs every K in each CTA (the accumulator is split along M; A's buffer, split along M too, is fine); its
+    AMD lowering then aborts ("AMDGPU does not support cross-CTA shared memory transfers").  The gate refutes
+    exactly the local_loads of B, each witness a K row only the other CTA keeps."""
+    found = _cta(GFX1250.read_text(), str(GFX1250))
+    bad = [f for f in found if f.verdict.status == "refuted"]
+    assert bad and {f.op for f in bad} == {"ttg.local_load"}
+    assert all(f.verdict.status == "proved" for f in found if f.op != "ttg.local_load")
+    for f in bad:
+        elem = f.verdict.counterexample.sides["need(x)"]
+        assert f.verdict.counterexample.inputs["cta"] == 0 and elem["dim0"] >= 32  # K rows only CTA 1 keeps
+        assert "dot_op" in f.verdict.subject
+    env = {"TRITON_CACHE_DIR": str(tmp_path / "cache"), "TRITON_DEFAULT_FP_FUSION": "1", "PATH": "/usr/bin:/bin"}
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-c", AMD_CHILD, str(GFX1250)], capture_output=True, text=True,
+                          timeout=300, env=env)
+    assert "compiled" not in proc.stdout
+    assert "does not support cross-CTA shared memory transfers" in proc.stderr

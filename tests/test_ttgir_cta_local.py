@@ -129,11 +129,11 @@ def test_an_accumulator_split_along_m_with_b_split_along_n_is_refuted() -> None:
     assert [f.op for f in bad] == ["ttng.warp_group_dot"] and "operand B" in bad[0].verdict.subject
 
 
-def _load_module(reg_split: str, buf_split: str) -> str:
+def _load_module(reg_split: str, buf_split: str, target: str = "hip:gfx1250") -> str:
     return f'''#b = #ttg.blocked<{{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0], CGALayout = {reg_split}}}>
 #s = #ttg.swizzled_shared<{{vec = 4, perPhase = 1, maxPhase = 8, order = [1, 0], CGALayout = {buf_split}}}>
 #smem = #ttg.shared_memory
-module attributes {{"ttg.num-ctas" = 2 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32}} {{
+module attributes {{"ttg.num-ctas" = 2 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "{target}", "ttg.threads-per-warp" = 32 : i32}} {{
   tt.func public @k(%buf: !ttg.memdesc<64x32xf16, #s, #smem>, %out: tensor<64x32x!tt.ptr<f16>, #b>) {{
     %v = ttg.local_load %buf : !ttg.memdesc<64x32xf16, #s, #smem> -> tensor<64x32xf16, #b>
     tt.store %out, %v : tensor<64x32x!tt.ptr<f16>, #b>
@@ -143,12 +143,40 @@ module attributes {{"ttg.num-ctas" = 2 : i32, "ttg.num-warps" = 4 : i32, ttg.tar
 '''
 
 
-def test_a_load_of_a_split_buffer_into_a_layout_every_cta_holds_whole_is_refuted() -> None:
+def test_a_load_of_a_split_buffer_into_a_layout_every_cta_holds_whole_is_refuted_on_amd() -> None:
     assert [f.verdict.status for f in _cta(_load_module("[[1, 0]]", "[[1, 0]]"))] == ["proved"]
     assert [f.verdict.status for f in _cta(_load_module("[[1, 0]]", "[[0, 0]]"))] == ["proved"]  # each CTA has all
     bad = _cta(_load_module("[[0, 0]]", "[[1, 0]]"))
     assert [f.verdict.status for f in bad] == ["refuted"]
     assert "load" in bad[0].verdict.subject
+
+
+def test_the_same_load_on_nvidia_goes_through_distributed_shared_memory(tmp_path: Path) -> None:
+    """Triton 3.9 lowers the load that needs the other CTA's copy, on sm_90, with mapa / ld.shared::cluster (compiled
+    here): cta_local is unknown there (valid IR, cost not modelled), and so are its bank wavefronts; the CTA-local
+    load compiles without any cluster access and keeps its proved wavefronts."""
+    import json
+    import subprocess
+    import sys
+
+    crossing, local = _load_module("[[0, 0]]", "[[1, 0]]", "cuda:90"), _load_module("[[1, 0]]", "[[1, 0]]", "cuda:90")
+    clear_caches()
+    found = [f for f in check_module(parse_module(crossing, "m.ttgir")) if f.op == "ttg.local_load"]
+    by = {f.verdict.property: f.verdict for f in found}
+    assert by["cta_local"].status == "unknown" and "distributed shared memory" in by["cta_local"].message
+    assert by["bank_conflicts"].status == "unknown" and "other CTAs" in by["bank_conflicts"].message
+    clear_caches()
+    found = [f for f in check_module(parse_module(local, "m.ttgir")) if f.op == "ttg.local_load"]
+    statuses = {f.verdict.property: f.verdict.status for f in found}
+    assert statuses["cta_local"] == statuses["bank_conflicts"] == "proved"
+    paths = [tmp_path / "crossing.ttgir", tmp_path / "local.ttgir"]
+    paths[0].write_text(crossing)
+    paths[1].write_text(local)
+    env = {"TRITON_CACHE_DIR": str(tmp_path / "cache"), "TRITON_DEFAULT_FP_FUSION": "1", "PATH": "/usr/bin:/bin"}
+    proc = subprocess.run([sys.executable, "-c", CHILD, *map(str, paths)], capture_output=True, text=True,
+                          timeout=300, env=env)
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert got[str(paths[0])]["mapa"] is True and got[str(paths[1])]["mapa"] is False
 
 
 # -- the prover against brute force --------------------------------------------------------------------------------

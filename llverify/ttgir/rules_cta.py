@@ -12,6 +12,11 @@ Not claimed: ``ttng.tc_gen5_mma`` (its tensor-memory accumulator carries its CTA
 two-CTA MMA reads the peer CTA's B), TMA copies (a multicast writes several CTAs), accesses to a window of a buffer
 (a subview), and ``ttg.async_copy_global_to_local`` (its pointers may address any global element).
 
+Target: on NVIDIA (sm_90 clusters) Triton 3.9 lowers a ``local_load`` that needs the other CTAs' copies through
+distributed shared memory (``mapa``, ``ld.shared::cluster``; compiled and read in ``tests/test_ttgir_cta_local.py``):
+``unknown`` there (valid, its cost not modelled); on AMD it aborts ("AMDGPU does not support cross-CTA shared memory
+transfers"): refuted.  Stores and wgmma operands never reach another CTA (Triton emits no cluster access for them).
+
 Example: a ``64x128`` f16 tensor split over 2 CTAs along N (``CGALayout = [[0, 1]]``) stored into a buffer every
 CTA keeps whole (``CGALayout = [[0, 0]]``): refuted, CTA 1 keeps column 0, which only CTA 0's registers hold."""
 
@@ -26,7 +31,7 @@ from llverify.ttgir.layouts import BuiltLayout
 from llverify.ttgir.memory_ops import SHARED_ACCESS_OPS, tensor_and_buffer
 from llverify.ttgir.rule_support import OpContext, enc_text, memoised, op_names, unknown
 
-__all__ = ["CTA_LOCAL_OPS", "cta_locality", "mma_operand_needs"]
+__all__ = ["CTA_LOCAL_OPS", "crosses_ctas", "cta_locality", "mma_operand_needs"]
 
 #: the ops whose data must stay inside each CTA
 CTA_LOCAL_OPS = (*SHARED_ACCESS_OPS, "ttng.warp_group_dot")
@@ -58,7 +63,22 @@ def cta_locality(ctx: OpContext) -> Iterable[Verdict]:
                                       f"window): which CTA keeps each element of the window is not modelled")
         return
     supply, need = (R.layout, M.layout) if direction == "store" else (M.layout, R.layout)
-    yield decided_cta_local(supply, need).with_(subject=subject)
+    v = decided_cta_local(supply, need)
+    if v.status == "refuted" and direction == "load" and (ctx.module.target or "").startswith("cuda:"):
+        # NVIDIA clusters: Triton 3.9 reads the other CTAs' copies through distributed shared memory
+        yield unknown(_PROP, subject, f"{v.message.split(':')[0]}: Triton 3.9 lowers this load through distributed "
+                                      f"shared memory (mapa, ld.shared::cluster); its cost is not modelled")
+        return
+    yield v.with_(subject=subject)
+
+
+def crosses_ctas(R: LinearLayout, M: LinearLayout, direction: str) -> bool:
+    """Whether an access (``direction``) of the register layout ``R`` to the buffer layout ``M`` of the same shape
+    needs another CTA's shared memory (:func:`cta_local` refuted); False when both keep one CTA."""
+    if _ctas(R) == 1 and _ctas(M) == 1 or dict(R.out_dims) != dict(M.out_dims):
+        return False
+    supply, need = (R, M) if direction == "store" else (M, R)
+    return decided_cta_local(supply, need).status == "refuted"
 
 
 def _mma(ctx: OpContext) -> Iterable[Verdict]:

@@ -18,6 +18,7 @@ from llverify.prove.plan_ldmatrix import prove_matrix_bank_count
 from llverify.prove.verdict import Verdict
 from llverify.ttgir.layouts import BuiltLayout, LayoutProblem, element_bits
 from llverify.ttgir.model import Op
+from llverify.ttgir.rules_cta import crosses_ctas
 from llverify.ttgir.memory_ops import SHARED_ACCESS_OPS, tensor_and_buffer
 from llverify.ttgir.rules_tma_gather import TMA_GATHER_SCATTER, tma_gather_scatter
 from llverify.ttgir.tmem_views import subslice_step
@@ -128,6 +129,10 @@ def shared_access(ctx: OpContext) -> Iterable[Verdict]:
     bits = element_bits(reg.element)
     if bits not in (8, 16, 32, 64):
         yield unknown("bank_conflicts", subject, f"element width {bits} bits not modelled")
+        return
+    if not subview and crosses_ctas(R.layout, M.layout, direction):
+        yield unknown("bank_conflicts", subject, "the access reaches other CTAs' shared memory (see cta_local): its "
+                                                  "wavefronts are not those of a CTA-local access")
         return
     if "lane" not in R.layout.in_dim_names:
         yield unknown("bank_conflicts", subject, "the register side is typed with a memory layout (invalid IR: the "

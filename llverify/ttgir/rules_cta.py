@@ -10,7 +10,7 @@ accumulator elements CTA ``b`` holds: every row ``m`` of those (every ``k``) mus
 
 Not claimed: ``ttng.tc_gen5_mma`` (its tensor-memory accumulator carries its CTA split in the encoding only, and a
 two-CTA MMA reads the peer CTA's B), TMA copies (a multicast writes several CTAs), accesses to a window of a buffer
-(a subview), and ``ttg.async_copy_global_to_local`` (its pointers may address any global element).
+(a subview), and ``ttg.async_copy_global_to_local`` (the store condition applies to it too; not yet checked).
 
 Target: on NVIDIA (sm_90 clusters) Triton 3.9 lowers a ``local_load`` that needs the other CTAs' copies through
 distributed shared memory (``mapa``, ``ld.shared::cluster``; compiled and read in ``tests/test_ttgir_cta_local.py``):

@@ -334,3 +334,30 @@ def test_tritons_two_cta_gfx1250_matmul_is_refuted_where_triton_aborts(tmp_path:
                           timeout=300, env=env)
     assert "compiled" not in proc.stdout
     assert "does not support cross-CTA shared memory transfers" in proc.stderr
+
+
+def _copy_module(ptr_split: str, buf_split: str) -> str:
+    return f'''#b = #ttg.blocked<{{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0], CGALayout = {ptr_split}}}>
+#s = #ttg.swizzled_shared<{{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], CGALayout = {buf_split}}}>
+#smem = #ttg.shared_memory
+module attributes {{"ttg.num-ctas" = 2 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32}} {{
+  tt.func public @k(%p: tensor<64x32x!tt.ptr<f16>, #b>) {{
+    %buf = ttg.local_alloc : () -> !ttg.memdesc<64x32xf16, #s, #smem, mutable>
+    %t = ttg.async_copy_global_to_local %p, %buf {{contiguity = 8 : i32}} : tensor<64x32x!tt.ptr<f16>, #b> -> <64x32xf16, #s, #smem, mutable>
+    tt.return
+  }}
+}}
+'''
+
+
+def test_an_async_copy_is_checked_as_a_store_of_its_pointer_layout() -> None:
+    """cp.async writes each thread's elements into its own CTA's copy: pointers split along M into a buffer split
+    the same way, or kept whole only where the pointers are too, are proved; split pointers into a buffer every CTA
+    keeps whole are refuted (CTA 0's copy needs rows only CTA 1's pointers address).  Triton 3.9 on sm_90 lowers
+    the first to cp.async and fails to legalize the third ("failed to legalize operation
+    'ttg.async_copy_global_to_local'"), compiled by hand this pass."""
+    assert [f.verdict.status for f in _cta(_copy_module("[[1, 0]]", "[[1, 0]]"))] == ["proved"]
+    assert [f.verdict.status for f in _cta(_copy_module("[[0, 0]]", "[[0, 0]]"))] == ["proved"]
+    bad = _cta(_copy_module("[[1, 0]]", "[[0, 0]]"))
+    assert [(f.op, f.verdict.status) for f in bad] == [("ttg.async_copy_global_to_local", "refuted")]
+    assert bad[0].verdict.counterexample.sides["need(x)"]["dim0"] >= 32

@@ -1,6 +1,6 @@
 """The ``cta_local`` rule: in a cluster (``ttg.num-ctas`` > 1) a CTA touches only its own shared memory.
 
-``ttg.local_alloc`` / ``local_store`` write, and ``ttg.local_load`` reads, CTA ``b``'s copy of a buffer with
+``ttg.local_alloc`` / ``local_store`` / ``async_copy_global_to_local`` write, and ``ttg.local_load`` reads, CTA ``b``'s copy of a buffer with
 CTA ``b``'s threads (``st/ld.shared``; no distributed shared memory): a store must hold in CTA ``b``'s registers
 every element CTA ``b``'s copy keeps, a load must find in CTA ``b``'s copy every element its registers receive.
 ``ttng.warp_group_dot`` (wgmma) reads its operands from CTA ``b``'s shared memory (or registers) for the
@@ -10,7 +10,7 @@ accumulator elements CTA ``b`` holds: every row ``m`` of those (every ``k``) mus
 
 Not claimed: ``ttng.tc_gen5_mma`` (its tensor-memory accumulator carries its CTA split in the encoding only, and a
 two-CTA MMA reads the peer CTA's B), TMA copies (a multicast writes several CTAs), accesses to a window of a buffer
-(a subview), and ``ttg.async_copy_global_to_local`` (the store condition applies to it too; not yet checked).
+(a subview).  ``ttg.async_copy_global_to_local`` is a store of the pointer tensor's layout.
 
 Target: on NVIDIA (sm_90 clusters) Triton 3.9 lowers a ``local_load`` that needs the other CTAs' copies through
 distributed shared memory (``mapa``, ``ld.shared::cluster``; compiled and read in ``tests/test_ttgir_cta_local.py``):
@@ -29,12 +29,14 @@ from llverify.prove.cta_locality import cta_local
 from llverify.prove.verdict import Verdict
 from llverify.ttgir.layouts import BuiltLayout
 from llverify.ttgir.memory_ops import SHARED_ACCESS_OPS, tensor_and_buffer
+from llverify.ttgir.model import Op, TypeRef
+from llverify.ttgir.rules_async_copy import ASYNC_COPY_OPS
 from llverify.ttgir.rule_support import OpContext, enc_text, memoised, op_names, unknown
 
 __all__ = ["CTA_LOCAL_OPS", "crosses_ctas", "cta_locality", "mma_operand_needs"]
 
 #: the ops whose data must stay inside each CTA
-CTA_LOCAL_OPS = (*SHARED_ACCESS_OPS, "ttng.warp_group_dot")
+CTA_LOCAL_OPS = (*SHARED_ACCESS_OPS, *ASYNC_COPY_OPS, "ttng.warp_group_dot")
 
 _PROP = "cta_local"
 
@@ -48,7 +50,7 @@ def cta_locality(ctx: OpContext) -> Iterable[Verdict]:
     if op.name == "ttng.warp_group_dot":
         yield from _mma(ctx)
         return
-    moved = tensor_and_buffer(op, SHARED_ACCESS_OPS)
+    moved = _async_copy(op) if op.name in ASYNC_COPY_OPS else tensor_and_buffer(op, SHARED_ACCESS_OPS)
     if moved is None:
         return
     reg, mem, direction = moved
@@ -79,6 +81,15 @@ def crosses_ctas(R: LinearLayout, M: LinearLayout, direction: str) -> bool:
         return False
     supply, need = (R, M) if direction == "store" else (M, R)
     return decided_cta_local(supply, need).status == "refuted"
+
+
+def _async_copy(op: Op) -> tuple[TypeRef, TypeRef, str] | None:
+    """``ttg.async_copy_global_to_local %ptrs, %buf``: each thread writes the elements its pointers address into the
+    buffer at their coordinates, a store of the pointer tensor's layout."""
+    ptrs, buf = (op.operand_types + (None, None))[:2]
+    if ptrs is None or buf is None or ptrs.kind != "tensor" or not ptrs.has_layout or buf.kind != "memdesc":
+        return None
+    return ptrs, buf, "store"
 
 
 def _mma(ctx: OpContext) -> Iterable[Verdict]:

@@ -124,6 +124,59 @@ def run_type_cases(items: Sequence[dict[str, Any]], timeout: float = 600.0) -> l
     return results
 
 
+def _expand_aliases(text: str, aliases: Mapping[str, str]) -> str:
+    """``text`` with every ``#alias`` replaced by its definition (nested ones too, up to six levels)."""
+    import re
+
+    for _ in range(6):
+        new = re.sub(r"#([A-Za-z_][\w$]*)(?![\w.<])", lambda m: aliases.get(m.group(1), m.group(0)), text)
+        if new == text:
+            return text
+        text = new
+    return text
+
+
+def layouts_against_triton(modules: Sequence[Any]) -> tuple[int, int, int]:
+    """(compared, oracle gaps, compared layouts split over CTAs): every tensor / memdesc layout of the module files
+    ``modules``, as llverify builds it, asserted equal to Triton's ``to_linear_layout`` of the same type text at
+    the module's warp, lane and CTA counts.  A gap is a type Gluon's bridge cannot express (empty offset bases of
+    a one-element buffer, AMD's rotating shared layout): counted, never passed as equal.  Requires: triton."""
+    import re
+    from pathlib import Path
+
+    from llverify.ttgir.layouts import BuiltLayout, layout_of
+    from llverify.ttgir.reader import parse_module
+
+    items: dict[tuple[str, int, int, int], Any] = {}
+    for path in modules:
+        text = Path(path).read_text()
+        aliases = {m.group(1): m.group(2) for m in re.finditer(r"^#([\w$]+) = (#.*)$", text, re.M)
+                   if not m.group(2).startswith("loc")}
+        mod = parse_module(text, str(path))
+        for _, op, _ in mod.walk():
+            for r in op.results:
+                if r.type.kind in ("tensor", "memdesc") and r.type.has_layout:
+                    key = (_expand_aliases(r.type.text, aliases), mod.num_warps, mod.threads_per_warp, mod.num_ctas)
+                    if key not in items:
+                        built = layout_of(r.type)
+                        assert isinstance(built, BuiltLayout), (key[0], built)
+                        items[key] = built
+    keys = list(items)
+    res = run_type_cases([{"type": k[0], "num_warps": k[1], "threads": k[2], "num_ctas": k[3],
+                           "shape": list(items[k].shape)} for k in keys])
+    compared = gaps = split = 0
+    for k, r in zip(keys, res):
+        if not r["ok"]:
+            assert "offset_bases must not be empty" in r["error"] or "Unhandled encoding" in r["error"], r
+            gaps += 1
+            continue
+        mine = {d: [list(b) for b in bs] for d, bs in items[k].layout.bases.items()}
+        assert mine == r["bases"], k[0]
+        compared += 1
+        split += any(any(b) for b in r["bases"].get("block", []))
+    return compared, gaps, split
+
+
 def _run_child(batch: list[dict[str, Any]], timeout: float, mode: str = "--layouts") -> list[dict[str, Any]]:
     """Run a batch in one child; stop at the first abort (which is recorded)."""
     env = dict(os.environ)

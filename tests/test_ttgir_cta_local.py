@@ -11,8 +11,11 @@ CTA's elements on random layouts.
 
 from __future__ import annotations
 
+import json
 import random
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -20,7 +23,7 @@ import pytest
 from llverify.layout import LinearLayout
 from llverify.prove.cta_locality import cta_local
 from llverify.ttgir.gate import check_module
-from llverify.ttgir.layouts import BuiltLayout, layout_of
+from llverify.ttgir.layouts import layout_of
 from llverify.ttgir.reader import parse_module
 from llverify.ttgir.rule_support import clear_caches
 from llverify.ttgir.rules_cta import mma_operand_needs
@@ -64,31 +67,7 @@ def test_two_cta_layouts_equal_triton_to_linear_layout() -> None:
     oracle = pytest.importorskip("oracle_triton")
     if not oracle.available():
         pytest.skip("triton is not installed")
-    items: dict[tuple[str, int, int], BuiltLayout] = {}
-    for path in CLUSTER:
-        text = path.read_text()
-        aliases = {m.group(1): m.group(2) for m in re.finditer(r"^#([\w$]+) = (#.*)$", text, re.M)
-                   if not m.group(2).startswith("loc")}
-        mod = parse_module(text, str(path))
-        for _, op, _ in mod.walk():
-            for r in op.results:
-                if r.type.kind in ("tensor", "memdesc") and r.type.has_layout:
-                    full = re.sub(r"#([A-Za-z_][\w$]*)(?![\w.<])", lambda m: aliases.get(m.group(1), m.group(0)),
-                                  r.type.text)
-                    key = (full, mod.num_warps, mod.threads_per_warp)
-                    if key not in items and isinstance(layout_of(r.type), BuiltLayout):
-                        items[key] = layout_of(r.type)  # type: ignore[assignment]
-    keys = list(items)
-    res = oracle.run_type_cases([{"type": k[0], "num_warps": k[1], "threads": k[2], "num_ctas": 2,
-                                  "shape": list(items[k].shape)} for k in keys])
-    compared = split = 0
-    for k, r in zip(keys, res):
-        if not r["ok"]:  # the barrier arrays: one i64 per CTA, an empty offset basis Gluon's bridge refuses
-            assert "offset_bases must not be empty" in r["error"], r
-            continue
-        assert {d: [list(b) for b in bs] for d, bs in items[k].layout.bases.items()} == r["bases"], k[0]
-        compared += 1
-        split += any(any(b) for b in r["bases"].get("block", []))
+    compared, _, split = oracle.layouts_against_triton(CLUSTER)
     assert compared >= 20 and split >= 5  # layouts split over the CTAs among them, not only broadcast ones
 
 
@@ -155,9 +134,6 @@ def test_the_same_load_on_nvidia_goes_through_distributed_shared_memory(tmp_path
     """Triton 3.9 lowers the load that needs the other CTA's copy, on sm_90, with mapa / ld.shared::cluster (compiled
     here): cta_local is unknown there (valid IR, cost not modelled), and so are its bank wavefronts; the CTA-local
     load compiles without any cluster access and keeps its proved wavefronts."""
-    import json
-    import subprocess
-    import sys
 
     crossing, local = _load_module("[[0, 0]]", "[[1, 0]]", "cuda:90"), _load_module("[[1, 0]]", "[[1, 0]]", "cuda:90")
     clear_caches()
@@ -169,14 +145,8 @@ def test_the_same_load_on_nvidia_goes_through_distributed_shared_memory(tmp_path
     found = [f for f in check_module(parse_module(local, "m.ttgir")) if f.op == "ttg.local_load"]
     statuses = {f.verdict.property: f.verdict.status for f in found}
     assert statuses["cta_local"] == statuses["bank_conflicts"] == "proved"
-    paths = [tmp_path / "crossing.ttgir", tmp_path / "local.ttgir"]
-    paths[0].write_text(crossing)
-    paths[1].write_text(local)
-    env = {"TRITON_CACHE_DIR": str(tmp_path / "cache"), "TRITON_DEFAULT_FP_FUSION": "1", "PATH": "/usr/bin:/bin"}
-    proc = subprocess.run([sys.executable, "-c", CHILD, *map(str, paths)], capture_output=True, text=True,
-                          timeout=300, env=env)
-    got = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert got[str(paths[0])]["mapa"] is True and got[str(paths[1])]["mapa"] is False
+    got = _compiled_on_sm90(tmp_path, crossing=crossing, local=local)
+    assert got["crossing"]["mapa"] is True and got["local"]["mapa"] is False
 
 
 # -- the prover against brute force --------------------------------------------------------------------------------
@@ -265,6 +235,20 @@ print(json.dumps(out))
 '''
 
 
+def _compiled_on_sm90(tmp_path: Path, **texts: str) -> dict[str, dict]:
+    """Each module text compiled by Triton for sm_90 in one child process: whether its LLVM IR has
+    ``stmatrix .trans`` and ``mapa`` (a cluster address), by name."""
+
+    paths = {name: tmp_path / f"{name}.ttgir" for name in texts}
+    for name, text in texts.items():
+        paths[name].write_text(text)
+    env = {"TRITON_CACHE_DIR": str(tmp_path / "cache"), "TRITON_DEFAULT_FP_FUSION": "1", "PATH": "/usr/bin:/bin"}
+    proc = subprocess.run([sys.executable, "-c", CHILD, *map(str, paths.values())], capture_output=True, text=True,
+                          timeout=300, env=env)
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    return {name: got[str(path)] for name, path in paths.items()}
+
+
 def _conversion_cost(text: str) -> dict:
     found = [f for f in check_module(parse_module(text, "m.ttgir"))
              if f.op == "ttg.convert_layout" and f.verdict.property == "conversion"]
@@ -276,9 +260,6 @@ def test_cluster_conversions_against_tritons_lowering(tmp_path: Path) -> None:
     """The real sm_90 module's epilogue conversion keeps each element in its CTA: costed on one CTA's 128x64 tile,
     with the instruction Triton emits (stmatrix .trans); the blocked side split along M instead of N moves data
     between CTAs: flagged as distributed shared memory, which Triton 3.9 lowers with mapa (cluster addresses)."""
-    import json
-    import subprocess
-    import sys
 
     text = SM90.read_text()
     line = _alias_line(text, "blocked2")
@@ -287,15 +268,9 @@ def test_cluster_conversions_against_tritons_lowering(tmp_path: Path) -> None:
     assert list(real["per_cta_tile"]) == [128, 64] and real["store_instruction"] == "stmatrix_trans"
     assert "distributed_shared_memory" not in real
     assert moved.get("distributed_shared_memory") is True and "store_instruction" not in moved
-    paths = [tmp_path / "real.ttgir", tmp_path / "crossing.ttgir"]
-    paths[0].write_text(text)
-    paths[1].write_text(crossing)
-    env = {"TRITON_CACHE_DIR": str(tmp_path / "cache"), "TRITON_DEFAULT_FP_FUSION": "1", "PATH": "/usr/bin:/bin"}
-    proc = subprocess.run([sys.executable, "-c", CHILD, *map(str, paths)], capture_output=True, text=True,
-                          timeout=300, env=env)
-    got = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert got[str(paths[0])] == {"stmatrix_trans": True, "mapa": False}
-    assert got[str(paths[1])]["mapa"] is True
+    got = _compiled_on_sm90(tmp_path, real=text, crossing=crossing)
+    assert got["real"] == {"stmatrix_trans": True, "mapa": False}
+    assert got["crossing"]["mapa"] is True
 
 
 # -- a real Triton 3.9 bug: gfx1250 with two CTAs ---------------------------------------------------------------------
@@ -327,9 +302,6 @@ def test_tritons_two_cta_gfx1250_matmul_is_refuted_where_triton_aborts(tmp_path:
         assert f.verdict.counterexample.inputs["cta"] == 0 and elem["dim0"] >= 32  # K rows only CTA 1 keeps
         assert "dot_op" in f.verdict.subject
     env = {"TRITON_CACHE_DIR": str(tmp_path / "cache"), "TRITON_DEFAULT_FP_FUSION": "1", "PATH": "/usr/bin:/bin"}
-    import subprocess
-    import sys
-
     proc = subprocess.run([sys.executable, "-c", AMD_CHILD, str(GFX1250)], capture_output=True, text=True,
                           timeout=300, env=env)
     assert "compiled" not in proc.stdout

@@ -63,50 +63,13 @@ def test_all_corpus_modules_parse_with_located_ops() -> None:
                 assert op.source.file.endswith(".py")
 
 
-def _expand(text: str, aliases: dict[str, str]) -> str:
-    for _ in range(6):
-        new = re.sub(r"#([A-Za-z_][\w$]*)(?![\w.<])", lambda m: aliases.get(m.group(1), m.group(0)), text)
-        if new == text:
-            return text
-        text = new
-    return text
-
-
 def _layouts_against_triton(modules: list[Path]) -> tuple[int, int]:
-    """(compared, oracle gaps): every tensor/memdesc layout of ``modules``, as llverify builds it, is
-    asserted equal to Triton 3.9's ``to_linear_layout`` of the same type text parsed by Triton's MLIR parser."""
+    """(compared, oracle gaps): :func:`oracle_triton.layouts_against_triton` of ``modules``."""
     oracle = pytest.importorskip("oracle_triton")
     if not oracle.available():
         pytest.skip("triton is not installed")
-    items: dict[tuple[str, int, int], BuiltLayout] = {}
-    for path in modules:
-        text = path.read_text()
-        alias_text = {m.group(1): m.group(2) for m in re.finditer(r"^#([\w$]+) = (#.*)$", text, re.M)
-                      if not m.group(2).startswith("loc")}
-        mod = parse_module(text, str(path))
-        for _, op, _ in mod.walk():
-            for r in op.results:
-                if r.type.kind in ("tensor", "memdesc") and r.type.has_layout:
-                    key = (_expand(r.type.text, alias_text), mod.num_warps, mod.threads_per_warp)
-                    if key not in items:
-                        built = layout_of(r.type)
-                        assert isinstance(built, BuiltLayout), (key[0], built)
-                        items[key] = built
-    keys = list(items)
-    res = oracle.run_type_cases([{"type": k[0], "num_warps": k[1], "threads": k[2], "num_ctas": 1,
-                                  "shape": list(items[k].shape)} for k in keys])
-    compared = oracle_gaps = 0
-    for k, r in zip(keys, res):
-        if not r["ok"]:
-            # Gluon's bridge cannot express these (empty offset bases of a one-element buffer, AMD's
-            # rotating shared layout): the oracle has no answer, which is counted, never passed as equal
-            assert "offset_bases must not be empty" in r["error"] or "Unhandled encoding" in r["error"], r
-            oracle_gaps += 1
-            continue
-        mine = {d: [list(b) for b in bs] for d, bs in items[k].layout.bases.items()}
-        assert mine == r["bases"], k[0]
-        compared += 1
-    return compared, oracle_gaps
+    compared, gaps, _ = oracle.layouts_against_triton(modules)
+    return compared, gaps
 
 
 def test_every_layout_equals_triton_to_linear_layout() -> None:

@@ -277,14 +277,23 @@ def test_cluster_conversions_against_tritons_lowering(tmp_path: Path) -> None:
 
 GFX1250 = DATA / "ttgir_cta" / "triton_fails" / "cluster_mm_amd-b128x128x64-hip_gfx1250-w4-s2.ttgir"
 
-AMD_CHILD = r'''
+TARGET_CHILD = r'''
 import sys, warnings
 warnings.filterwarnings("ignore")
 import triton
 from triton.backends.compiler import GPUTarget
-triton.compile(sys.argv[1], target=GPUTarget("hip", "gfx1250", 32))
+backend, arch = sys.argv[2].split(":")
+triton.compile(sys.argv[1], target=GPUTarget(backend, int(arch) if backend == "cuda" else arch, 32))
 print("compiled")
 '''
+
+
+def _triton_compiles(path: Path, target: str, tmp_path: Path) -> tuple[bool, str]:
+    """(whether Triton 3.9 compiles the module for ``target``, its stderr), in a child process (it may abort)."""
+    env = {"TRITON_CACHE_DIR": str(tmp_path / "cache"), "TRITON_DEFAULT_FP_FUSION": "1", "PATH": "/usr/bin:/bin"}
+    proc = subprocess.run([sys.executable, "-c", TARGET_CHILD, str(path), target], capture_output=True, text=True,
+                          timeout=300, env=env)
+    return "compiled" in proc.stdout, proc.stderr
 
 
 def test_tritons_two_cta_gfx1250_matmul_is_refuted_where_triton_aborts(tmp_path: Path) -> None:
@@ -301,11 +310,47 @@ def test_tritons_two_cta_gfx1250_matmul_is_refuted_where_triton_aborts(tmp_path:
         elem = f.verdict.counterexample.sides["need(x)"]
         assert f.verdict.counterexample.inputs["cta"] == 0 and elem["dim0"] >= 32  # K rows only CTA 1 keeps
         assert "dot_op" in f.verdict.subject
-    env = {"TRITON_CACHE_DIR": str(tmp_path / "cache"), "TRITON_DEFAULT_FP_FUSION": "1", "PATH": "/usr/bin:/bin"}
-    proc = subprocess.run([sys.executable, "-c", AMD_CHILD, str(GFX1250)], capture_output=True, text=True,
-                          timeout=300, env=env)
-    assert "compiled" not in proc.stdout
-    assert "does not support cross-CTA shared memory transfers" in proc.stderr
+    compiled, stderr = _triton_compiles(GFX1250, "hip:gfx1250", tmp_path)
+    assert not compiled and "does not support cross-CTA shared memory transfers" in stderr
+
+
+FAILS = DATA / "ttgir_cta" / "triton_fails"
+#: Triton 3.9's own 2-CTA compiles of examples/hunt15 kernels that it cannot lower: the ops the gate refutes and
+#: Triton's message
+CROSS_CTA = {
+    "scans_cta2-r16c64-cuda_90-w4": ("cuda:90", {"tt.scan"}, "unsupported scan layout"),
+    "huge_row_cta2-c4096-hip_gfx1250-w4": ("hip:gfx1250", {"tt.reduce"},
+                                           "does not support cross-CTA shared memory transfers"),
+    "five_d_cta2-a2b4c8d2e4-hip_gfx1250-w4": ("hip:gfx1250", {"tt.reduce", "ttg.convert_layout"},
+                                              "does not support cross-CTA shared memory transfers"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CROSS_CTA))
+def test_reductions_scans_and_conversions_across_ctas_triton_cannot_lower_are_refuted(name: str,
+                                                                                      tmp_path: Path) -> None:
+    """A scan along an axis split over the CTAs (every target: 'TODO: unsupported scan layout'), and on AMD a
+    reduction along such an axis or a conversion between CTAs (its lowering aborts): each refuted at the op, the
+    witness an element of the line (or of the conversion) that another CTA holds; Triton's failure read here."""
+    target, ops, message = CROSS_CTA[name]
+    path = FAILS / f"{name}.ttgir"
+    found = _cta(path.read_text(), str(path))
+    bad = [f for f in found if f.verdict.status == "refuted"]
+    assert {f.op for f in bad} == ops
+    for f in bad:
+        assert f.verdict.counterexample is not None and f.verdict.counterexample.sides["held by CTA"] is False
+    compiled, stderr = _triton_compiles(path, target, tmp_path)
+    assert not compiled and message in stderr
+
+
+@pytest.mark.parametrize("path", sorted((DATA / "ttgir_cta" / "nvidia_dsmem").glob("*.ttgir")), ids=lambda p: p.stem)
+def test_nvidia_reductions_and_conversions_across_ctas_are_not_refuted(path: Path, tmp_path: Path) -> None:
+    """The same kernels for sm_90: Triton 3.9 compiles them (reductions and conversions between CTAs go through
+    distributed shared memory), and the gate refutes nothing."""
+    clear_caches()
+    assert not [f for f in check_module(parse_module(path.read_text(), str(path))) if f.verdict.status == "refuted"]
+    compiled, _ = _triton_compiles(path, "cuda:90", tmp_path)
+    assert compiled
 
 
 def _copy_module(ptr_split: str, buf_split: str) -> str:

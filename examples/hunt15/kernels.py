@@ -300,3 +300,11 @@ CASES = [
     J("tma_reduce", tma_reduce, {"x": P32, "y": P32, "M": "i32", "N": "i32"}, {"b64x64": dict(BM=64, BN=64)},
       targets=("cuda:90", "cuda:100")),
 ]
+
+#: the same kernels in 2-CTA clusters (num_ctas = 2): sm_90, sm_100 and gfx1250 (its cluster_mm is a Triton bug the
+#: cta_local rule finds: tests/data/ttgir_cta/triton_fails)
+CLUSTER_TARGETS = ("cuda:90", "cuda:100", "hip:gfx1250")
+CASES += [dict(c, name=c["name"] + "_cta2", targets=CLUSTER_TARGETS, warps=(4,), stages=(None,) if c["stages"] == (None,) else (3,),
+               options={**c["options"], "num_ctas": 2})
+          for c in CASES if c["name"] in ("dropout", "mathlib", "five_d", "scans", "moe_mm", "splitk_atomic", "branchy",
+                                          "huge_row", "unrolled", "dot_i8", "dot_out16", "tiny_tiles", "search")]

@@ -36,7 +36,9 @@ from llverify.ttgir.rule_support import OpContext, enc_text, memoised, op_names,
 __all__ = ["CTA_LOCAL_OPS", "crosses_ctas", "cta_locality", "mma_operand_needs"]
 
 #: the ops whose data must stay inside each CTA
-CTA_LOCAL_OPS = (*SHARED_ACCESS_OPS, *ASYNC_COPY_OPS, "ttng.warp_group_dot")
+#: reductions and scans, whose axis a CTA must hold whole
+AXIS_OPS = ("tt.reduce", "tt.scan")
+CTA_LOCAL_OPS = (*SHARED_ACCESS_OPS, *ASYNC_COPY_OPS, "ttng.warp_group_dot", "ttg.convert_layout", *AXIS_OPS)
 
 _PROP = "cta_local"
 
@@ -49,6 +51,12 @@ def cta_locality(ctx: OpContext) -> Iterable[Verdict]:
     op = ctx.op
     if op.name == "ttng.warp_group_dot":
         yield from _mma(ctx)
+        return
+    if op.name in AXIS_OPS:
+        yield from _axis_op(ctx)
+        return
+    if op.name == "ttg.convert_layout":
+        yield from _conversion(ctx)
         return
     moved = _async_copy(op) if op.name in ASYNC_COPY_OPS else tensor_and_buffer(op, SHARED_ACCESS_OPS)
     if moved is None:
@@ -81,6 +89,67 @@ def crosses_ctas(R: LinearLayout, M: LinearLayout, direction: str) -> bool:
         return False
     supply, need = (R, M) if direction == "store" else (M, R)
     return decided_cta_local(supply, need).status == "refuted"
+
+
+def _amd(ctx: OpContext) -> bool:
+    return (ctx.module.target or "").startswith("hip:")
+
+
+#: Triton 3.9's AMD backend moves no data between CTAs (its abort, read in tests/test_ttgir_cta_local.py)
+_AMD_ABORT = "Triton 3.9's AMD lowering aborts: 'AMDGPU does not support cross-CTA shared memory transfers'"
+
+
+def _conversion(ctx: OpContext) -> Iterable[Verdict]:
+    """``ttg.convert_layout`` in a cluster: every element CTA ``b`` holds after it, CTA ``b`` held before.  Claimed on
+    AMD only (refuted there when it fails: Triton aborts); on NVIDIA a conversion between CTAs is lowered through
+    distributed shared memory (the conversion rule flags it), so there is no claim."""
+    op = ctx.op
+    if not _amd(ctx) or not op.operand_types or not op.results:
+        return
+    src, dst = op.operand_types[0], op.results[0].type
+    A, B = ctx.built(src), ctx.built(dst)
+    if not isinstance(A, BuiltLayout) or not isinstance(B, BuiltLayout) or max(_ctas(A.layout), _ctas(B.layout)) == 1:
+        return
+    subject = f"{op_names(op)} (per CTA): {enc_text(src)} -> {enc_text(dst)}"
+    v = decided_cta_local(A.layout, B.layout)
+    if v.status == "refuted":
+        v = v.with_(message=f"{v.message}; {_AMD_ABORT}")
+    yield v.with_(subject=subject)
+
+
+def _axis_op(ctx: OpContext) -> Iterable[Verdict]:
+    """``tt.reduce`` / ``tt.scan`` in a cluster: each CTA holds whole lines along the axis, i.e. every CTA needs every
+    element on the lines through the elements it holds (:func:`whole_lines`), decided by :func:`cta_local`.  A scan
+    along a split axis is refuted on every target (Triton 3.9: 'TODO: unsupported scan layout'); a reduction on AMD
+    (Triton aborts), while NVIDIA combines the CTAs' partial results through distributed shared memory (no claim)."""
+    op = ctx.op
+    axis = op.attr_int("axis")
+    if axis is None or not op.operand_types or (op.name == "tt.reduce" and not _amd(ctx)):
+        return
+    t = op.operand_types[0]
+    L = ctx.built(t)
+    if not isinstance(L, BuiltLayout) or _ctas(L.layout) == 1 or not 0 <= axis < len(L.layout.out_dim_names):
+        return
+    subject = f"{op_names(op)} axis={axis} (per CTA): {enc_text(t)}"
+    v = decided_cta_local(L.layout, whole_lines(L.layout, axis))
+    if v.status == "refuted":
+        why = "Triton 3.9 cannot lower it ('TODO: unsupported scan layout')" if op.name == "tt.scan" else _AMD_ABORT
+        v = v.with_(message=f"the axis is split over the CTAs: {v.message}; {why}")
+    yield v.with_(subject=subject)
+
+
+def whole_lines(L: LinearLayout, axis: int) -> LinearLayout:
+    """``L`` with one more in dim, ``axis``, whose bases walk out dim ``axis``: CTA ``b`` of the result holds every
+    element on the lines (along ``axis``) through the elements CTA ``b`` holds in ``L``.
+
+    >>> L = LinearLayout({"register": [(1, 0)], "block": [(0, 1)]}, [("dim0", 2), ("dim1", 2)])
+    >>> dict(whole_lines(L, 1).bases)["axis"]
+    ((0, 1),)"""
+    n = len(L.out_dim_names)
+    size = L.out_dim_size(L.out_dim_names[axis])
+    walk = [tuple((1 << j) if i == axis else 0 for i in range(n)) for j in range(size.bit_length() - 1)]
+    return LinearLayout({**{d: list(bs) for d, bs in L.bases.items()}, "axis": walk}, list(L.out_dims.items()),
+                        require_surjective=False)
 
 
 def _async_copy(op: Op) -> tuple[TypeRef, TypeRef, str] | None:

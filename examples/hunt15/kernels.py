@@ -237,6 +237,47 @@ def tma_reduce(x, y, M, N, BM: tl.constexpr, BN: tl.constexpr):
     yd.atomic_max([om, 0], v)
 
 
+@triton.jit
+def attn_fwd(q, k, v, o, L, D: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr, CAUSAL: tl.constexpr):
+    # one query block against every key block (online softmax), causal mask optional
+    pm = tl.program_id(0)
+    rm = pm * BM + tl.arange(0, BM)
+    rd = tl.arange(0, D)
+    qt = tl.load(q + rm[:, None] * D + rd[None, :])
+    m_i = tl.full((BM,), float("-inf"), tl.float32)
+    l_i = tl.zeros((BM,), tl.float32)
+    acc = tl.zeros((BM, D), tl.float32)
+    hi = (pm + 1) * BM if CAUSAL else L
+    for n0 in range(0, hi, BN):
+        rn = n0 + tl.arange(0, BN)
+        kt = tl.load(k + rn[:, None] * D + rd[None, :])
+        s = tl.dot(qt, tl.trans(kt))
+        if CAUSAL:
+            s = tl.where(rm[:, None] >= rn[None, :], s, float("-inf"))
+        m_new = tl.maximum(m_i, tl.max(s, 1))
+        p = tl.exp(s - m_new[:, None])
+        alpha = tl.exp(m_i - m_new)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        vt = tl.load(v + rn[:, None] * D + rd[None, :])
+        acc = acc * alpha[:, None] + tl.dot(p.to(tl.float16), vt)
+        m_i = m_new
+    tl.store(o + rm[:, None] * D + rd[None, :], (acc / l_i[:, None]).to(tl.float16))
+
+
+@triton.jit
+def layer_norm(x, y, w, b, N, R: tl.constexpr, C: tl.constexpr):
+    rr = tl.program_id(0) * R + tl.arange(0, R)
+    cc = tl.arange(0, C)
+    m = cc[None, :] < N
+    v = tl.load(x + rr[:, None] * N + cc[None, :], mask=m, other=0.0).to(tl.float32)
+    mean = tl.sum(v, 1) / N
+    d = tl.where(m, v - mean[:, None], 0.0)
+    rstd = 1 / tl.sqrt(tl.sum(d * d, 1) / N + 1e-5)
+    ww = tl.load(w + cc, mask=cc < N)
+    bb = tl.load(b + cc, mask=cc < N)
+    tl.store(y + rr[:, None] * N + cc[None, :], (d * rstd[:, None] * ww[None, :] + bb[None, :]).to(tl.float16), mask=m)
+
+
 def J(name, fn, sig, configs, targets, warps=(4,), stages=(None,), options=None, env=None):
     return dict(name=name, fn=fn, sig=sig, configs=configs, targets=targets, warps=warps, stages=stages,
                 options=options or {}, env=env or {})
@@ -297,6 +338,11 @@ CASES = [
                                                                       "hip:gfx950")),
     J("maxnreg_mm", unrolled, {"a": P16, "b": P16, "c": P32, "K": "i32"},
       {"m128n128k32": dict(BM=128, BN=128, BK=32)}, targets=("cuda:80", "cuda:90"), options={"maxnreg": 128}),
+    J("attn_fwd", attn_fwd, {"q": P16, "k": P16, "v": P16, "o": P16, "L": "i32"},
+      {"d64": dict(D=64, BM=64, BN=64, CAUSAL=False), "d128c": dict(D=128, BM=128, BN=64, CAUSAL=True)},
+      targets=("cuda:90", "cuda:100", "hip:gfx942", "hip:gfx950"), warps=(4, 8)),
+    J("layer_norm", layer_norm, {"x": P16, "y": P16, "w": P32, "b": P32, "N": "i32"},
+      {"r4c1024": dict(R=4, C=1024), "r16c256": dict(R=16, C=256)}, targets=ALL, warps=(4, 8)),
     J("tma_reduce", tma_reduce, {"x": P32, "y": P32, "M": "i32", "N": "i32"}, {"b64x64": dict(BM=64, BN=64)},
       targets=("cuda:90", "cuda:100")),
 ]
@@ -307,4 +353,5 @@ CLUSTER_TARGETS = ("cuda:90", "cuda:100", "hip:gfx1250")
 CASES += [dict(c, name=c["name"] + "_cta2", targets=CLUSTER_TARGETS, warps=(4,), stages=(None,) if c["stages"] == (None,) else (3,),
                options={**c["options"], "num_ctas": 2})
           for c in CASES if c["name"] in ("dropout", "mathlib", "five_d", "scans", "moe_mm", "splitk_atomic", "branchy",
-                                          "huge_row", "unrolled", "dot_i8", "dot_out16", "tiny_tiles", "search")]
+                                          "huge_row", "unrolled", "dot_i8", "dot_out16", "tiny_tiles", "search",
+                                          "attn_fwd", "layer_norm")]

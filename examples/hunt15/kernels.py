@@ -355,3 +355,11 @@ CASES += [dict(c, name=c["name"] + "_cta2", targets=CLUSTER_TARGETS, warps=(4,),
           for c in CASES if c["name"] in ("dropout", "mathlib", "five_d", "scans", "moe_mm", "splitk_atomic", "branchy",
                                           "huge_row", "unrolled", "dot_i8", "dot_out16", "tiny_tiles", "search",
                                           "attn_fwd", "layer_norm")]
+
+#: a few of them in 4-CTA clusters (sm_90 / sm_100 allow up to 8 portably)
+CASES += [dict(c, name=c["name"].replace("_cta2", "_cta4"), options={**c["options"], "num_ctas": 4},
+               targets=("cuda:90", "cuda:100"))
+          for c in list(CASES) if c["name"] in ("dropout_cta2", "moe_mm_cta2", "splitk_atomic_cta2", "branchy_cta2",
+                                                "huge_row_cta2", "attn_fwd_cta2", "layer_norm_cta2", "dot_out16_cta2")]
+CASES += [dict(c, name="cluster_mm_cta4", options={**c["options"], "num_ctas": 4})
+          for c in list(CASES) if c["name"] == "cluster_mm"]

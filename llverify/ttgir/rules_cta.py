@@ -12,6 +12,10 @@ Not claimed: ``ttng.tc_gen5_mma`` (its tensor-memory accumulator carries its CTA
 two-CTA MMA reads the peer CTA's B), TMA copies (a multicast writes several CTAs), accesses to a window of a buffer
 (a subview).  ``ttg.async_copy_global_to_local`` is a store of the pointer tensor's layout.
 
+``tt.scan`` needs each CTA to hold whole lines along its axis (Triton 3.9 lowers no other scan: 'TODO: unsupported
+scan layout'), and on AMD so do ``tt.reduce`` and ``ttg.convert_layout`` (every element a CTA holds after the
+conversion it held before); NVIDIA combines CTAs for those through distributed shared memory (no claim).
+
 Target: on NVIDIA (sm_90 clusters) Triton 3.9 lowers a ``local_load`` that needs the other CTAs' copies through
 distributed shared memory (``mapa``, ``ld.shared::cluster``; compiled and read in ``tests/test_ttgir_cta_local.py``):
 ``unknown`` there (valid, its cost not modelled); on AMD it aborts ("AMDGPU does not support cross-CTA shared memory
@@ -35,9 +39,9 @@ from llverify.ttgir.rule_support import OpContext, enc_text, memoised, op_names,
 
 __all__ = ["CTA_LOCAL_OPS", "crosses_ctas", "cta_locality", "mma_operand_needs"]
 
-#: the ops whose data must stay inside each CTA
 #: reductions and scans, whose axis a CTA must hold whole
 AXIS_OPS = ("tt.reduce", "tt.scan")
+#: the ops whose data must stay inside each CTA (per target: see the module docstring)
 CTA_LOCAL_OPS = (*SHARED_ACCESS_OPS, *ASYNC_COPY_OPS, "ttng.warp_group_dot", "ttg.convert_layout", *AXIS_OPS)
 
 _PROP = "cta_local"
@@ -76,8 +80,8 @@ def cta_locality(ctx: OpContext) -> Iterable[Verdict]:
     v = decided_cta_local(supply, need)
     if v.status == "refuted" and direction == "load" and (ctx.module.target or "").startswith("cuda:"):
         # NVIDIA clusters: Triton 3.9 reads the other CTAs' copies through distributed shared memory
-        yield unknown(_PROP, subject, f"{v.message.split(':')[0]}: Triton 3.9 lowers this load through distributed "
-                                      f"shared memory (mapa, ld.shared::cluster); its cost is not modelled")
+        yield unknown(_PROP, subject, f"{v.message}; Triton 3.9 lowers this load through distributed shared memory "
+                                      f"(mapa, ld.shared::cluster), whose cost is not modelled")
         return
     yield v.with_(subject=subject)
 

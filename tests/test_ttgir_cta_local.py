@@ -378,3 +378,36 @@ def test_an_async_copy_is_checked_as_a_store_of_its_pointer_layout() -> None:
     bad = _cta(_copy_module("[[1, 0]]", "[[0, 0]]"))
     assert [(f.op, f.verdict.status) for f in bad] == [("ttg.async_copy_global_to_local", "refuted")]
     assert bad[0].verdict.counterexample.sides["need(x)"]["dim0"] >= 32
+
+
+def _store_module(tensor_split: str, buf_split: str) -> str:
+    return f'''#b = #ttg.blocked<{{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0], CGALayout = {tensor_split}}}>
+#s = #ttg.swizzled_shared<{{vec = 4, perPhase = 1, maxPhase = 8, order = [1, 0], CGALayout = {buf_split}}}>
+#smem = #ttg.shared_memory
+module attributes {{"ttg.num-ctas" = 2 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32}} {{
+  tt.func public @k(%p: tensor<64x32x!tt.ptr<f16>, #b>, %q: tensor<64x32x!tt.ptr<f16>, #b>) {{
+    %v = tt.load %p : tensor<64x32x!tt.ptr<f16>, #b>
+    %buf = ttg.local_alloc %v : (tensor<64x32xf16, #b>) -> !ttg.memdesc<64x32xf16, #s, #smem, mutable>
+    %w = ttg.local_load %buf : !ttg.memdesc<64x32xf16, #s, #smem, mutable> -> tensor<64x32xf16, #b>
+    tt.store %q, %w : tensor<64x32x!tt.ptr<f16>, #b>
+    tt.return
+  }}
+}}
+'''
+
+
+def test_nvidia_stores_across_ctas_per_buffer_kind(tmp_path: Path) -> None:
+    """A tensor split along M stored into a buffer split along N: Triton 3.9 writes the other CTA's copy through
+    distributed shared memory (mapa), so the store is unknown, not refuted; into a buffer every CTA keeps whole it
+    writes only its own copy (no cluster access), so the other half of each copy is never written: refuted.  A
+    cp.async into a buffer split the other way has no cluster form (Triton fails to legalize it): refuted."""
+    crossing, whole = _store_module("[[1, 0]]", "[[0, 1]]"), _store_module("[[1, 0]]", "[[0, 0]]")
+    stores = {name: [f.verdict for f in _cta(text) if f.op == "ttg.local_alloc"]
+              for name, text in (("crossing", crossing), ("whole", whole))}
+    assert [v.status for v in stores["crossing"]] == ["unknown"]
+    assert "st.shared::cluster" in stores["crossing"][0].message
+    assert [v.status for v in stores["whole"]] == ["refuted"]
+    got = _compiled_on_sm90(tmp_path, crossing=crossing, whole=whole)
+    assert got["crossing"]["mapa"] is True and got["whole"]["mapa"] is False
+    copy = [f.verdict.status for f in _cta(_copy_module("[[1, 0]]", "[[0, 1]]"))]
+    assert copy == ["refuted"]

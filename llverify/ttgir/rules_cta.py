@@ -16,10 +16,12 @@ two-CTA MMA reads the peer CTA's B), TMA copies (a multicast writes several CTAs
 scan layout'), and on AMD so do ``tt.reduce`` and ``ttg.convert_layout`` (every element a CTA holds after the
 conversion it held before); NVIDIA combines CTAs for those through distributed shared memory (no claim).
 
-Target: on NVIDIA (sm_90 clusters) Triton 3.9 lowers a ``local_load`` that needs the other CTAs' copies through
-distributed shared memory (``mapa``, ``ld.shared::cluster``; compiled and read in ``tests/test_ttgir_cta_local.py``):
-``unknown`` there (valid, its cost not modelled); on AMD it aborts ("AMDGPU does not support cross-CTA shared memory
-transfers"): refuted.  Stores and wgmma operands never reach another CTA (Triton emits no cluster access for them).
+Target: on NVIDIA (sm_90 clusters) Triton 3.9 lowers a ``local_load`` that needs the other CTAs' copies, and a
+store into a buffer that keeps each element in one CTA, through distributed shared memory (``mapa``,
+``ld/st.shared::cluster``; compiled and read in ``tests/test_ttgir_cta_local.py``): ``unknown`` there (valid, its
+cost not modelled).  A store into a buffer several CTAs keep whole writes only the CTA's own copy, cp.async and
+wgmma never reach another CTA, and on AMD nothing does ("AMDGPU does not support cross-CTA shared memory
+transfers"): refuted.
 
 Example: a ``64x128`` f16 tensor split over 2 CTAs along N (``CGALayout = [[0, 1]]``) stored into a buffer every
 CTA keeps whole (``CGALayout = [[0, 0]]``): refuted, CTA 1 keeps column 0, which only CTA 0's registers hold."""
@@ -78,12 +80,23 @@ def cta_locality(ctx: OpContext) -> Iterable[Verdict]:
         return
     supply, need = (R.layout, M.layout) if direction == "store" else (M.layout, R.layout)
     v = decided_cta_local(supply, need)
-    if v.status == "refuted" and direction == "load" and (ctx.module.target or "").startswith("cuda:"):
-        # NVIDIA clusters: Triton 3.9 reads the other CTAs' copies through distributed shared memory
-        yield unknown(_PROP, subject, f"{v.message}; Triton 3.9 lowers this load through distributed shared memory "
-                                      f"(mapa, ld.shared::cluster), whose cost is not modelled")
+    if v.status == "refuted" and _reaches_other_ctas(ctx, op, direction, M.layout):
+        yield unknown(_PROP, subject, f"{v.message}; Triton 3.9 lowers this {direction} through distributed shared "
+                                      f"memory (mapa, {'ld' if direction == 'load' else 'st'}.shared::cluster), whose "
+                                      f"cost is not modelled")
         return
     yield v.with_(subject=subject)
+
+
+def _reaches_other_ctas(ctx: OpContext, op: Op, direction: str, M: LinearLayout) -> bool:
+    """Whether Triton 3.9 lowers this access with distributed shared memory (so reaching another CTA's copy is
+    valid): NVIDIA loads, and NVIDIA stores into a buffer that keeps each element in one CTA only (``M``
+    injective).  Into a buffer several CTAs keep whole it writes only its own copy, and cp.async has no cluster
+    form (Triton fails to legalize it); AMD has none at all (its lowering aborts).  Each case compiled and read in
+    ``tests/test_ttgir_cta_local.py``."""
+    if not (ctx.module.target or "").startswith("cuda:") or op.name in ASYNC_COPY_OPS:
+        return False
+    return direction == "load" or M.is_injective()
 
 
 def crosses_ctas(R: LinearLayout, M: LinearLayout, direction: str) -> bool:

@@ -114,3 +114,59 @@ def test_a_use_moved_to_a_sibling_at_the_same_location_is_unknown(tmp_path, monk
 
 def test_unchanged_snapshots_have_no_chain_finding(tmp_path) -> None:
     assert _chain_findings(_dump(tmp_path, CHAIN, CHAIN)) == []
+
+
+# -- names reused in sibling regions (the hunt15 branchy kernel: `%s` in both branches of an scf.if) -----------------
+
+BRANCHES = """#A = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+#C = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32} {
+  tt.func public @k(%x: tensor<32x32xf32, #A> loc("k.py":1:0), %c: i1 loc("k.py":1:0)) -> tensor<32xf32, #C> {
+    %r = scf.if %c -> (tensor<32xf32, #C>) {
+      %s = arith.addf %x, %x : tensor<32x32xf32, #A> loc("k.py":3:8)
+      %t = "tt.reduce"(%s) <{axis = 1 : i32}> ({
+      ^bb0(%a: f32, %b: f32):
+        %m = arith.addf %a, %b : f32
+        tt.reduce.return %m : f32
+      }) : (tensor<32x32xf32, #A>) -> tensor<32xf32, #ttg.slice<{dim = 1, parent = #A}>> loc("k.py":4:8)
+      %u = ttg.convert_layout %t : tensor<32xf32, #ttg.slice<{dim = 1, parent = #A}>> -> tensor<32xf32, #C> loc("k.py":5:8)
+      %w = arith.addf %u, %u : tensor<32xf32, #C> loc("k.py":5:12)
+      scf.yield %w : tensor<32xf32, #C> loc("k.py":5:8)
+    } else {
+      %s = "tt.reduce"(%x) <{axis = 1 : i32}> ({
+      ^bb0(%a: f32, %b: f32):
+        %m = arith.maxnumf %a, %b : f32
+        tt.reduce.return %m : f32
+      }) : (tensor<32x32xf32, #A>) -> tensor<32xf32, #ttg.slice<{dim = 1, parent = #A}>> loc("k.py":7:8)
+      %v = ttg.convert_layout %s : tensor<32xf32, #ttg.slice<{dim = 1, parent = #A}>> -> tensor<32xf32, #C> loc("k.py":8:8)
+      %w = arith.addf %v, %v : tensor<32xf32, #C> loc("k.py":8:12)
+      scf.yield %w : tensor<32xf32, #C> loc("k.py":8:8)
+    } loc("k.py":2:4)
+    tt.return %r : tensor<32xf32, #C> loc("k.py":9:4)
+  } loc("k.py":1:0)
+} loc("k.py":1:0)
+"""
+
+
+def test_a_name_reused_in_sibling_regions_resolves_to_its_own_branch() -> None:
+    """Each branch's conversion reads its own branch's ``%s``: the chain's root type is the 1-D reduce result in
+    the else branch (the 32x32 ``%s`` of the then branch is not visible there).  Resolving names function-wide
+    took the other branch's definition and refuted the chain ('reads its operand with ... sizes that are not
+    those of the value it is given') on every snapshot of a real dump."""
+    fn = parse_module(BRANCHES, "m.ttgir").functions[0]
+    found = [u for u in uses(fn) if u.op.name == "arith.addf"]
+    assert len(found) == 4  # two operands in each branch
+    for u in found:
+        assert u.chain.root_type is not None and tuple(u.chain.root_type.shape) == (32,)
+        assert u.chain.root_op is not None and u.chain.root_op.name == "tt.reduce"
+
+
+def test_the_branches_dump_has_no_chain_refutation(tmp_path: Path) -> None:
+    head = "// -----// IR Dump Before {p}: x ('builtin.module' operation) //----- //\n"
+    path = tmp_path / "branches.dump"
+    path.write_text(head.format(p="TritonGPURemoveLayoutConversions") + BRANCHES + "\n" +
+                    head.format(p="TritonGPUOptimizeDotOperands") + BRANCHES)
+    result = gate_file(str(path))
+    assert not result.errors
+    refuted = [f for f in result.findings if f.verdict.status == "refuted"]
+    assert not refuted, [f.verdict.message for f in refuted]

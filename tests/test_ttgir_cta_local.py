@@ -411,3 +411,28 @@ def test_nvidia_stores_across_ctas_per_buffer_kind(tmp_path: Path) -> None:
     assert got["crossing"]["mapa"] is True and got["whole"]["mapa"] is False
     copy = [f.verdict.status for f in _cta(_copy_module("[[1, 0]]", "[[0, 1]]"))]
     assert copy == ["refuted"]
+
+
+def test_a_crash_dump_is_read_whole_and_claimed_on_the_snapshot_triton_lowers(tmp_path: Path) -> None:
+    """An MLIR_ENABLE_DUMP of a compile that aborts in its LLVM lowering ends with the snapshot Triton lowers,
+    then Triton's error, its crash reproducer (a second copy of the module) and a traceback: the snapshot is read
+    (it was an unreadable module), and cta_local claims there, not on the intermediate snapshots (a valid kernel's
+    early snapshots may still convert across CTAs)."""
+    from llverify.ttgir.gate import gate_file
+
+    module = GFX1250.read_text()
+    head = "// -----// IR Dump Before {p}: x ('builtin.module' operation) //----- //\n"
+    tail = ("\n\nLLVM ERROR: AMDGPU does not support cross-CTA shared memory transfers\n" + module +
+            "\n{-#\n  external_resources: {\n    mlir_reproducer: {\n      pipeline: \"builtin.module(x)\"\n    }\n"
+            "  }\n#-}\nk.py:15:1: error: Failures have been detected while processing an MLIR pass pipeline\n"
+            "Traceback (most recent call last):\nRuntimeError: PassManager::run failed\n")
+    path = tmp_path / "crash.dump"
+    path.write_text(head.format(p="TritonGPURemoveLayoutConversions") + module + "\n" +
+                    head.format(p="ConvertTritonAMDGPUToLLVM") + module + tail)
+    clear_caches()
+    result = gate_file(str(path))
+    assert not result.errors and result.modules == 2
+    bad = [f for f in result.findings if f.verdict.property == "cta_local" and f.verdict.status == "refuted"]
+    assert bad and {f.stage for f in bad} == {"ConvertTritonAMDGPUToLLVM"}
+    assert not [f for f in result.findings if f.verdict.property == "cta_local"
+                and f.stage == "TritonGPURemoveLayoutConversions"]

@@ -103,26 +103,57 @@ class Use:
         return None if k is None else f"{k}[{self.operand}]"
 
 
-def _defs(fn: Function) -> dict[str, tuple[str | None, TypeRef | None, Op | None]]:
-    """Every SSA name of a function -> (root name, type, defining op or None for arguments)."""
-    out: dict[str, tuple[str | None, TypeRef | None, Op | None]] = {}
+#: one definition: (root name, type, defining op or None for arguments)
+Def = tuple[str | None, TypeRef | None, Op | None]
+
+
+@dataclass(frozen=True)
+class Scopes:
+    """The definitions of one function resolved as MLIR scopes them: ``operands[id(op)]`` is, for each operand
+    of ``op``, the definition visible where ``op`` stands (textual order; a name defined in a region is visible
+    in it and its nested regions only, so sibling regions may reuse a name, as Triton's named values do:
+    ``%s`` in both branches of an ``scf.if``); ``every`` lists every definition once."""
+
+    operands: dict[int, tuple[Def | None, ...]]
+    every: tuple[Def, ...]
+
+
+def _scopes(fn: Function) -> Scopes:
+    """:class:`Scopes` of ``fn``: one walk in textual order, the visible names saved on entering a region and
+    restored on leaving it.
+
+    Postcondition: an operand resolves to the latest definition of its name that is visible at the op."""
+    operands: dict[int, tuple[Def | None, ...]] = {}
+    every: list[Def] = []
+    visible: dict[str, Def] = {}
     for i, a in enumerate(fn.arguments):
-        out[a.name] = (f"arg#{i}", a.type, None)
-    stack: list[tuple[Region, Op | None, int]] = [(fn.body, None, 0)]
-    while stack:
-        region, owner, r = stack.pop()
+        d: Def = (f"arg#{i}", a.type, None)
+        visible[a.name] = d
+        every.append(d)
+
+    def walk(region: Region, owner: Op | None, r: int) -> None:
         for bi, block in enumerate(region.blocks):
             if owner is not None:
                 k = _root_key(owner)
                 for i, a in enumerate(block.arguments):
-                    out[a.name] = (None if k is None or bi else f"block({k})#{r}.{i}", a.type, None)
+                    d = (None if k is None or bi else f"block({k})#{r}.{i}", a.type, None)
+                    visible[a.name] = d
+                    every.append(d)
             for op in block.ops:
+                operands[id(op)] = tuple(visible.get(n) for n in op.operands)
+                for ri, sub in enumerate(op.regions):
+                    saved = dict(visible)
+                    walk(sub, op, ri)
+                    visible.clear()
+                    visible.update(saved)
                 k = _root_key(op)
                 for j, res in enumerate(op.results):
-                    out[res.name] = (None if k is None else f"{k}#{j}", res.type, op)
-                for ri, sub in enumerate(op.regions):
-                    stack.append((sub, op, ri))
-    return out
+                    d = (None if k is None else f"{k}#{j}", res.type, op)
+                    visible[res.name] = d
+                    every.append(d)
+
+    walk(fn.body, None, 0)
+    return Scopes(operands, tuple(every))
 
 
 def _ops(region: Region) -> Iterator[Op]:
@@ -137,39 +168,37 @@ def _ops(region: Region) -> Iterator[Op]:
 
 def uses(fn: Function, every: bool = False) -> list[Use]:
     """Every operand of every non-conversion op of ``fn`` whose value comes through a conversion, with its
-    chain (``every``: also the operands with an empty chain).  A cycle of conversions, impossible in SSA,
-    stops the walk."""
-    defs = _defs(fn)
+    chain (``every``: also the operands with an empty chain).  Names resolve as MLIR scopes them
+    (:func:`_scopes`).  A cycle of conversions, impossible in SSA, stops the walk."""
+    sc = _scopes(fn)
     out = []
     for op in _ops(fn.body):
         if op.name == CONVERT:
             continue
-        for k, name in enumerate(op.operands):
+        for k, d in enumerate(sc.operands.get(id(op), ())):
             steps: list[Op] = []
-            cur = name
+            cur = d
             while len(steps) <= 64:
-                d = defs.get(cur)
-                if d is None or d[2] is None or d[2].name != CONVERT or not d[2].operands:
+                if cur is None or cur[2] is None or cur[2].name != CONVERT or not cur[2].operands:
                     break
-                steps.append(d[2])
-                cur = d[2].operands[0]
+                steps.append(cur[2])
+                cur = sc.operands[id(cur[2])][0]
             if not steps and not every:
                 continue
-            root, rtype, rop = defs.get(cur, (None, None, None))
-            inner = tuple(_trace(defs, o) for o in rop.operands) if rop is not None else ()
+            root, rtype, rop = cur if cur is not None else (None, None, None)
+            inner = tuple(_trace(sc, o) for o in sc.operands[id(rop)]) if rop is not None else ()
             out.append(Use(op, k, Chain(root, rtype, tuple(reversed(steps)), rop, inner)))
     return out
 
 
-def _trace(defs: dict, name: str) -> str | None:
-    """The root of a value, through conversions."""
+def _trace(sc: Scopes, d: Def | None) -> str | None:
+    """The root of a definition, through conversions."""
     for _ in range(65):
-        d = defs.get(name)
         if d is None:
             return None
         if d[2] is None or d[2].name != CONVERT or not d[2].operands:
             return d[0]
-        name = d[2].operands[0]
+        d = sc.operands[id(d[2])][0]
     return None
 
 
@@ -196,13 +225,13 @@ class RootIndex:
 
 def root_index(fn: Function) -> RootIndex:
     """:class:`RootIndex` of ``fn`` (conversions are never roots)."""
-    defs = _defs(fn)
+    sc = _scopes(fn)
     out: dict[str, tuple[Op, tuple[str | None, ...]] | None] = {}
     names: dict[str, dict[str, int]] = {}
-    for name, (root, _t, op) in defs.items():
+    for root, _t, op in sc.every:
         if root is None or op is None or op.name == CONVERT:
             continue
-        entry = (op, tuple(_trace(defs, o) for o in op.operands))
+        entry = (op, tuple(_trace(sc, o) for o in sc.operands[id(op)]))
         out[root] = None if root in out else entry
         at = names.setdefault(root, {})
         at[op.name] = at.get(op.name, 0) + 1

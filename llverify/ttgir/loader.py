@@ -82,19 +82,46 @@ def _without_stray_lines(body: str) -> str:
     ['', 'module {', '}', '', '#loc = loc(unknown)', '']
     """
     lines = body.split("\n")
-    start = next((i for i, ln in enumerate(lines) if ln.startswith(("module", '"builtin.module"'))), None)
+    start = next((i for i, ln in enumerate(lines) if ln.startswith(_MODULE_LINE)), None)
     if start is None:
         return body
     end = max((i for i, ln in enumerate(lines) if ln.startswith("}")), default=None)
     if end is None or end < start:
         return body
-    changed = False
+    changed = _cut_crash_tail(lines, start)
+    if changed:
+        end = max(i for i, ln in enumerate(lines) if ln.startswith("}"))
     for i in [*range(start), *range(end + 1, len(lines))]:
         stripped = lines[i].strip()
         if stripped and not stripped.startswith(_TOP_LEVEL_TEXT):
             lines[i] = ""
             changed = True
     return "\n".join(lines) if changed else body
+
+
+_MODULE_LINE = ("module", '"builtin.module"')
+
+
+def _cut_crash_tail(lines: list[str], start: int) -> bool:
+    r"""Blank, in place, what a failing pass appends to the last snapshot of a dump: after the snapshot's module
+    closes, Triton prints the error (``LLVM ERROR: ...``), then the crash reproducer (a second copy of the module,
+    its aliases and ``{-# external_resources ... #-}``), then diagnostics and a Python traceback.  When a second
+    module follows the first, everything from the first line after the first module that no MLIR text can hold is
+    blanked (the snapshot is the first module and its location definitions).  True when something was blanked.
+
+    >>> ls = ["module {", "}", "#loc = loc(unknown)", "LLVM ERROR: boom", "#a = #b", "module {", "}", "Traceback"]
+    >>> _cut_crash_tail(ls, 0), ls
+    (True, ['module {', '}', '#loc = loc(unknown)', '', '', '', '', ''])
+    """
+    first_end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("}")), None)
+    if first_end is None or not any(ln.startswith(_MODULE_LINE) for ln in lines[first_end + 1:]):
+        return False
+    cut = next((i for i in range(first_end + 1, len(lines))
+                if lines[i].strip() and not lines[i].strip().startswith(_TOP_LEVEL_TEXT)), None)
+    if cut is None:
+        return False
+    lines[cut:] = [""] * (len(lines) - cut)
+    return True
 
 
 def _stage_name(header: str) -> str:

@@ -39,7 +39,7 @@ from llverify.ttgir.model import Op, TypeRef
 from llverify.ttgir.rules_async_copy import ASYNC_COPY_OPS
 from llverify.ttgir.rule_support import OpContext, enc_text, memoised, op_names, unknown
 
-__all__ = ["CTA_LOCAL_OPS", "crosses_ctas", "cta_locality", "mma_operand_needs"]
+__all__ = ["CTA_LOCAL_OPS", "LOWERED_STAGES", "crosses_ctas", "cta_locality", "mma_operand_needs"]
 
 #: reductions and scans, whose axis a CTA must hold whole
 AXIS_OPS = ("tt.reduce", "tt.scan")
@@ -53,7 +53,17 @@ def _ctas(layout: LinearLayout) -> int:
     return layout.in_dim_size("block") if layout.has_in_dim("block") else 1
 
 
+#: the MLIR_ENABLE_DUMP snapshots Triton lowers to LLVM (printed just before these passes); every other snapshot
+#: of a dump is an intermediate state, where data may still cross CTAs until a later pass removes it
+LOWERED_STAGES = ("ConvertTritonGPUToLLVM", "ConvertTritonAMDGPUToLLVM")
+
+
 def cta_locality(ctx: OpContext) -> Iterable[Verdict]:
+    """The rule's verdicts for one op (see the module docstring): claimed on a module Triton lowers (a final TTGIR,
+    or a dump's snapshot just before its LLVM lowering), not on a dump's intermediate snapshots; a valid gfx1250
+    2-CTA kernel's early snapshots convert across CTAs and RemoveLayoutConversions removes them."""
+    if ctx.module.stage and ctx.module.stage not in LOWERED_STAGES:
+        return
     op = ctx.op
     if op.name == "ttng.warp_group_dot":
         yield from _mma(ctx)

@@ -53,9 +53,8 @@ def cp_async_widths(bound: int, bits: int, hint: int | None) -> tuple[int, ...]:
     value below 2 constrains nothing).  See the module docstring for the derivation.
 
     Requires: ``bits`` a power of two in 8..64 (no sub-byte cp.async), ``bound >= 1`` a power of two."""
-    check_bitwidth(bits)
-    top = min(bound, max(1, 128 // bits))
     low = narrowest_width(bound, bits, hint)
+    top = _widest(bound, bits)
     return tuple(1 << k for k in range(log2(low), log2(top) + 1) if (1 << k) * bits >= 32)
 
 
@@ -70,8 +69,12 @@ def narrowest_width(bound: int, bits: int, hint: int | None) -> int:
     >>> narrowest_width(8, 16, None), narrowest_width(8, 16, 8), narrowest_width(2, 16, 8)
     (1, 8, 2)"""
     check_bitwidth(bits)
-    top = min(bound, max(1, 128 // bits))
-    return _pow2floor(min(hint, top)) if hint is not None and hint >= 2 else 1
+    return _pow2floor(min(hint, _widest(bound, bits))) if hint is not None and hint >= 2 else 1
+
+
+def _widest(bound: int, bits: int) -> int:
+    """``top``: the layout bound capped at 128 bits (elements)."""
+    return min(bound, max(1, 128 // bits))
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,7 @@ from llverify.ttgir.model import Op, TypeRef
 from llverify.ttgir.rules_async_copy import ASYNC_COPY_OPS
 from llverify.ttgir.rule_support import OpContext, enc_text, memoised, op_names, unknown
 
-__all__ = ["CTA_LOCAL_OPS", "LOWERED_STAGES", "crosses_ctas", "cta_locality", "mma_operand_needs"]
+__all__ = ["CTA_LOCAL_OPS", "LOWERED_STAGES", "access_cta_local", "conversion_crosses_ctas", "crosses_ctas", "cta_locality", "mma_operand_needs"]
 
 #: reductions and scans, whose axis a CTA must hold whole
 AXIS_OPS = ("tt.reduce", "tt.scan")
@@ -88,8 +88,7 @@ def cta_locality(ctx: OpContext) -> Iterable[Verdict]:
         yield unknown(_PROP, subject, f"an access of shape {list(reg.shape)} to a buffer of shape {list(M.shape)} (a "
                                       f"window): which CTA keeps each element of the window is not modelled")
         return
-    supply, need = (R.layout, M.layout) if direction == "store" else (M.layout, R.layout)
-    v = decided_cta_local(supply, need)
+    v = access_cta_local(R.layout, M.layout, direction)
     if v.status == "refuted" and _reaches_other_ctas(ctx, op, direction, M.layout):
         yield unknown(_PROP, subject, f"{v.message}; Triton 3.9 lowers this {direction} through distributed shared "
                                       f"memory (mapa, {'ld' if direction == 'load' else 'st'}.shared::cluster), whose "
@@ -109,13 +108,28 @@ def _reaches_other_ctas(ctx: OpContext, op: Op, direction: str, M: LinearLayout)
     return direction == "load" or M.is_injective()
 
 
+def access_cta_local(R: LinearLayout, M: LinearLayout, direction: str) -> Verdict:
+    """:func:`cta_local` of an access (``direction``) of the register layout ``R`` to the buffer layout ``M`` (same
+    shape): a store supplies from the registers what the buffer keeps, a load from the buffer what the registers
+    receive."""
+    return decided_cta_local(R, M) if direction == "store" else decided_cta_local(M, R)
+
+
 def crosses_ctas(R: LinearLayout, M: LinearLayout, direction: str) -> bool:
     """Whether an access (``direction``) of the register layout ``R`` to the buffer layout ``M`` of the same shape
-    needs another CTA's shared memory (:func:`cta_local` refuted); False when both keep one CTA."""
+    needs another CTA's shared memory (:func:`access_cta_local` refuted); False when both keep one CTA."""
     if _ctas(R) == 1 and _ctas(M) == 1 or dict(R.out_dims) != dict(M.out_dims):
         return False
-    supply, need = (R, M) if direction == "store" else (M, R)
-    return decided_cta_local(supply, need).status == "refuted"
+    return access_cta_local(R, M, direction).status == "refuted"
+
+
+def conversion_crosses_ctas(A: LinearLayout, B: LinearLayout) -> bool:
+    """Whether a conversion from ``A`` to ``B`` gives some CTA an element it did not hold (:func:`cta_local` of
+    ``A`` supplying ``B`` refuted): the one definition of a conversion between CTAs, read by the conversion rule's
+    cost and by this rule."""
+    if _ctas(A) == 1 and _ctas(B) == 1:
+        return False
+    return decided_cta_local(A, B).status == "refuted"
 
 
 def _amd(ctx: OpContext) -> bool:
@@ -172,9 +186,7 @@ def whole_lines(L: LinearLayout, axis: int) -> LinearLayout:
     >>> L = LinearLayout({"register": [(1, 0)], "block": [(0, 1)]}, [("dim0", 2), ("dim1", 2)])
     >>> dict(whole_lines(L, 1).bases)["axis"]
     ((0, 1),)"""
-    n = len(L.out_dim_names)
-    size = L.out_dim_size(L.out_dim_names[axis])
-    walk = [tuple((1 << j) if i == axis else 0 for i in range(n)) for j in range(size.bit_length() - 1)]
+    walk = _walk(len(L.out_dim_names), axis, L.out_dim_size(L.out_dim_names[axis]))
     return LinearLayout({**{d: list(bs) for d, bs in L.bases.items()}, "axis": walk}, list(L.out_dims.items()),
                         require_surjective=False)
 
@@ -234,8 +246,13 @@ def mma_operand_needs(acc: LinearLayout, operand: LinearLayout, which: str) -> L
         return tuple(out)
 
     bases = {d: [project(tuple(bs)) for bs in acc.bases[d]] for d in acc.in_dim_names}
-    bases["k"] = [tuple((1 << j) if i == k_at else 0 for i in range(2)) for j in range(osizes[k_at].bit_length() - 1)]
+    bases["k"] = _walk(2, k_at, osizes[k_at])
     return LinearLayout(bases, list(zip(onames, osizes)), require_surjective=False)
+
+
+def _walk(rank: int, axis: int, size: int) -> list[tuple[int, ...]]:
+    """The unit steps along out dim ``axis`` (of ``size``) of a rank-``rank`` tensor: one basis per bit."""
+    return [tuple((1 << j) if i == axis else 0 for i in range(rank)) for j in range(size.bit_length() - 1)]
 
 
 @memoised()

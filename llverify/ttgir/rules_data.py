@@ -20,6 +20,7 @@ from llverify.prove.gather_locality import gather_warp_local
 from llverify.prove.plan_broadcast import prove_broadcast_store
 from llverify.prove.properties import equal
 from llverify.prove.verdict import Verdict
+from llverify.ttgir.rules_cta import conversion_crosses_ctas
 from llverify.ttgir.layouts import BuiltLayout, LayoutProblem, element_bits
 from llverify.ttgir.model import TypeRef
 from llverify.ttgir.rule_support import (OpContext, memo_thread_local, memo_conversion, memo_shape_op, memoised, unknown, structural, enc_text,
@@ -76,7 +77,7 @@ def decided_conversion(A: LinearLayout, B: LinearLayout, bits: int, target: str)
                 elems *= d
             cost["tensor_bytes"] = elems * bits // 8
             lanes = max(L.in_dim_size("lane") if "lane" in L.in_dim_names else 1 for L in (A, B))
-            if "block" in plan.moving_dims:  # data crosses CTAs: Triton 3.9 goes through the cluster's shared memory
+            if conversion_crosses_ctas(A, B):  # data crosses CTAs: Triton 3.9 goes through the cluster's shared memory
                 cost["distributed_shared_memory"] = True
                 cost["swizzle"] = ("not planned: a conversion between CTAs goes through distributed shared memory "
                                    "(mapa, st/ld.shared::cluster), whose cost is not modelled")

@@ -380,16 +380,19 @@ def test_an_async_copy_is_checked_as_a_store_of_its_pointer_layout() -> None:
     assert bad[0].verdict.counterexample.sides["need(x)"]["dim0"] >= 32
 
 
-def _store_module(tensor_split: str, buf_split: str) -> str:
+def _store_module(tensor_split: str, buf_split: str, load_split: str | None = None) -> str:
+    """A tensor (split ``tensor_split``) stored into a buffer (``buf_split``) and loaded back into a tensor split
+    ``load_split`` (default: as it was stored)."""
     return f'''#b = #ttg.blocked<{{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0], CGALayout = {tensor_split}}}>
+#c = #ttg.blocked<{{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0], CGALayout = {load_split or tensor_split}}}>
 #s = #ttg.swizzled_shared<{{vec = 4, perPhase = 1, maxPhase = 8, order = [1, 0], CGALayout = {buf_split}}}>
 #smem = #ttg.shared_memory
 module attributes {{"ttg.num-ctas" = 2 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32}} {{
-  tt.func public @k(%p: tensor<64x32x!tt.ptr<f16>, #b>, %q: tensor<64x32x!tt.ptr<f16>, #b>) {{
+  tt.func public @k(%p: tensor<64x32x!tt.ptr<f16>, #b>, %q: tensor<64x32x!tt.ptr<f16>, #c>) {{
     %v = tt.load %p : tensor<64x32x!tt.ptr<f16>, #b>
     %buf = ttg.local_alloc %v : (tensor<64x32xf16, #b>) -> !ttg.memdesc<64x32xf16, #s, #smem, mutable>
-    %w = ttg.local_load %buf : !ttg.memdesc<64x32xf16, #s, #smem, mutable> -> tensor<64x32xf16, #b>
-    tt.store %q, %w : tensor<64x32x!tt.ptr<f16>, #b>
+    %w = ttg.local_load %buf : !ttg.memdesc<64x32xf16, #s, #smem, mutable> -> tensor<64x32xf16, #c>
+    tt.store %q, %w : tensor<64x32x!tt.ptr<f16>, #c>
     tt.return
   }}
 }}
@@ -399,14 +402,21 @@ module attributes {{"ttg.num-ctas" = 2 : i32, "ttg.num-warps" = 4 : i32, ttg.tar
 def test_nvidia_stores_across_ctas_per_buffer_kind(tmp_path: Path) -> None:
     """A tensor split along M stored into a buffer split along N: Triton 3.9 writes the other CTA's copy through
     distributed shared memory (mapa), so the store is unknown, not refuted; into a buffer every CTA keeps whole it
-    writes only its own copy (no cluster access), so the other half of each copy is never written: refuted.  A
-    cp.async into a buffer split the other way has no cluster form (Triton fails to legalize it): refuted."""
-    crossing, whole = _store_module("[[1, 0]]", "[[0, 1]]"), _store_module("[[1, 0]]", "[[0, 0]]")
+    writes only its own copy (no cluster access), so the other half of each copy is never written: refuted when
+    a load of the buffer reads that half (every CTA loads the whole tensor back), proved when every load reads
+    back only what its CTA wrote (Triton's membar-cluster lit tests do this).  A cp.async into a buffer split the
+    other way has no cluster form (Triton fails to legalize it): refuted."""
+    crossing, whole = _store_module("[[1, 0]]", "[[0, 1]]"), _store_module("[[1, 0]]", "[[0, 0]]", "[[0, 0]]")
+    own_half = _store_module("[[1, 0]]", "[[0, 0]]")
     stores = {name: [f.verdict for f in _cta(text) if f.op == "ttg.local_alloc"]
-              for name, text in (("crossing", crossing), ("whole", whole))}
+              for name, text in (("crossing", crossing), ("whole", whole), ("own_half", own_half))}
     assert [v.status for v in stores["crossing"]] == ["unknown"]
     assert "st.shared::cluster" in stores["crossing"][0].message
     assert [v.status for v in stores["whole"]] == ["refuted"]
+    assert "local_load at 9:" in stores["whole"][0].message  # the reader of the unwritten half is named
+    assert stores["whole"][0].counterexample.sides["need(x)"]["dim0"] >= 32  # CTA 0 reads a row CTA 1 wrote
+    assert [v.status for v in stores["own_half"]] == ["proved"]
+    assert stores["own_half"][0].details["unwritten"]["sides"]["need(x)"]["dim0"] >= 32
     got = _compiled_on_sm90(tmp_path, crossing=crossing, whole=whole)
     assert got["crossing"]["mapa"] is True and got["whole"]["mapa"] is False
     copy = [f.verdict.status for f in _cta(_copy_module("[[1, 0]]", "[[0, 1]]"))]
@@ -436,3 +446,32 @@ def test_a_crash_dump_is_read_whole_and_claimed_on_the_snapshot_triton_lowers(tm
     assert bad and {f.stage for f in bad} == {"ConvertTritonAMDGPUToLLVM"}
     assert not [f for f in result.findings if f.verdict.property == "cta_local"
                 and f.stage == "TritonGPURemoveLayoutConversions"]
+
+
+def test_a_partial_store_into_a_buffer_another_op_writes_is_unknown() -> None:
+    """A store that leaves half of each CTA's copy unwritten into a buffer a TMA copy also fills (it may write the
+    other half): neither refuted nor proved, the other writer is named."""
+    text = '''#b = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [0, 1], CGALayout = [[1, 0]]}>
+#n = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16, CGALayout = [[0, 0]]}>
+#bar = #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0], CGALayout = [[0]]}>
+#smem = #ttg.shared_memory
+module attributes {"ttg.num-ctas" = 2 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32} {
+  tt.func @k(%d: !tt.tensordesc<64x128xf16, #n>) -> tensor<64x128xf16, #b> {
+    %c0 = arith.constant 0 : i32
+    %t = arith.constant true
+    %z = arith.constant dense<0.000000e+00> : tensor<64x128xf16, #b>
+    %buf = ttg.local_alloc : () -> !ttg.memdesc<64x128xf16, #n, #smem, mutable>
+    %bar = ttg.local_alloc : () -> !ttg.memdesc<2xi64, #bar, #smem, mutable>
+    ttng.async_tma_copy_global_to_local %d[%c0, %c0] %buf, %bar, %t {multicast} : !tt.tensordesc<64x128xf16, #n>, !ttg.memdesc<2xi64, #bar, #smem, mutable> -> !ttg.memdesc<64x128xf16, #n, #smem, mutable>
+    ttg.local_store %z, %buf : tensor<64x128xf16, #b> -> !ttg.memdesc<64x128xf16, #n, #smem, mutable>
+    %w = ttg.local_load %buf : !ttg.memdesc<64x128xf16, #n, #smem, mutable> -> tensor<64x128xf16, #b>
+    tt.return %w : tensor<64x128xf16, #b>
+  }
+}
+'''
+    stores = [f.verdict for f in _cta(text) if f.op == "ttg.local_store"]
+    assert [v.status for v in stores] == ["unknown"]
+    assert "ttng.async_tma_copy_global_to_local at 12:" in stores[0].message
+    # without the TMA copy the same store is proved: the load reads back only what each CTA wrote
+    alone = "\n".join(line for line in text.splitlines() if "async_tma_copy" not in line)
+    assert [f.verdict.status for f in _cta(alone) if f.op == "ttg.local_store"] == ["proved"]

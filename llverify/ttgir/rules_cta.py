@@ -23,8 +23,15 @@ cost not modelled).  A store into a buffer several CTAs keep whole writes only t
 wgmma never reach another CTA, and on AMD nothing does ("AMDGPU does not support cross-CTA shared memory
 transfers"): refuted.
 
+A store that leaves part of CTA ``b``'s copy of a buffer unwritten is refuted only where that part may be read:
+when every use of the buffer is a store of the same layout, a ``local_load`` or a dealloc, and every load reads
+back in each CTA only what that CTA wrote, it is proved (the unwritten element kept in the details); a load that
+reads an unwritten element refutes it with that load's witness; a use that may write the rest (a TMA copy) leaves
+it ``unknown`` (:func:`_partial_copy`).
+
 Example: a ``64x128`` f16 tensor split over 2 CTAs along N (``CGALayout = [[0, 1]]``) stored into a buffer every
-CTA keeps whole (``CGALayout = [[0, 0]]``): refuted, CTA 1 keeps column 0, which only CTA 0's registers hold."""
+CTA keeps whole (``CGALayout = [[0, 0]]``), then loaded whole by every CTA: refuted, CTA 1 keeps column 0,
+which only CTA 0's registers hold, and CTA 1's load reads it."""
 
 from __future__ import annotations
 
@@ -94,7 +101,92 @@ def cta_locality(ctx: OpContext) -> Iterable[Verdict]:
                                       f"memory (mapa, {'ld' if direction == 'load' else 'st'}.shared::cluster), whose "
                                       f"cost is not modelled")
         return
+    if v.status == "refuted" and op.name in _STORES_FROM_REGISTERS:
+        v = _partial_copy(ctx, op, R.layout, v)
     yield v.with_(subject=subject)
+
+
+#: stores whose partial write of a CTA's copy is harmless when nothing reads the rest (cp.async into a buffer
+#: the CTAs keep whole is not lowered at all: Triton fails to legalize it)
+_STORES_FROM_REGISTERS = ("ttg.local_alloc", "ttg.local_store")
+#: ops that use a buffer without reading or writing its elements
+_INERT_USES = ("ttg.local_dealloc", "ttng.wait_barrier")
+#: ops that read a buffer's elements (never write them) in a way :func:`_partial_copy` does not bound
+_READING_USES = ("ttng.warp_group_dot", "ttng.tc_gen5_mma", "ttng.tc_gen5_mma_scaled",
+                 "ttng.async_tma_copy_local_to_global", "ttng.async_tma_reduce", "ttg.memdesc_trans",
+                 "ttg.memdesc_reshape")
+
+
+def _partial_copy(ctx: OpContext, op: Op, R: LinearLayout, v: Verdict) -> Verdict:
+    """A store ``v`` refuted because it leaves part of CTA ``b``'s copy of the buffer unwritten (Triton writes only
+    the CTA's own copy).  That is harmless when nothing reads the unwritten part: when the buffer is a
+    ``local_alloc`` of this function defined once, every use of it is a ``local_alloc`` / ``local_store`` from
+    registers of one layout ``W`` (the writers), a ``local_load`` (a reader) or a dealloc, and every reader's layout
+    is CTA-local to ``W`` (:func:`cta_local`: each element CTA ``b``'s load receives was written by CTA ``b``), the
+    verdict is proved with the unwritten element kept in the details; a reader that needs an unwritten element
+    refutes the store with that reader's witness.  Any other use (a view, an MMA, a TMA copy, a block argument, a
+    call) keeps ``v``: what that use reads of the copy is not modelled here; a use that may write the buffer (a TMA
+    copy into it) makes the verdict ``unknown``: it may write what the store leaves.
+
+    Example (Triton's membar-cluster lit test): a ``256`` tensor split over 2 CTAs stored into a buffer both CTAs
+    keep whole, then loaded in the same split layout: each CTA reads back only the half it wrote (proved)."""
+    name = op.results[0].name if op.name == "ttg.local_alloc" else (op.operands[1] if len(op.operands) > 1 else "")
+    if not name:
+        return v
+    writers: list[Op] = []
+    readers: list[Op] = []
+    defined = 0
+    for fn, other, _ in _function_ops(ctx):
+        if any(r.name == name for r in other.results):
+            defined += 1
+            if other.name != "ttg.local_alloc":
+                return v
+            if other.operands:
+                writers.append(other)
+        if name not in other.operands:
+            continue
+        if other.name == "ttg.local_store" and other.operands[1:2] == (name,) and other.operands[0] != name:
+            writers.append(other)
+        elif other.name == "ttg.local_load" and other.operands[0] == name and other.results:
+            readers.append(other)
+        elif other.name in _READING_USES:
+            return v
+        elif other.name not in _INERT_USES:
+            where = other.location
+            return unknown(_PROP, v.subject, f"{v.message}; {other.name} at {where.line}:{where.col} also uses this "
+                                             f"buffer (it may write the rest of the copy): not modelled")
+    if defined != 1 or not readers:
+        return v
+    written = [ctx.built(w.operand_types[0]) for w in writers]
+    if not written or any(not isinstance(w, BuiltLayout) for w in written) or any(
+            w.layout != written[0].layout for w in written[1:]):
+        return v
+    W = written[0].layout
+    if W != R:
+        return v
+    for reader in readers:
+        got = ctx.built(reader.results[0].type)
+        if not isinstance(got, BuiltLayout) or dict(got.layout.out_dims) != dict(W.out_dims):
+            return v
+        r = decided_cta_local(W, got.layout)
+        if r.status != "proved":
+            if r.status != "refuted":
+                return v
+            where = reader.location
+            return r.with_(message=f"{v.message}; the local_load at {where.line}:{where.col} reads it: {r.message}")
+    return Verdict("proved", _PROP, v.subject, "f2", v.seconds,
+                   f"every local_load of this buffer ({len(readers)}) reads in each CTA only elements that CTA "
+                   f"wrote (the store leaves the rest of the CTA's copy unwritten: {v.message})",
+                   details={"unwritten": v.counterexample.to_json() if v.counterexample is not None else None})
+
+
+def _function_ops(ctx: OpContext) -> list[tuple]:
+    """Every op of the context's function (pre-order), walked once per module and function."""
+    key = "#ops:" + ctx.function.name
+    ops = ctx.value_sets.get(key)
+    if ops is None:
+        ops = ctx.value_sets[key] = [t for t in ctx.module.walk() if t[0] is ctx.function]
+    return ops
 
 
 def _reaches_other_ctas(ctx: OpContext, op: Op, direction: str, M: LinearLayout) -> bool:

@@ -97,13 +97,16 @@ def test_invalid_padding_is_refused_naming_it(pairs: list) -> None:
 
 def test_gate_decides_padded_accesses_exactly() -> None:
     findings = [f for p in PADDED for f in gate_file(str(p)).findings]
-    assert {f.verdict.status for f in findings} <= {"proved", "unknown"}
+    refuted = [f for f in findings if f.verdict.status == "refuted"]
+    # one 4-byte word of padding per 128-byte row misaligns Triton's 16-byte vector stores: a fault on NVIDIA
+    # (examples/padded_misaligned/ ran such a cubin on an H200), refuted there; AMD's LDS rule is not modelled
+    assert [(Path(f.location.file).name, f.op, f.verdict.property) for f in refuted] == [
+        ("gluon_padded-pad4b-cuda_90-w4.ttgir", "ttg.local_store", "vector_alignment")]
     banks = [f for f in findings if f.verdict.property == "bank_conflicts"]
     assert len(banks) == 2 * len(PADDED)
     for f in banks:
         name = Path(f.location.file).name
         if "pad4b" in name and f.op == "ttg.local_store":
-            # one 4-byte word of padding per 128-byte row misaligns the 16-byte vectors: not modelled
             assert f.verdict.status == "unknown" and "aligned" in f.verdict.message
         else:  # gfx950 included: its model covers every width up to 16 bytes (bank_model.py)
             assert f.verdict.status == "proved" and "padding [" in f.verdict.message, (name, f.verdict.message)

@@ -29,7 +29,7 @@ from llverify.evaluate import xor_table
 from llverify.hw.padded import Padding
 from llverify.layout import LinearLayout
 
-__all__ = ["SimResult", "simulate_wavefronts", "simulate_addresses", "MatrixSimResult", "simulate_row_addresses",
+__all__ = ["MisalignedVectors", "SimResult", "simulate_wavefronts", "simulate_addresses", "MatrixSimResult", "simulate_row_addresses",
            "simulate_matrix_wavefronts"]
 
 
@@ -53,6 +53,60 @@ class SimResult:
         if len(self.per_rule) > 1:
             out["per_phase_rule"] = [{"source": s, "max": mx, "min": mn} for s, mx, mn in self.per_rule]
         return out
+
+
+def _misalignment(access: LinearLayout, cvt: LinearLayout, vector: VectorPlan, start: np.ndarray, vec_bytes: int,
+                  bytes_per: int, padding: Padding | None, decodable: bool) -> LayoutError:
+    """The error for misaligned vectors: :class:`MisalignedVectors` with two vectors whose first bytes differ mod the
+    alignment, each decoded from its place in the table (``start[instruction, lane]``, columns in
+    :func:`_table_columns`'s order, registers in ``vector.register_order``) to an input of ``cvt`` and replayed by
+    evaluating ``cvt`` (and ``padding``); a plain ``LayoutError`` when every vector has the same residue (whether
+    they fault then depends on the buffer's base, which the module does not fix) or the table's order cannot be
+    decoded (a partial register order)."""
+    plain = LayoutError("the chosen vectors are not aligned to their size")
+    align = min(vec_bytes, 16)
+    residue = (start * bytes_per) % align
+    flat = residue.reshape(-1)
+    other = np.flatnonzero(flat != flat[0])
+    if not decodable or other.size == 0:
+        return plain
+    first, second = (_replayed_vector(access, cvt, vector, int(k), start, bytes_per, padding) for k in (0, int(other[0])))
+    if first is None or second is None or (second["byte"] - first["byte"]) % align == 0:
+        return plain
+    return MisalignedVectors(align, first, second)
+
+
+def _replayed_vector(access: LinearLayout, cvt: LinearLayout, vector: VectorPlan, k: int, start: np.ndarray,
+                     bytes_per: int, padding: Padding | None) -> dict | None:
+    """Vector ``k`` of the table (flat ``instruction * lanes + lane``) as an input of ``cvt`` (registers back in
+    their original order), its first byte evaluated from ``cvt`` and ``padding`` and checked against the table's
+    (None if they differ), and the tensor element ``access`` puts there."""
+    sizes = cvt.in_dims
+    nr, nl = sizes["register"].bit_length() - 1, sizes["lane"].bit_length() - 1
+    nv = vector.elems.bit_length() - 1
+    lanes = sizes["lane"]
+    lane, instr = k % lanes, k // lanes
+    permuted_reg = (instr & ((1 << (nr - nv)) - 1)) << nv  # the vector's first element: its own bits are 0
+    rest = instr >> (nr - nv)
+    order = vector.register_order or tuple(range(nr))
+    register = 0
+    for i in range(nr):
+        if permuted_reg >> i & 1:
+            register |= 1 << order[i]
+    point = {"register": register, "lane": lane}
+    for d, size in sizes.items():
+        if d in ("register", "lane"):
+            continue
+        bits = size.bit_length() - 1
+        point[d] = rest & (size - 1)
+        rest >>= bits
+    offset = int(cvt.apply(point)["offset"])
+    if padding is not None:
+        offset = int(padding.apply(np.array([offset]))[0])
+    byte = offset * bytes_per
+    if byte != int(start.reshape(-1)[k]) * bytes_per:
+        return None
+    return {**point, "byte": byte, "element": dict(access.apply(point))}
 
 
 def simulate_addresses(byte_addr: np.ndarray, vec_bytes: int, model: BankModel = NVIDIA,
@@ -182,6 +236,20 @@ def _table_columns(cols: list[int], nv: int, nr: int, nl: int) -> list[int]:
     return cols[:nv] + cols[nr:nr + nl] + cols[nv:nr] + cols[nr + nl:]
 
 
+class MisalignedVectors(LayoutError):
+    """Two vectors of one access whose first bytes differ by a non-multiple of the vector's alignment ``align``
+    (its size, at most 16 bytes): whatever the buffer's base address, one of them is not aligned (on NVIDIA a
+    misaligned-address fault).  ``first`` / ``second``: each vector's access input (register, lane, warp, ...), its
+    first byte in the buffer and the tensor element there, replayed by evaluating the layouts (not read off the
+    simulator's table)."""
+
+    def __init__(self, align: int, first: dict, second: dict) -> None:
+        super().__init__(f"the chosen vectors are not aligned to their size: the {align}-byte vectors at bytes "
+                         f"{first['byte']} and {second['byte']} differ by {(second['byte'] - first['byte']) % align} "
+                         f"mod {align}, so one of them is misaligned whatever the buffer's base")
+        self.align, self.first, self.second = align, first, second
+
+
 def _misaligned(start: np.ndarray, vec_bytes: int, bytes_per: int) -> bool:
     """Whether some vector's first byte ``start * bytes_per`` is not a multiple of ``m = min(vec_bytes, 16)``:
     tested as ``start mod (m / bytes_per)`` with a mask (powers of two; ``bytes_per <= 8`` divides ``m``)."""
@@ -216,6 +284,7 @@ def simulate_wavefronts(access: LinearLayout, shared: LinearLayout, bitwidth: in
     if vector is None:
         vector = largest_vectorisation(cvt, bitwidth, max_elems=padding.min_interval if padding else None)
     got = _offset_columns(cvt, vector)
+    decodable = got is not None  # the table's register order is vector.register_order over cvt's registers
     if got is None:
         got = _offset_columns(permuted(cvt, vector), VectorPlan(vector.elems, vector.bits, ()))
         assert got is not None
@@ -236,7 +305,7 @@ def simulate_wavefronts(access: LinearLayout, shared: LinearLayout, bitwidth: in
     start = a[..., 0]
     vec_bytes = v * bytes_per
     if _misaligned(start, vec_bytes, bytes_per):
-        raise LayoutError("the chosen vectors are not aligned to their size")
+        raise _misalignment(access, cvt, vector, start, vec_bytes, bytes_per, padding, decodable)
     per_instr = start * bytes_per                              # [instructions, lane]
     rules = model.phase_rules(vec_bytes, direction)
     per_rule = []

@@ -12,7 +12,7 @@ from functools import lru_cache
 from typing import Any, Callable, Iterable, Mapping
 
 from llverify.codegen.bank_model import NVIDIA, BankModel
-from llverify.codegen.bank_sim import simulate_wavefronts
+from llverify.codegen.bank_sim import MisalignedVectors, simulate_wavefronts
 from llverify.codegen.banks import access_to_offsets, bank_wavefronts, clear_memo as _clear_inverses_memo
 from llverify.codegen.ldst_select import clear_memo as _clear_sides_memo
 from llverify.codegen.shape_ops import infer_shape_op
@@ -207,6 +207,10 @@ def bank_count_simulated(R: LinearLayout, M: LinearLayout, bits: int, padding: P
                                                              "no closed form for this bank model")
     try:
         sim = simulate_wavefronts(R, M, bits, padding=padding, model=model, direction=direction)
+    except MisalignedVectors as exc:  # the pair of vectors is kept for the alignment verdict (rules_memory)
+        return Verdict("unknown", "bank_conflicts", "bank_wavefronts", None, time.perf_counter() - t0,
+                       f"not simulated: {exc}", details={"misaligned": {"align": exc.align, "first": exc.first,
+                                                                        "second": exc.second}})
     except LlverifyError as exc:
         return unknown("bank_conflicts", "bank_wavefronts", f"not simulated: {exc}")
     exact = sim.max_wavefronts == sim.min_wavefronts

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import replace
-from typing import Iterable
+from typing import Any, Iterable, Mapping
 
 from llverify.codegen.bank_model import NVIDIA, BankModel, bank_model_for_target
 from llverify.codegen.lds_transpose import UNKNOWN_K, transposed_read_reason
@@ -15,7 +15,7 @@ from llverify.errors import LlverifyError
 from llverify.hw.padded import Padding
 from llverify.layout import LinearLayout
 from llverify.prove.plan_ldmatrix import prove_matrix_bank_count
-from llverify.prove.verdict import Verdict
+from llverify.prove.verdict import Counterexample, Verdict
 from llverify.ttgir.layouts import BuiltLayout, LayoutProblem, element_bits
 from llverify.ttgir.model import Op
 from llverify.ttgir.rules_cta import crosses_ctas
@@ -142,8 +142,36 @@ def shared_access(ctx: OpContext) -> Iterable[Verdict]:
         yield unknown("bank_conflicts", subject, f"the access has {R.layout.in_dim_size('lane')} lanes, the "
                                                   f"{model.name} bank model {model.lanes}")
         return
-    yield decided_shared_access(access, M.layout, M.padding, bits, direction, ctx.module.target, model,
-                                _dot_k_dim(reg) if direction == "load" else None, subview).with_(subject=subject)
+    v = decided_shared_access(access, M.layout, M.padding, bits, direction, ctx.module.target, model,
+                              _dot_k_dim(reg) if direction == "load" else None, subview).with_(subject=subject)
+    yield v
+    pair = v.details.get("misaligned") if v.status == "unknown" else None
+    if pair is not None and model == NVIDIA:
+        yield misaligned_vectors(pair, subject, v.details.get("direction", direction))
+
+
+def misaligned_vectors(pair: Mapping[str, Any], subject: str, direction: str) -> Verdict:
+    """``vector_alignment`` refuted: two vectors of one access (``pair``, replayed by the simulator,
+    :class:`~llverify.codegen.bank_sim.MisalignedVectors`) start at bytes that differ mod the vector's size, so
+    whatever the buffer's base one of them is misaligned: on NVIDIA a ``ld/st.shared.v2/v4`` at such an address
+    faults ("misaligned address"; an H200 ran Triton 3.9's cubin of such a padded store:
+    examples/padded_misaligned/).  Only a padded layout does this (a linear one keeps every vector's start a
+    multiple of its size)."""
+    align, first, second = pair["align"], pair["first"], pair["second"]
+    where = {k: second[k] for k in second if k not in ("byte", "element")}
+    return Verdict("refuted", "vector_alignment", subject, "exhaustive", 0.0,
+                   f"Triton 3.9 {'stores' if direction == 'store' else 'loads'} {align}-byte vectors here, and two "
+                   f"start {(second['byte'] - first['byte']) % align} bytes apart mod {align} (bytes {first['byte']} "
+                   f"and {second['byte']} of the buffer): one of them is misaligned whatever the buffer's base, a "
+                   f"misaligned-address fault",
+                   Counterexample(where, {"this vector's first byte": second["byte"],
+                                          "its first element": second["element"],
+                                          "another vector's first byte": first["byte"],
+                                          "that vector's input": {k: first[k] for k in first
+                                                                  if k not in ("byte", "element")},
+                                          "vector bytes": align},
+                                  "both vectors replayed by evaluating the layouts and the padding"),
+                   details={"vector_bytes": align, "direction": direction})
 
 
 def subview_access(access: LinearLayout, view: tuple[int, ...], buffer: BuiltLayout) -> LinearLayout | str:

@@ -413,7 +413,7 @@ def test_nvidia_stores_across_ctas_per_buffer_kind(tmp_path: Path) -> None:
     assert [v.status for v in stores["crossing"]] == ["unknown"]
     assert "st.shared::cluster" in stores["crossing"][0].message
     assert [v.status for v in stores["whole"]] == ["refuted"]
-    assert "local_load at 9:" in stores["whole"][0].message  # the reader of the unwritten half is named
+    assert "the local_load at 9:" in stores["whole"][0].message  # the reader of the unwritten half is named
     assert stores["whole"][0].counterexample.sides["need(x)"]["dim0"] >= 32  # CTA 0 reads a row CTA 1 wrote
     assert [v.status for v in stores["own_half"]] == ["proved"]
     assert stores["own_half"][0].details["unwritten"]["sides"]["need(x)"]["dim0"] >= 32
@@ -475,3 +475,25 @@ module attributes {"ttg.num-ctas" = 2 : i32, "ttg.num-warps" = 4 : i32, ttg.targ
     # without the TMA copy the same store is proved: the load reads back only what each CTA wrote
     alone = "\n".join(line for line in text.splitlines() if "async_tma_copy" not in line)
     assert [f.verdict.status for f in _cta(alone) if f.op == "ttg.local_store"] == ["proved"]
+
+
+PARTIAL = DATA / "ttgir_cta" / "partial_copy"
+
+
+def test_partial_copies_against_an_h200() -> None:
+    """Each CTA stores its half of a tile into a buffer both keep whole, then loads it back (Triton 3.9 sm_90
+    cubins run on an H200: tests/data/ttgir_cta/partial_copy/h200_run.json).  Loaded in the same split, y equals x
+    in every run, and the gate proves the store; loaded whole in every CTA, rows 32..63 come back wrong in every run,
+    and the gate refutes the store with a witness row among them."""
+    from llverify.ttgir.gate import gate_file
+
+    run = json.loads((PARTIAL / "h200_run.json").read_text())["runs"]
+    assert all(r["mismatches"] == 0 for r in run["own_half"])
+    assert all(r["mismatches"] > 0 for r in run["read_whole"])
+    verdicts = {name: [f.verdict for f in gate_file(str(PARTIAL / f"{name}.ttgir")).findings
+                       if f.verdict.property == "cta_local" and f.op == "ttg.local_alloc"]
+                for name in ("own_half", "read_whole")}
+    assert [v.status for v in verdicts["own_half"]] == ["proved"]
+    assert [v.status for v in verdicts["read_whole"]] == ["refuted"]
+    row = verdicts["read_whole"][0].counterexample.sides["need(x)"]["dim0"]
+    assert all(row >= min(r["first_bad_rows"]) for r in run["read_whole"]) and 32 <= row < 64

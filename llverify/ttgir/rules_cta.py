@@ -173,7 +173,8 @@ def _partial_copy(ctx: OpContext, op: Op, R: LinearLayout, v: Verdict) -> Verdic
             if r.status != "refuted":
                 return v
             where = reader.location
-            return r.with_(message=f"{v.message}; the local_load at {where.line}:{where.col} reads it: {r.message}")
+            return r.with_(message=f"the store leaves part of each CTA's copy of the buffer unwritten, and the "
+                                   f"local_load at {where.line}:{where.col} reads it: {r.message}")
     return Verdict("proved", _PROP, v.subject, "f2", v.seconds,
                    f"every local_load of this buffer ({len(readers)}) reads in each CTA only elements that CTA "
                    f"wrote (the store leaves the rest of the CTA's copy unwritten: {v.message})",

@@ -131,8 +131,11 @@ def shared_access(ctx: OpContext) -> Iterable[Verdict]:
         yield unknown("bank_conflicts", subject, f"element width {bits} bits not modelled")
         return
     if not subview and crosses_ctas(R.layout, M.layout, direction):
-        yield unknown("bank_conflicts", subject, "the access reaches other CTAs' shared memory (see cta_local): its "
-                                                  "wavefronts are not those of a CTA-local access")
+        partial = direction == "store" and not M.layout.is_injective()  # Triton writes only the CTA's own copy
+        yield unknown("bank_conflicts", subject, "the store writes only part of each CTA's copy of a buffer the CTAs "
+                                                  "keep whole (see cta_local): its wavefronts are not modelled"
+                      if partial else "the access reaches other CTAs' shared memory (see cta_local): its wavefronts "
+                                      "are not those of a CTA-local access")
         return
     if "lane" not in R.layout.in_dim_names:
         yield unknown("bank_conflicts", subject, "the register side is typed with a memory layout (invalid IR: the "

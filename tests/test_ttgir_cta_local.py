@@ -98,6 +98,11 @@ def test_a_tensor_split_over_ctas_stored_into_a_buffer_every_cta_keeps_whole_is_
     kept = {tuple(M.apply(offset=o, block=cta).values()) for o in range(M.in_dim_size("offset"))}
     assert tuple(elem.values()) in kept - held
     assert all(f.verdict.status == "proved" for f in _cta(text))
+    # on an H200 (tests/data/ttgir_cta/partial_copy/h200_run.json) the real kernel computes a @ b and the mutant
+    # gets CTA 1's columns 64..127 wrong: its copy of B is half unwritten and its wgmma reads all of it
+    run = json.loads((DATA / "ttgir_cta" / "partial_copy" / "h200_run.json").read_text())["cluster_mm"]
+    assert all(r["bad_elements"] == 0 for r in run["real"])
+    assert all(r["bad_elements"] > 0 and r["bad_columns"] == [64, 127] for r in run["b_whole"])
 
 
 def test_an_accumulator_split_along_m_with_b_split_along_n_is_refuted() -> None:

@@ -502,3 +502,33 @@ def test_partial_copies_against_an_h200() -> None:
     assert [v.status for v in verdicts["read_whole"]] == ["refuted"]
     row = verdicts["read_whole"][0].counterexample.sides["need(x)"]["dim0"]
     assert all(row >= min(r["first_bad_rows"]) for r in run["read_whole"]) and 32 <= row < 64
+
+
+def test_partial_copies_through_pipeline_slots_and_arguments() -> None:
+    """The buffer is followed through memdesc_index slots (a pipeline's): a split store into a slot every CTA keeps
+    whole, loaded back in the same split, is proved, loaded whole refuted; a buffer passed in as an argument (Triton's
+    tritongpu_to_llvm lit test local_store_uses_local_cta) is unknown: who reads the rest is not in the function."""
+    def module(load_split: str, arg: bool) -> str:
+        buf = "%buf" if arg else "%slot"
+        head = ", %buf: !ttg.memdesc<64x32xf16, #s, #smem, mutable>" if arg else ""
+        body = "" if arg else ('''    %all = ttg.local_alloc : () -> !ttg.memdesc<2x64x32xf16, #s, #smem, mutable>
+    %c1 = arith.constant 1 : i32
+    %slot = ttg.memdesc_index %all[%c1] : !ttg.memdesc<2x64x32xf16, #s, #smem, mutable> -> !ttg.memdesc<64x32xf16, #s, #smem, mutable>
+''')
+        return f'''#b = #ttg.blocked<{{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0], CGALayout = [[1, 0]]}}>
+#c = #ttg.blocked<{{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0], CGALayout = {load_split}}}>
+#s = #ttg.swizzled_shared<{{vec = 4, perPhase = 1, maxPhase = 8, order = [1, 0], CGALayout = [[0, 0]]}}>
+#smem = #ttg.shared_memory
+module attributes {{"ttg.num-ctas" = 2 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32}} {{
+  tt.func public @k(%v: tensor<64x32xf16, #b>{head}) -> tensor<64x32xf16, #c> {{
+{body}    ttg.local_store %v, {buf} : tensor<64x32xf16, #b> -> !ttg.memdesc<64x32xf16, #s, #smem, mutable>
+    %w = ttg.local_load {buf} : !ttg.memdesc<64x32xf16, #s, #smem, mutable> -> tensor<64x32xf16, #c>
+    tt.return %w : tensor<64x32xf16, #c>
+  }}
+}}
+'''
+    def store(text: str) -> list[str]:
+        return [f.verdict.status for f in _cta(text) if f.op == "ttg.local_store"]
+    assert store(module("[[1, 0]]", False)) == ["proved"]
+    assert store(module("[[0, 0]]", False)) == ["refuted"]
+    assert store(module("[[1, 0]]", True)) == ["unknown"]

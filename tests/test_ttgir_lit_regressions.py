@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import textwrap
 
+import pytest
+
 from llverify.ttgir.gate import check_module
 from llverify.ttgir.reader import parse_module
 
@@ -300,3 +302,57 @@ def test_a_hand_wrapped_module_header_is_read() -> None:
     assert not _status(check_module(m), "refuted") and _status(check_module(m), "proved", "thread_counts")
     four = parse_module(text.replace('"ttg.num-warps" = 2', '"ttg.num-warps" = 4'))
     assert _status(check_module(four), "refuted", "thread_counts")
+
+
+def test_a_generic_op_wrapped_before_its_properties_is_read() -> None:
+    """Triton's lit tests (Hopper warp specialization, 2026) wrap a generic op with its properties ``<{...}>`` and
+    its signature on lines of their own; this was "expected an operation, found '<{operandSegmentSizes'"."""
+    text = textwrap.dedent("""\
+        module attributes {"ttg.num-warps" = 4 : i32, ttg.target = "cuda:90"} {
+          tt.func public @f(%t: !ttg.async.token, %i: i32) {
+            "ttng.some_wait"(%t, %i, %i)
+                <{operandSegmentSizes = array<i32: 1, 1, 1>}>
+                : (!ttg.async.token, i32, i32) -> ()
+            %r = "scf.execute_region"()
+                ({
+                  %c = arith.constant 1 : i32
+                  scf.yield %c : i32
+                }) : () -> i32
+            tt.return
+          }
+        }
+        """)
+    m = parse_module(text)
+    wait = _op(m, "ttng.some_wait")
+    assert wait.operands == ("%t", "%i", "%i") and "operandSegmentSizes" in wait.attributes
+    region = _op(m, "scf.execute_region")
+    assert region.results[0].type.text == "i32" and len(region.regions) == 1
+
+
+_TWO_CTA = """\
+#a = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>
+#b = #ttg.nvmma_shared<{swizzlingByteWidth = 64, transposed = true, elementBitWidth = 16}>
+#t = #ttng.tensor_memory_encoding<blockM = 128, blockN = 64, colStride = 1>
+#bar = #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:100", "ttng.two-ctas" = true} {
+  tt.func public @f(%a: !ttg.memdesc<128x128xf16, #a, #ttg.shared_memory>, %b: !ttg.memdesc<128xBNxf16, #b, #ttg.shared_memory>,
+                    %d: !ttg.memdesc<128x64xf32, #t, #ttng.tensor_memory, mutable>, %p: i1,
+                    %bar: !ttg.memdesc<1xi64, #bar, #ttg.shared_memory>) {
+    ttng.tc_gen5_mma %a, %b, %d, %p, %p, %bar[%p] {is_async ATTR} : !ttg.memdesc<128x128xf16, #a, #ttg.shared_memory>, !ttg.memdesc<128xBNxf16, #b, #ttg.shared_memory>, !ttg.memdesc<128x64xf32, #t, #ttng.tensor_memory, mutable>, !ttg.memdesc<1xi64, #bar, #ttg.shared_memory>
+    tt.return
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("bn, attr, want", [
+    ("32", ", two_ctas", "proved"),   # TLX's two-CTA form: B is this CTA's half of N (Hopper/TwoCTA lit tests)
+    ("64", ", two_ctas", "proved"),   # Triton's form: B typed whole
+    ("32", "", "refuted"),            # one CTA: D's N must be B's
+    ("16", ", two_ctas", "refuted"),  # a quarter is neither
+])
+def test_a_two_cta_mma_may_type_b_as_its_half(bn: str, attr: str, want: str) -> None:
+    found = _findings(_TWO_CTA.replace("BN", bn).replace("ATTR", attr))
+    shapes = [f.verdict.status for f in found if f.verdict.property == "dot_operands" and " x " in f.verdict.subject
+              and "accumulator" not in f.verdict.subject]
+    assert shapes == [want]

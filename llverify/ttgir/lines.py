@@ -46,7 +46,7 @@ def strip_comment(line: str) -> str:
 
 _CONTINUES = (",", ":", "=", "->", "(", "*")
 #: a line starting with one of these continues the previous op (MLIR is free-form; Triton never prints this)
-_LEADS = ("->", "* ", ": ", "{", "loc(")
+_LEADS = ("->", "* ", ": ", "{", "loc(", "<{", "({")  # `<{props}>` and `({ regions` of a wrapped generic op
 #: ... or with a bare keyword of an op's custom format (``resident "rhs" accumulator "transient"``): a lowercase
 #: word with no dialect prefix, not an assignment, and not one of the few ops MLIR prints without their dialect
 #: (``module``; ``return``, ``call``, ``call_indirect``, ``constant`` in a ``func.func`` body)

@@ -26,8 +26,9 @@ transfers"): refuted.
 A store that leaves part of CTA ``b``'s copy of a buffer unwritten is refuted only where that part may be read:
 when every use of the buffer is a store of the same layout, a ``local_load`` or a dealloc, and every load reads
 back in each CTA only what that CTA wrote, it is proved (the unwritten element kept in the details); a load that
-reads an unwritten element refutes it with that load's witness; a use that may write the rest (a TMA copy) leaves
-it ``unknown`` (:func:`_partial_copy`).
+reads an unwritten element refutes it with that load's witness, and so does an MMA or TMA store reading the copy; a
+use that may write the rest (a TMA copy), or a buffer passed in as an argument, leaves it ``unknown``
+(:func:`_partial_copy`; the buffer is followed through ``memdesc_index`` slots).
 
 Example: a ``64x128`` f16 tensor split over 2 CTAs along N (``CGALayout = [[0, 1]]``) stored into a buffer every
 CTA keeps whole (``CGALayout = [[0, 0]]``), then loaded whole by every CTA: refuted, CTA 1 keeps column 0,
@@ -110,7 +111,7 @@ def cta_locality(ctx: OpContext) -> Iterable[Verdict]:
 #: the CTAs keep whole is not lowered at all: Triton fails to legalize it)
 _STORES_FROM_REGISTERS = ("ttg.local_alloc", "ttg.local_store")
 #: ops that use a buffer without reading or writing its elements
-_INERT_USES = ("ttg.local_dealloc", "ttng.wait_barrier")
+_INERT_USES = ("ttg.local_dealloc", "ttng.wait_barrier", "ttng.warp_group_dot_wait", "ttg.async_wait")
 #: ops that read a buffer's elements (never write them) in a way :func:`_partial_copy` does not bound
 _READING_USES = ("ttng.warp_group_dot", "ttng.tc_gen5_mma", "ttng.tc_gen5_mma_scaled",
                  "ttng.async_tma_copy_local_to_global", "ttng.async_tma_reduce", "ttg.memdesc_trans",
@@ -119,35 +120,52 @@ _READING_USES = ("ttng.warp_group_dot", "ttng.tc_gen5_mma", "ttng.tc_gen5_mma_sc
 
 def _partial_copy(ctx: OpContext, op: Op, R: LinearLayout, v: Verdict) -> Verdict:
     """A store ``v`` refuted because it leaves part of CTA ``b``'s copy of the buffer unwritten (Triton writes only
-    the CTA's own copy).  That is harmless when nothing reads the unwritten part: when the buffer is a
-    ``local_alloc`` of this function defined once, every use of it is a ``local_alloc`` / ``local_store`` from
-    registers of one layout ``W`` (the writers), a ``local_load`` (a reader) or a dealloc, and every reader's layout
-    is CTA-local to ``W`` (:func:`cta_local`: each element CTA ``b``'s load receives was written by CTA ``b``), the
-    verdict is proved with the unwritten element kept in the details; a reader that needs an unwritten element
-    refutes the store with that reader's witness.  Any other use (a view, an MMA, a TMA copy, a block argument, a
-    call) keeps ``v``: what that use reads of the copy is not modelled here; a use that may write the buffer (a TMA
-    copy into it) makes the verdict ``unknown``: it may write what the store leaves.
+    the CTA's own copy).  That is harmless when nothing reads the unwritten part.  The buffer is followed from its
+    ``local_alloc`` (defined once in this function) through ``ttg.memdesc_index`` views (a pipeline's slots); then
+
+    - every use a ``local_alloc`` / ``local_store`` from registers of one layout ``W`` (the writers), a
+      ``local_load`` (a reader) or one that touches no element (a dealloc, a barrier wait), and every reader's layout
+      CTA-local to ``W`` (:func:`cta_local`: each element CTA ``b``'s load receives was written by CTA ``b``): proved,
+      the unwritten element kept in the details; a reader that needs an unwritten element refutes the store with
+      that reader's witness;
+    - a use that reads the whole copy (an MMA's shared operand, a TMA store; :data:`_READING_USES`): ``v`` stands (an
+      H200 run of such a 2-CTA wgmma gets the unwritten half's columns wrong: tests/data/ttgir_cta/partial_copy/);
+    - a buffer that is not a ``local_alloc`` here (a function or block argument), or any other use (it may write the
+      rest: a TMA copy into it; a loop-carried view): ``unknown``.
 
     Example (Triton's membar-cluster lit test): a ``256`` tensor split over 2 CTAs stored into a buffer both CTAs
     keep whole, then loaded in the same split layout: each CTA reads back only the half it wrote (proved)."""
     name = op.results[0].name if op.name == "ttg.local_alloc" else (op.operands[1] if len(op.operands) > 1 else "")
     if not name:
         return v
-    writers: list[Op] = []
+    ops = _function_ops(ctx)
+    defs: dict[str, list[Op]] = {}
+    for _, other, _ in ops:
+        for r in other.results:
+            defs.setdefault(r.name, []).append(other)
+    root = name
+    while len(defs.get(root, ())) == 1 and defs[root][0].name == "ttg.memdesc_index" and defs[root][0].operands:
+        root = defs[root][0].operands[0]
+    found = defs.get(root, [])
+    if len(found) != 1 or found[0].name != "ttg.local_alloc":
+        return unknown(_PROP, v.subject, f"{v.message}; the buffer is "
+                                         f"{'defined more than once' if found else 'an argument'} here: whether the "
+                                         f"unwritten part is read is not modelled")
+    names = {root}
+    writers: list[Op] = [found[0]] if found[0].operands else []
     readers: list[Op] = []
-    defined = 0
-    for fn, other, _ in _function_ops(ctx):
-        if any(r.name == name for r in other.results):
-            defined += 1
-            if other.name != "ttg.local_alloc":
-                return v
-            if other.operands:
-                writers.append(other)
-        if name not in other.operands:
+    for _, other, _ in ops:
+        used = [u for u in other.operands if u in names]
+        if not used:
             continue
-        if other.name == "ttg.local_store" and other.operands[1:2] == (name,) and other.operands[0] != name:
+        if other.name == "ttg.memdesc_index" and other.operands[0] in names and other.results:
+            view = other.results[0].name
+            if len(defs.get(view, ())) != 1:
+                return unknown(_PROP, v.subject, f"{v.message}; a view of the buffer is named twice: not modelled")
+            names.add(view)
+        elif other.name == "ttg.local_store" and other.operands[1:2] == (used[0],) and other.operands[0] not in names:
             writers.append(other)
-        elif other.name == "ttg.local_load" and other.operands[0] == name and other.results:
+        elif other.name == "ttg.local_load" and other.operands[0] in names and other.results:
             readers.append(other)
         elif other.name in _READING_USES:
             return v
@@ -155,19 +173,17 @@ def _partial_copy(ctx: OpContext, op: Op, R: LinearLayout, v: Verdict) -> Verdic
             where = other.location
             return unknown(_PROP, v.subject, f"{v.message}; {other.name} at {where.line}:{where.col} also uses this "
                                              f"buffer (it may write the rest of the copy): not modelled")
-    if defined != 1 or not readers:
+    if not readers:
         return v
     written = [ctx.built(w.operand_types[0]) for w in writers]
     if not written or any(not isinstance(w, BuiltLayout) for w in written) or any(
             w.layout != written[0].layout for w in written[1:]):
-        return v
+        return unknown(_PROP, v.subject, f"{v.message}; the buffer's stores have different layouts: not modelled")
     W = written[0].layout
-    if W != R:
-        return v
     for reader in readers:
         got = ctx.built(reader.results[0].type)
         if not isinstance(got, BuiltLayout) or dict(got.layout.out_dims) != dict(W.out_dims):
-            return v
+            return unknown(_PROP, v.subject, f"{v.message}; a load of another shape: not modelled")
         r = decided_cta_local(W, got.layout)
         if r.status != "proved":
             if r.status != "refuted":

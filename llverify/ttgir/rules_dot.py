@@ -118,7 +118,8 @@ def _scaled_dot_extras(ctx: OpContext, res: TypeRef | None, so: ScaledOperands) 
 def _mma_shapes(op: Op, t0: float) -> Iterable[Verdict]:
     """``A (M x K) * B (K x N) -> D (M x N)`` for wgmma and tcgen5 (the scaled form packs fp4 along K or M/N, so
     only its accumulator is checked), and a tcgen5 accumulator in tensor memory with an instruction blockM of 64
-    or 128 (128 for the scaled form), as the hardware instruction needs (TritonNvidiaGPU op verifiers)."""
+    or 128 (128 for the scaled form), as the hardware instruction needs (TritonNvidiaGPU op verifiers).  A
+    two-CTA MMA (``two_ctas``) may type B as its CTA's half of N (D's N = 2 x B's N, as TLX prints it)."""
     a, b = (op.operand_types + (None, None))[:2]
     d = (op.results[0].type if op.results else None) if op.name == "ttng.warp_group_dot" else \
         (op.operand_types[2] if len(op.operand_types) > 2 else None)
@@ -127,8 +128,15 @@ def _mma_shapes(op: Op, t0: float) -> Iterable[Verdict]:
     subject = f"{op_names(op)}: {list(a.shape)} x {list(b.shape)} -> {list(d.shape)}"
     if op.name != "ttng.tc_gen5_mma_scaled":
         (m, k), (k2, n), (dm, dn) = a.shape[-2:], b.shape[-2:], d.shape[-2:]
-        yield structural("dot_operands", subject, k == k2 and m == dm and n == dn, {"operands": [0, 1, 2]},
-                         {"A (M x K)": [m, k], "B (K x N)": [k2, n], "D (M x N)": [dm, dn]},
+        # a two-CTA MMA (tcgen05 cta_group::2, `two_ctas`) reads B's columns from both CTAs of the pair: B is
+        # typed either whole (D's N, its halves split by the CGA layout) or as this CTA's half (N / 2: TLX's form;
+        # Triton's TCGen5MMAOp::verifyOutputDims accepts both)
+        pair = "two_ctas" in op.attributes
+        ok = k == k2 and m == dm and (n == dn or (pair and dn == 2 * n))
+        sides = {"A (M x K)": [m, k], "B (K x N)": [k2, n], "D (M x N)": [dm, dn]}
+        if pair:
+            sides["two CTAs (B may be this CTA's N / 2)"] = True
+        yield structural("dot_operands", subject, ok, {"operands": [0, 1, 2]}, sides,
                          "the operand shapes do not multiply into the accumulator's", t0)
     if op.name.startswith("ttng.tc_gen5_mma") and d.encoding is not None:
         kind = d.encoding.get("kind")

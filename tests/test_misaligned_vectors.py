@@ -85,3 +85,35 @@ def test_amd_keeps_it_unknown() -> None:
     banks = [f.verdict for f in found if f.verdict.property == "bank_conflicts"]
     assert [v.status for v in banks] == ["unknown"] and "whatever the buffer's base" in banks[0].message
     assert banks[0].details["misaligned"]["second"]["byte"] % 16 != 0
+
+
+_PTX_CHILD = r'''
+import json, re, sys, warnings
+warnings.filterwarnings("ignore")
+import triton
+from triton.backends.compiler import GPUTarget
+out = {}
+for path in sys.argv[1:]:
+    ptx = triton.compile(path, target=GPUTarget("cuda", 90, 32)).asm["ptx"]
+    out[path] = sorted(set(re.findall(r"st\.shared(?:\.v\d)?\.b\d+", ptx)))
+print(json.dumps(out))
+'''
+
+
+def test_triton_stores_the_16_byte_vectors_the_refutation_assumes(tmp_path: Path) -> None:
+    """The refutation rests on the vector width Triton 3.9 picks: its PTX of both refuted modules (the example's
+    and the corpus's Gluon padded kernel) stores 16-byte vectors (``st.shared.v4.b32``)."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("triton")
+    paths = [str(DATA / "pad4.ttgir"),
+             str(Path(__file__).parent / "data" / "ttgir" / "padded" / "gluon_padded-pad4b-cuda_90-w4.ttgir")]
+    env = {"TRITON_CACHE_DIR": str(tmp_path / "cache"), "TRITON_DEFAULT_FP_FUSION": "1", "PATH": "/usr/bin:/bin"}
+    proc = subprocess.run([sys.executable, "-c", _PTX_CHILD, *paths], capture_output=True, text=True, timeout=300,
+                          env=env)
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    for p in paths:
+        assert "st.shared.v4.b32" in got[p], (p, got[p])
+        refuted = [f for f in gate_file(p).findings if f.verdict.property == "vector_alignment"]
+        assert [f.verdict.details["vector_bytes"] for f in refuted] == [16]

@@ -3,7 +3,8 @@
 Padding (``[interval:+padding]``: ``padding`` unused elements after every ``interval``) is AMD's way to
 avoid LDS bank conflicts; the gate models it exactly (llverify.hw.padded).  Three buffers: rows padded by
 16 bytes (vectors stay aligned), rows padded by one 4-byte word (breaks 16-byte alignment of the stored
-vectors: the gate says unknown, it does not guess), and a row-permuted linear component."""
+vectors: on NVIDIA a misaligned-address fault, which the gate refutes as ``vector_alignment``; on AMD it says
+unknown), and a row-permuted linear component."""
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 

@@ -1,6 +1,6 @@
 """A padded shared layout whose padding is not a multiple of 16 bytes, stored with 16-byte vectors.
 
-``smem_roundtrip`` loads a 64x64 f16 tile with each thread holding 8 consecutive elements of a row (16 bytes), stores
+``padded_roundtrip`` (examples/kernels/gluon_padded.py) loads a 64x64 f16 tile with each thread holding 8 consecutive elements of a row (16 bytes), stores
 it into a ``PaddedSharedLayout`` and loads it back in another layout.  With padding intervals ``[[32, PAD], [256, 8]]``
 (PAD f16 elements after every 32), element ``i`` of the tile sits at ``i + PAD * (i // 32) + 8 * (i // 256)``: with
 PAD = 4 the runs starting at ``i = 32, 96, ...`` begin 8 bytes past a 16-byte boundary.  The gate reads the store as
@@ -21,19 +21,8 @@ import triton.experimental.gluon.language as gl
 from triton.backends.compiler import GPUTarget
 from triton.experimental import gluon
 
-
-@gluon.jit
-def smem_roundtrip(x, y, M: gl.constexpr, N: gl.constexpr, SRC: gl.constexpr, DST: gl.constexpr,
-                   SMEM: gl.constexpr):
-    rm = gl.arange(0, M, layout=gl.SliceLayout(1, SRC))
-    rn = gl.arange(0, N, layout=gl.SliceLayout(0, SRC))
-    v = gl.load(x + rm[:, None] * N + rn[None, :])
-    buf = gl.allocate_shared_memory(x.dtype.element_ty, [M, N], SMEM)
-    buf.store(v)
-    w = buf.load(DST)
-    om = gl.arange(0, M, layout=gl.SliceLayout(1, DST))
-    on = gl.arange(0, N, layout=gl.SliceLayout(0, DST))
-    gl.store(y + om[:, None] * N + on[None, :], w)
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "kernels"))
+from gluon_padded import padded_roundtrip  # noqa: E402  (the corpus's padded round trip, another padding here)
 
 
 def compile_one(pad: int, out: Path) -> None:
@@ -41,7 +30,8 @@ def compile_one(pad: int, out: Path) -> None:
     dst = gl.BlockedLayout([8, 1], [8, 4], [1, 4], [0, 1])
     smem = gl.PaddedSharedLayout.with_identity_for([[32, pad], [256, 8]], [64, 64], [1, 0])
     constexprs = {"M": 64, "N": 64, "SRC": src, "DST": dst, "SMEM": smem}
-    source = gluon._runtime.GluonASTSource(smem_roundtrip, {"x": "*fp16", "y": "*fp16", **{k: "constexpr" for k in constexprs}},
+    source = gluon._runtime.GluonASTSource(padded_roundtrip,
+                                           {"x": "*fp16", "y": "*fp16", **{k: "constexpr" for k in constexprs}},
                                            constexprs)
     k = triton.compile(source, target=GPUTarget("cuda", 90, 32), options={"num_warps": 4})
     stem = out / f"pad{pad}"

@@ -6,7 +6,7 @@ Each CTA of the cluster stores its half of a 64x32 f16 tile into a buffer both C
 what it wrote; the gate proves the store) or whole in every CTA (``read_whole``: CTA 0 reads rows 32..63 of its copy,
 which nobody wrote; the gate refutes the store, naming the load).  Also Triton's own 2-CTA wgmma matmul
 (``mm_real``) and its mutant with B's buffer kept whole by every CTA (``mm_b_whole``: each CTA writes half of its
-copy and its wgmma reads all of it; the gate refutes the store), for ``run_matmul_on_gpu.py``.
+copy and its wgmma reads all of it; the gate refutes the store), for ``run_on_gpu.py`` too.
 
     python3 examples/cluster_partial_copy/compile.py OUT
 """

@@ -82,7 +82,7 @@ def _replayed_vector(access: LinearLayout, cvt: LinearLayout, vector: VectorPlan
     their original order), its first byte evaluated from ``cvt`` and ``padding`` and checked against the table's
     (None if they differ), and the tensor element ``access`` puts there."""
     sizes = cvt.in_dims
-    nr, nl = sizes["register"].bit_length() - 1, sizes["lane"].bit_length() - 1
+    nr = sizes["register"].bit_length() - 1
     nv = vector.elems.bit_length() - 1
     lanes = sizes["lane"]
     lane, instr = k % lanes, k // lanes

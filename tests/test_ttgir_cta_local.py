@@ -532,3 +532,28 @@ module attributes {{"ttg.num-ctas" = 2 : i32, "ttg.num-warps" = 4 : i32, ttg.tar
     assert store(module("[[1, 0]]", False)) == ["proved"]
     assert store(module("[[0, 0]]", False)) == ["refuted"]
     assert store(module("[[1, 0]]", True)) == ["unknown"]
+
+
+def test_a_partial_copy_read_by_a_two_cta_mma_is_unknown() -> None:
+    """B split over the CTAs along N, stored into a buffer every CTA keeps whole, read by tc_gen5_mma: a one-CTA MMA
+    reads the whole copy (refuted, as the wgmma matmul's mutant on the H200); a two-CTA MMA (``two_ctas``) reads B
+    from both CTAs of the pair, so which copy it reads is not modelled (unknown)."""
+    def module(attr: str) -> str:
+        return f'''#r = #ttg.blocked<{{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0], CGALayout = [[0, 1]]}}>
+#a = #ttg.nvmma_shared<{{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}}>
+#b = #ttg.nvmma_shared<{{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16, CGALayout = [[0, 0]]}}>
+#t = #ttng.tensor_memory_encoding<blockM = 128, blockN = 64, colStride = 1>
+#bar = #ttg.swizzled_shared<{{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}}>
+#smem = #ttg.shared_memory
+module attributes {{"ttg.num-ctas" = 2 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:100", "ttg.threads-per-warp" = 32 : i32}} {{
+  tt.func public @f(%a: !ttg.memdesc<128x64xf16, #a, #smem>, %v: tensor<64x128xf16, #r>, %d: !ttg.memdesc<128x128xf32, #t, #ttng.tensor_memory, mutable>, %p: i1, %bar: !ttg.memdesc<1xi64, #bar, #smem>) {{
+    %b = ttg.local_alloc %v : (tensor<64x128xf16, #r>) -> !ttg.memdesc<64x128xf16, #b, #smem>
+    ttng.tc_gen5_mma %a, %b, %d, %p, %p, %bar[%p] {{is_async{attr}}} : !ttg.memdesc<128x64xf16, #a, #smem>, !ttg.memdesc<64x128xf16, #b, #smem>, !ttg.memdesc<128x128xf32, #t, #ttng.tensor_memory, mutable>, !ttg.memdesc<1xi64, #bar, #smem>
+    tt.return
+  }}
+}}
+'''
+    def store(text: str) -> list[str]:
+        return [f.verdict.status for f in _cta(text) if f.op == "ttg.local_alloc"]
+    assert store(module("")) == ["refuted"]
+    assert store(module(", two_ctas")) == ["unknown"]

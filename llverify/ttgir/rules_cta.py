@@ -168,6 +168,10 @@ def _partial_copy(ctx: OpContext, op: Op, R: LinearLayout, v: Verdict) -> Verdic
         elif other.name == "ttg.local_load" and other.operands[0] in names and other.results:
             readers.append(other)
         elif other.name in _READING_USES:
+            if "two_ctas" in other.attributes:  # a two-CTA MMA reads B from both CTAs of the pair
+                where = other.location
+                return unknown(_PROP, v.subject, f"{v.message}; the two-CTA {other.name} at {where.line}:{where.col} "
+                                                 f"reads operands from both CTAs: which copy it reads is not modelled")
             return v
         elif other.name not in _INERT_USES:
             where = other.location

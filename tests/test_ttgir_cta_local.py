@@ -557,3 +557,18 @@ module attributes {{"ttg.num-ctas" = 2 : i32, "ttg.num-warps" = 4 : i32, ttg.tar
         return [f.verdict.status for f in _cta(text) if f.op == "ttg.local_alloc"]
     assert store(module("")) == ["refuted"]
     assert store(module(", two_ctas")) == ["unknown"]
+
+
+def test_a_partial_copy_read_through_a_view_is_unknown() -> None:
+    """A split store into a buffer every CTA keeps whole, read only through a memdesc_trans view: what the view's
+    users read is not followed, so the store is neither proved nor refuted."""
+    text = _store_module("[[1, 0]]", "[[0, 0]]").replace(
+        "    %w = ttg.local_load %buf : !ttg.memdesc<64x32xf16, #s, #smem, mutable> -> tensor<64x32xf16, #c>\n",
+        "    %t = ttg.memdesc_trans %buf {order = array<i32: 1, 0>} : !ttg.memdesc<64x32xf16, #s, #smem, mutable> -> "
+        "!ttg.memdesc<32x64xf16, #t, #smem, mutable>\n"
+        "    %w = ttg.local_load %buf : !ttg.memdesc<64x32xf16, #s, #smem, mutable> -> tensor<64x32xf16, #c>\n")
+    text = text.replace("#smem = #ttg.shared_memory", "#t = #ttg.swizzled_shared<{vec = 4, perPhase = 1, maxPhase = 8, "
+                        "order = [0, 1], CGALayout = [[0, 0]]}>\n#smem = #ttg.shared_memory")
+    assert "memdesc_trans" in text
+    found = [f.verdict for f in _cta(text) if f.op == "ttg.local_alloc"]
+    assert [v.status for v in found] == ["unknown"] and "ttg.memdesc_trans" in found[0].message

@@ -113,9 +113,9 @@ _STORES_FROM_REGISTERS = ("ttg.local_alloc", "ttg.local_store")
 #: ops that use a buffer without reading or writing its elements
 _INERT_USES = ("ttg.local_dealloc", "ttng.wait_barrier", "ttng.warp_group_dot_wait", "ttg.async_wait")
 #: ops that read a buffer's elements (never write them) in a way :func:`_partial_copy` does not bound
+#: (a view such as memdesc_trans is not one: what its users read is not followed, so it leaves the verdict unknown)
 _READING_USES = ("ttng.warp_group_dot", "ttng.tc_gen5_mma", "ttng.tc_gen5_mma_scaled",
-                 "ttng.async_tma_copy_local_to_global", "ttng.async_tma_reduce", "ttg.memdesc_trans",
-                 "ttg.memdesc_reshape")
+                 "ttng.async_tma_copy_local_to_global", "ttng.async_tma_reduce")
 
 
 def _partial_copy(ctx: OpContext, op: Op, R: LinearLayout, v: Verdict) -> Verdict:

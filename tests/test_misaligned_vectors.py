@@ -117,3 +117,19 @@ def test_triton_stores_the_16_byte_vectors_the_refutation_assumes(tmp_path: Path
         assert "st.shared.v4.b32" in got[p], (p, got[p])
         refuted = [f for f in gate_file(p).findings if f.verdict.property == "vector_alignment"]
         assert [f.verdict.details["vector_bytes"] for f in refuted] == [16]
+
+
+def test_narrower_vectors_fault_exactly_where_refuted() -> None:
+    """8-byte (st.shared.v4.b16) and 4-byte (st.shared.v2.b16) vectors through paddings of fewer bytes fault on the
+    H200, and the gate refutes exactly those two, with the vector size Triton used; the controls, padded by a
+    multiple of the vector, run correctly and are proved."""
+    runs = json.loads((DATA / "h200_run.json").read_text())["narrower_vectors"]["runs"]
+    for name, run in runs.items():
+        found = gate_file(str(DATA / f"{name}.ttgir")).findings
+        refuted = [f.verdict.details["vector_bytes"] for f in found if f.verdict.property == "vector_alignment"]
+        if run["launched"]:
+            assert run["y_equals_x"] and not refuted
+            assert [f.verdict.status for f in found if f.verdict.property == "bank_conflicts"] == ["proved", "proved"]
+        else:
+            assert "Misaligned" in run["error"]
+            assert refuted == [8 if name.startswith("spt4") else 4]

@@ -572,3 +572,11 @@ def test_a_partial_copy_read_through_a_view_is_unknown() -> None:
     assert "memdesc_trans" in text
     found = [f.verdict for f in _cta(text) if f.op == "ttg.local_alloc"]
     assert [v.status for v in found] == ["unknown"] and "ttg.memdesc_trans" in found[0].message
+
+
+def test_a_partial_copy_nothing_reads_is_proved() -> None:
+    """The split store into a buffer every CTA keeps whole with no load of it: the unwritten half is never read."""
+    text = "\n".join(line for line in _store_module("[[1, 0]]", "[[0, 0]]").splitlines()
+                     if "%w" not in line)
+    found = [f.verdict for f in _cta(text) if f.op == "ttg.local_alloc"]
+    assert [v.status for v in found] == ["proved"] and found[0].message.startswith("nothing reads this buffer")

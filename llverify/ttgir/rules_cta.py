@@ -125,7 +125,8 @@ def _partial_copy(ctx: OpContext, op: Op, R: LinearLayout, v: Verdict) -> Verdic
 
     - every use a ``local_alloc`` / ``local_store`` from registers of one layout ``W`` (the writers), a
       ``local_load`` (a reader) or one that touches no element (a dealloc, a barrier wait), and every reader's layout
-      CTA-local to ``W`` (:func:`cta_local`: each element CTA ``b``'s load receives was written by CTA ``b``): proved,
+      (if any) CTA-local to ``W`` (:func:`cta_local`: each element CTA ``b``'s load receives was written by CTA
+      ``b``): proved,
       the unwritten element kept in the details; a reader that needs an unwritten element refutes the store with
       that reader's witness;
     - a use that reads the whole copy (an MMA's shared operand, a TMA store; :data:`_READING_USES`): ``v`` stands (an
@@ -148,9 +149,10 @@ def _partial_copy(ctx: OpContext, op: Op, R: LinearLayout, v: Verdict) -> Verdic
         root = defs[root][0].operands[0]
     found = defs.get(root, [])
     if len(found) != 1 or found[0].name != "ttg.local_alloc":
-        return unknown(_PROP, v.subject, f"{v.message}; the buffer is "
-                                         f"{'defined more than once' if found else 'an argument'} here: whether the "
-                                         f"unwritten part is read is not modelled")
+        made = ("an argument" if not found else "defined more than once" if len(found) > 1 else
+                f"made by {found[0].name}")
+        return unknown(_PROP, v.subject, f"{v.message}; the buffer is {made} here: whether the unwritten part is "
+                                         f"read is not modelled")
     names = {root}
     writers: list[Op] = [found[0]] if found[0].operands else []
     readers: list[Op] = []
@@ -177,8 +179,6 @@ def _partial_copy(ctx: OpContext, op: Op, R: LinearLayout, v: Verdict) -> Verdic
             where = other.location
             return unknown(_PROP, v.subject, f"{v.message}; {other.name} at {where.line}:{where.col} also uses this "
                                              f"buffer (it may write the rest of the copy): not modelled")
-    if not readers:
-        return v
     written = [ctx.built(w.operand_types[0]) for w in writers]
     if not written or any(not isinstance(w, BuiltLayout) for w in written) or any(
             w.layout != written[0].layout for w in written[1:]):
@@ -191,13 +191,14 @@ def _partial_copy(ctx: OpContext, op: Op, R: LinearLayout, v: Verdict) -> Verdic
         r = decided_cta_local(W, got.layout)
         if r.status != "proved":
             if r.status != "refuted":
-                return v
+                return unknown(_PROP, v.subject, f"{v.message}; a load of it was not decided: {r.message}")
             where = reader.location
             return r.with_(message=f"the store leaves part of each CTA's copy of the buffer unwritten, and the "
                                    f"local_load at {where.line}:{where.col} reads it: {r.message}")
+    read = (f"every local_load of this buffer ({len(readers)}) reads in each CTA only elements that CTA wrote"
+            if readers else "nothing reads this buffer")
     return Verdict("proved", _PROP, v.subject, "f2", v.seconds,
-                   f"every local_load of this buffer ({len(readers)}) reads in each CTA only elements that CTA "
-                   f"wrote (the store leaves the rest of the CTA's copy unwritten: {v.message})",
+                   f"{read} (the store leaves the rest of the CTA's copy unwritten: {v.message})",
                    details={"unwritten": v.counterexample.to_json() if v.counterexample is not None else None})
 
 

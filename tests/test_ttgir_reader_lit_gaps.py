@@ -285,3 +285,25 @@ def test_an_unknown_dialect_attribute_is_named_never_read() -> None:
     assert found and all(f.verdict.status == "unknown" for f in found)
     assert any("#xdl.wrapped" in (f.verdict.message or "") for f in found)
     assert not _triton(UNKNOWN_DIALECT)["ok"]
+
+
+# -- a module with an empty body on one line (`module attributes {...} {}`: Intel's lit tests have one) ------------------
+EMPTY_BODIES = textwrap.dedent("""\
+    module attributes {"ttg.threads-per-warp" = 16 : i32, "ttg.num-warps" = 2 : i32} {}
+    module {}
+    module attributes {"ttg.num-warps" = 8 : i32} {
+      tt.func @f() {
+        tt.return
+      }
+    }
+    """)
+
+
+def test_a_module_with_an_empty_body_on_one_line_is_read() -> None:
+    mods = parse_modules(EMPTY_BODIES, "e.mlir")
+    assert [(m.line, m.num_warps, m.threads_per_warp, [f.name for f in m.functions]) for m in mods] == [
+        (1, 2, 16, []), (2, 4, 32, []), (3, 8, 32, ["f"])]
+    got = _triton(EMPTY_BODIES)
+    assert got["ok"], got  # Triton's parser reads the same text
+    with pytest.raises(TtgirError, match="1:1"):
+        parse_modules("module {} tail\n", "e.mlir")

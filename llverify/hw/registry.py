@@ -32,6 +32,7 @@ from llverify.hw import partitioned, sampling, tiles
 from llverify.hw.amd import amd_mfma, amd_wmma
 from llverify.hw.blocked import blocked, blocked_on_shapes
 from llverify.hw.dot_operand import dot_operand
+from llverify.hw.intel_dpas import intel_dpas
 from llverify.hw.kinds import (GluonBuilder, Kind, build, build_on_shapes, build_spec, constructor, declare, declared,
                                parameters)
 from llverify.hw.linear import generic_linear, linear
@@ -158,6 +159,14 @@ DECLARATIONS: tuple[Kind, ...] = (
                    "random generic_linear attributes as llverify builds them",
          fields={"register": "reg_bases", "lane": "lane_bases", "warp": "warp_bases", "block": "block_bases"}),
     partitioned.KIND,  # declared in its own module, with its sampler and Gluon builder
+    Kind("intel_dpas", intel_dpas, aliases=("dpas",), mnemonic="dpas", dialect="ttig",
+         unsampled="not in the Gluon differential: the triton wheel has no Intel XPU backend, so no oracle builds "
+                   "#ttig.dpas; tests/test_intel_dpas.py replays the expectations of Intel's own unit tests "
+                   "(DPAStoLinearLayoutTest) instead",
+         fields={"repeatCount": "repeat_count", "systolicDepth": "systolic_depth", "executionSize": "execution_size",
+                 "opsPerChan": "ops_per_chan", "threadsPerWarp": "threads_per_warp", "warpsPerCTA": "warps_per_cta",
+                 "repCluster": "rep_cluster", "fp4KPack": "fp4_k_pack", "A": "shape_a", "B": "shape_b",
+                 "C": "shape_c"}),
     Kind("tensor_memory", tensor_memory, mnemonic="tensor_memory_encoding", dialect="ttng",
          sample=sampling.tensor_memory_case, gluon=_gluon_tensor_memory,
          fields={"blockM": "block_m", "blockN": "block_n", "colStride": "col_stride", "CTASplitM": "cta_split_m",

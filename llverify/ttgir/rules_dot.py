@@ -6,6 +6,7 @@ import time
 from typing import Any, Iterable, Mapping
 
 from llverify.errors import LlverifyError
+from llverify.hw.intel_dpas import dpas_k_width
 from llverify.hw.registry import build_spec
 from llverify.prove.properties import equal
 from llverify.prove.verdict import Verdict
@@ -85,6 +86,10 @@ def dot_operands(ctx: OpContext) -> Iterable[Verdict]:
             return
         encs = [t.encoding for t in op.operand_types[:2] if t is not None and t.encoding is not None]
         if len(encs) == 2 and all(e.get("kind") == "dot_operand" for e in encs):
+            parents = [e.get("parent") for e in encs]
+            if all(isinstance(p, dict) and p.get("kind") == "intel_dpas" for p in parents):
+                yield from _dpas_k_widths(op, encs, parents, t0)
+                return
             # Triton's verifier: "mismatching kWidth between A and B operands"
             yield structural("dot_operands", f"{op_names(op)}: kWidth of A and B", encs[0].get("k_width") ==
                               encs[1].get("k_width"), {"operands": [0, 1]},
@@ -102,6 +107,22 @@ def dot_operands(ctx: OpContext) -> Iterable[Verdict]:
                               {"encoding": kind, "required": "nvmma_shared"},
                               "a wgmma / tcgen5 shared operand must use an NVMMA shared layout", t0)
         yield from _mma_shapes(op, t0)
+
+
+def _dpas_k_widths(op: Op, encs: list[Any], parents: list[Any], t0: float) -> Iterable[Verdict]:
+    """A ``tt.dot`` on Intel DPAS operands: A's and B's kWidth differ by design (A packs 8-bit values in pairs),
+    so Intel's verifier replaces Triton's "equal kWidth" rule with one per operand (:func:`dpas_k_width` of the
+    parent's ``ops_per_chan``); refuted with the operand whose kWidth is not the one its parent needs."""
+    wanted, got = [], []
+    for i, (enc, parent) in enumerate(zip(encs, parents)):
+        opc = parent.get("ops_per_chan")
+        wanted.append(dpas_k_width(i, opc) if isinstance(opc, int) else None)
+        got.append(enc.get("k_width"))
+    wrong = [("A", "B")[i] for i in range(2) if wanted[i] is None or got[i] != wanted[i]]
+    yield structural("dot_operands", f"{op_names(op)}: kWidth of A and B for DPAS", not wrong, {"operands": [0, 1]},
+                     {"kWidth A": got[0], "kWidth B": got[1], "required A": wanted[0], "required B": wanted[1]},
+                     f"the kWidth of {' and '.join(wrong)} is not the one the DPAS parent's opsPerChan needs "
+                     "(A: opsPerChan, halved above 1; B: opsPerChan)", t0)
 
 
 def _scaled_dot_extras(ctx: OpContext, res: TypeRef | None, so: ScaledOperands) -> Iterable[Verdict]:

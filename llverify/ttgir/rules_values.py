@@ -179,6 +179,8 @@ def use_types(ctx: OpContext) -> Iterable[Verdict]:
     for i, (resolved, printed) in enumerate(zip(op.operand_types, op.printed_operand_types)):
         if resolved is printed or resolved is None or printed is None or resolved.text == printed.text:
             continue
+        if _elided_prefix(resolved.text, printed.text):
+            continue  # the same type, printed by the op's custom format without its `!dialect.name`
         if "other" in (resolved.kind, printed.kind) or not resolved.text or not printed.text:
             # a type form the reader does not model (or a definition whose type it could not read): no comparison
             yield unknown("use_type", f"{op_names(op)} operand {i} ({op.operands[i]})",
@@ -196,6 +198,21 @@ def use_types(ctx: OpContext) -> Iterable[Verdict]:
                            f"{enc_text(printed)}")
         if v is not None:
             yield v
+
+
+_TYPE_PREFIX = re.compile(r"![A-Za-z_][\w$]*\.[A-Za-z_][\w$.]*(?=<)")
+
+
+def _elided_prefix(defined: str, used: str) -> bool:
+    """``used`` is ``defined`` without its dialect type prefix: an op whose assembly format names the type's class
+    prints only its parameters (``ttig.extract_desc %d[0] : <64x32xf16>`` of a ``!tt.tensordesc<64x32xf16>``,
+    as ``tt.make_tensor_descriptor`` prints its result).
+
+    >>> _elided_prefix("!tt.tensordesc<64x32xf16>", "<64x32xf16>"), _elided_prefix("!tt.ptr<f16>", "<f32>")
+    (True, False)
+    """
+    m = _TYPE_PREFIX.match(defined)
+    return bool(m) and used.startswith("<") and defined[m.end():].replace(" ", "") == used.replace(" ", "")
 
 
 _PTR_DEFAULT_SPACE = re.compile(r"!tt\.ptr<\s*([^<>,]+?)\s*,\s*1\s*>")

@@ -122,6 +122,9 @@ def read_structure(lines: list[str], path: str, aliases_only: bool = False) -> S
             if fast.re is LOC_LINE and (not stack or (implicit and len(stack) == 1)):
                 loc_defs[fast.group(1)] = fast.group(2)  # a location alias definition
                 continue
+        empty_module = (not stack or implicit) and s.endswith("{}") and _is_module_head(s[:-1])
+        if empty_module:  # `module attributes {...} {}`: a module with an empty body, on one line
+            s = s[:-1]
         if not stack or (implicit and len(stack) == 1 and (s[:1] in "#!" or _is_module_head(s))):
             # MLIR reads alias definitions between top-level ops: an implicit module's may follow its ops
             if s[:1] in "#!" and (_ALIAS.match(s) or _TYPE_ALIAS.match(s)):
@@ -160,6 +163,10 @@ def read_structure(lines: list[str], path: str, aliases_only: bool = False) -> S
                     head = head.split(None, 1)[1] if " " in head else ""
                 if head.startswith("attributes"):
                     module_attrs = attr_dict(head[len("attributes"):].strip())
+                if empty_module:
+                    module_closed = True
+                    finished.append((top, module_attrs, module_line, in_force))
+                    continue
                 stack.append(top)
                 continue
             if (not module_line or module_closed) and _is_top_level_op(s):

@@ -149,7 +149,17 @@ if case["gluon"]:
     from triton.experimental.gluon._runtime import GluonASTSource as Source
 else:
     Source = ASTSource
-src = Source(fn=case["fn"], signature=sig, constexprs=constexprs)
+import inspect
+if "constexprs" in inspect.signature(Source.__init__).parameters:
+    src = Source(fn=case["fn"], signature=sig, constexprs=constexprs)
+elif tuple(int(x) for x in triton.__version__.split(".")[:2]) >= (3, 2):
+    # Triton 3.2: `constants` by argument name, the signature naming every argument (constexprs as "constexpr")
+    src = Source(fn=case["fn"], signature=sig, constants=constexprs)
+else:
+    # Triton 3.0 / 3.1: signature and constants keyed by argument index, constexprs out of the signature
+    index = {n: i for i, n in enumerate(case["fn"].arg_names)}
+    src = Source(fn=case["fn"], signature={index[k]: v for k, v in sig.items() if v != "constexpr"},
+                 constants={index[k]: v for k, v in constexprs.items()})
 try:
     triton.compile(src, target=target, options={"num_warps": job["warps"], **case["options"]})
 except Stop:

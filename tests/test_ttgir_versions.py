@@ -1,5 +1,5 @@
 """The gate on TTGIR from Triton versions other than 3.9 (samples in tests/data/ttgir/versions/<version>/, compiled
-from our own kernels by examples/build_versions.py with Triton 3.4.0, 3.5.1 and 3.6.0 in their own virtualenvs).
+from our own kernels by examples/build_versions.py with Triton 3.2.0, 3.4.0, 3.5.1 and 3.6.0 in their own virtualenvs).
 
 Each test is the regression test of one reader gap those versions exposed, with a mutant that must still be
 refuted where the fix touches a proof."""
@@ -363,3 +363,86 @@ def test_triton_2_dot_operands_without_kwidth_are_unknown_not_refuted(tmp_path) 
     assert not [f for f in res.findings if f.verdict.status == "refuted"]
     res = _gate_text(tmp_path, "t2b.ttgir", _TRITON_2.replace("%KA%", ", kWidth = 2").replace("%KB%", ", kWidth = 4"))
     assert any(f.verdict.status == "refuted" and "different kWidth" in f.verdict.message for f in res.findings)
+
+
+# -- Triton 3.2: real output (the PyTorch 2.6 era), every layout in the old spelling ------------------------------------
+
+V32 = VERSIONS / "3.2.0"
+
+
+def test_triton_32_hopper_matmul_is_fully_decided(tmp_path: Path) -> None:
+    """Triton 3.2.0's own cuda:90 matmul (examples/build_versions.py): `triton_gpu.*` ops, `!tt.memdesc`, the
+    leading-offset `#triton_gpu.shared<{..., hasLeadingOffset = true}>` wgmma operands, `triton_nvidia_gpu.
+    warp_group_dot`: every obligation decided and none refuted; stating 8 warps in the 4-warp module (the 3.2
+    attribute spelling, `"triton_gpu.num-warps"`) refutes its layouts."""
+    path = V32 / "matmul-t64s3-cuda_90-w4.ttgir"
+    text = path.read_text()
+    assert "hasLeadingOffset = true" in text and "triton_nvidia_gpu.warp_group_dot" in text
+    st = _statuses(gate_file(str(path)))
+    assert st.get("unknown", 0) == 0 and st.get("refuted", 0) == 0 and st["proved"] > 60
+    assert '"triton_gpu.num-warps" = 4' in text
+    res = _gate_text(tmp_path, "w8.ttgir", text.replace('"triton_gpu.num-warps" = 4', '"triton_gpu.num-warps" = 8'))
+    refuted = [f for f in res.findings if f.verdict.status == "refuted"]
+    assert refuted and all(f.rule == "layout" and "the module runs 8" in f.verdict.message for f in refuted)
+
+
+def test_triton_32_wgmma_register_operand_without_kwidth_is_unknown_not_refuted() -> None:
+    """Triton 3.2 prints a wgmma register operand as `#triton_gpu.dot_op<{opIdx = 0, parent = #mma}>` (no
+    kWidth): the layout its lowering implies is not modelled, so exactly those obligations are unknown, saying why,
+    and the rest of the attention kernel is proved."""
+    res = gate_file(str(V32 / "attention-q64k64d64-cuda_90-w4.ttgir"))
+    st = _statuses(res)
+    assert not res.errors and st.get("refuted", 0) == 0 and st["proved"] > 60
+    unknown = [f for f in res.findings if f.verdict.status == "unknown"]
+    assert unknown and all("states no kWidth" in f.verdict.message and "parent = #mma}>" in f.verdict.subject
+                           for f in unknown)
+
+
+def test_triton_32_mfma_matmul_is_decided_and_a_kwidth_mutant_refuted(tmp_path: Path) -> None:
+    """Triton 3.2.0's gfx942 matmul (`#triton_gpu.amd_mfma<{versionMajor = 3, versionMinor = 0, ...,
+    instrShape = [32, 32]}>`, dot operands of kWidth 4): decided, none refuted; B's operand layout with kWidth 8
+    while A keeps 4 is refuted at the tt.dot."""
+    path = V32 / "matmul-t64s1-hip_gfx942-w4.ttgir"
+    text = path.read_text()
+    st = _statuses(gate_file(str(path)))
+    assert st.get("unknown", 0) == 0 and st.get("refuted", 0) == 0 and st["proved"] > 40
+    b_old = "#triton_gpu.dot_op<{opIdx = 1, parent = #mma, kWidth = 4}>"
+    assert b_old in text
+    res = _gate_text(tmp_path, "kw.ttgir", text.replace(b_old, b_old.replace("kWidth = 4", "kWidth = 8")))
+    refuted = [f for f in res.findings if f.verdict.status == "refuted"]
+    assert any(f.op == "tt.dot" and f.rule == "dot_operands" for f in refuted)
+
+
+# -- Triton 3.0 / 3.1: wgmma is a tt.dot on shared operands (3.2 introduced triton_nvidia_gpu.warp_group_dot) -----------
+
+V31 = VERSIONS / "3.1.0"
+
+
+def test_triton_31_tt_dot_on_shared_operands_is_a_wgmma(tmp_path: Path) -> None:
+    """Triton 3.1.0's cuda:90 matmul types its wgmma as `tt.dot %a, %b, %c : !tt.memdesc<...> * !tt.memdesc<...>
+    -> tensor<..., #mma>` (v3): its shared operands must have an NVMMA (leading-offset) layout, as
+    warp_group_dot's do.  It was refuted as a tt.dot whose operands are not #ttg.dot_op (43 false refutations over
+    Triton 3.1's 233 modules of our kernels); now decided, and an operand in a plain swizzled layout is refuted."""
+    path = V31 / "matmul-t64s1-cuda_90-w4.ttgir"
+    text = path.read_text()
+    assert "tt.dot %" in text and "!tt.memdesc<64x32xf16, #shared> * !tt.memdesc<32x64xf16, #shared1>" in text
+    res = gate_file(str(path))
+    st = _statuses(res)
+    assert st.get("unknown", 0) == 0 and st.get("refuted", 0) == 0 and st["proved"] > 50
+    assert any(f.op == "tt.dot" and f.rule == "dot_operands" and "NVMMA" not in f.verdict.message
+               for f in res.findings if f.verdict.status == "proved")
+    old = "#shared1 = #triton_gpu.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], hasLeadingOffset = true}>"
+    assert old in text
+    res = _gate_text(tmp_path, "swz.ttgir", text.replace(old, old.replace("true", "false")))
+    refuted = [f for f in res.findings if f.verdict.status == "refuted"]
+    assert any(f.op == "tt.dot" and "NVMMA shared layout" in f.verdict.message for f in refuted)
+
+
+def test_triton_31_attention_register_operand_with_another_warp_split_is_not_refuted() -> None:
+    """Triton 3.1's 8-warp attention: the second wgmma's A is in registers as a dot operand of `#mma` (warps
+    [8, 1]) while the accumulator is `#mma1` (warps [4, 2]); that form, like 3.2's warp_group_dot, is not a
+    tt.dot "parent must be the result" mismatch.  Its kWidth-less operand is unknown (as in 3.2), nothing refuted."""
+    res = gate_file(str(V31 / "attention-q64k64d64-cuda_90-w8.ttgir"))
+    st = _statuses(res)
+    assert not res.errors and st.get("refuted", 0) == 0 and st["proved"] > 60
+    assert all("states no kWidth" in f.verdict.message for f in res.findings if f.verdict.status == "unknown")

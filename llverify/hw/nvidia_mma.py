@@ -133,6 +133,11 @@ def nvidia_dot_operand(operand_index: int, parent: Mapping[str, Any], k_width: i
         raise LayoutError(f"{kind}: bad parent parameters: {exc}") from None
     rank = len(wpc)
     shp = check_shape(shape, rank, kind)
+    if k_width in (0, None) and major in (2, 3):
+        # Triton 3.2 and older print no kWidth on a wgmma register operand (Triton 2.x on an mma v2 one either):
+        # their lowering fixed the packing; the layout it implies is not the one today's kWidth states
+        raise LayoutError(f"{kind}: the encoding states no kWidth (Triton 3.2 and older print none on a mma v{major} "
+                          "dot operand); the operand layout that older lowering implies is not modelled")
     if isinstance(k_width, bool) or not isinstance(k_width, int) or k_width <= 0 or k_width & (k_width - 1):
         raise LayoutError(f"{kind}: k_width = {k_width!r} must be a positive power of two")
     if operand_index not in (0, 1) or isinstance(operand_index, bool):

@@ -22,7 +22,7 @@ def dot_operands(ctx: OpContext) -> Iterable[Verdict]:
     op = ctx.op
     t0 = time.perf_counter()
     res = op.results[0].type if op.results else None
-    if op.name in ("tt.dot", "tt.dot_scaled", "tti.dot_i8"):  # tti.dot_i8: a tt.dot of i8 with signedness flags
+    if op.name in ("tt.dot", "tt.dot_scaled", "tti.dot_i8") and not _legacy_wgmma(op, res):  # tti.dot_i8: a tt.dot of i8 with signedness flags
         scaled = op.name == "tt.dot_scaled"
         # tt.dot: (a, b, c); tt.dot_scaled: (a, [a_scale,] b, [b_scale,] c), printed `%a scale %as, %b scale %bs, %c`
         so = scaled_operands(op) if scaled else None
@@ -95,7 +95,7 @@ def dot_operands(ctx: OpContext) -> Iterable[Verdict]:
                               encs[1].get("k_width"), {"operands": [0, 1]},
                               {"kWidth A": encs[0].get("k_width"), "kWidth B": encs[1].get("k_width")},
                               "A and B have different kWidth", t0)
-    elif op.name in ("ttng.warp_group_dot", "ttng.tc_gen5_mma", "ttng.tc_gen5_mma_scaled"):
+    else:  # ttng.warp_group_dot, ttng.tc_gen5_mma(_scaled), and Triton 3.0/3.1's tt.dot on shared operands
         for i, t in enumerate(op.operand_types[:2]):
             if t is None or t.kind != "memdesc" or t.encoding is None:
                 continue
@@ -107,6 +107,16 @@ def dot_operands(ctx: OpContext) -> Iterable[Verdict]:
                               {"encoding": kind, "required": "nvmma_shared"},
                               "a wgmma / tcgen5 shared operand must use an NVMMA shared layout", t0)
         yield from _mma_shapes(op, t0)
+
+
+def _legacy_wgmma(op: Op, res: TypeRef | None) -> bool:
+    """A ``tt.dot`` that is Triton 3.0/3.1's spelling of ``ttng.warp_group_dot`` (3.2 introduced the op): an mma v3
+    result and an operand in shared memory (``!tt.memdesc``), A possibly in registers as a v3 dot operand."""
+    if op.name != "tt.dot" or res is None or res.encoding is None or res.encoding.get("kind") != "nvidia_mma":
+        return False
+    if list(res.encoding.get("version", [0]))[0] != 3:
+        return False
+    return any(t is not None and t.kind == "memdesc" for t in op.operand_types[:2])
 
 
 def _dpas_k_widths(op: Op, encs: list[Any], parents: list[Any], t0: float) -> Iterable[Verdict]:
@@ -142,7 +152,7 @@ def _mma_shapes(op: Op, t0: float) -> Iterable[Verdict]:
     or 128 (128 for the scaled form), as the hardware instruction needs (TritonNvidiaGPU op verifiers).  A
     two-CTA MMA (``two_ctas``) may type B as its CTA's half of N (D's N = 2 x B's N, as TLX prints it)."""
     a, b = (op.operand_types + (None, None))[:2]
-    d = (op.results[0].type if op.results else None) if op.name == "ttng.warp_group_dot" else \
+    d = (op.results[0].type if op.results else None) if op.name in ("ttng.warp_group_dot", "tt.dot") else \
         (op.operand_types[2] if len(op.operand_types) > 2 else None)
     if a is None or b is None or d is None or min(len(a.shape), len(b.shape), len(d.shape)) < 2:
         return

@@ -52,7 +52,7 @@ from llverify.lowered.uniform import nonuniform
 from llverify.lowered.vector import Threads
 from llverify.prove.bv import check as smt_check
 from llverify.prove.verdict import Counterexample, Verdict
-from llverify.ttgir.layouts import BuiltLayout, element_bits, layout_of
+from llverify.ttgir.layouts import BuiltLayout, element_bits, layout_of, legacy_operand_order
 from llverify.ttgir.memory_ops import SHARED_ACCESS_OPS, register_and_memory
 from llverify.ttgir.model import Op
 
@@ -63,13 +63,16 @@ PROP = "right_elements"
 
 def right_elements(op: Op, fn: LlirFunction, sym: Symbolic, accesses: Sequence[Access], threads: int,
                    lanes: int, subject: str, flow: ControlFlow, vec: Threads | None = None,
-                   proved_slots: list | None = None) -> Verdict | None:
+                   proved_slots: list | None = None, legacy_dialect: bool = False) -> Verdict | None:
     """Decide the claim of the module docstring for ``op`` and the access instructions attributed to it.
     ``flow``: ``control_flow(fn)`` (which free variables may differ between threads); ``vec``: the function's
     values at every thread with no free variables, shared with the caller's other obligations (its memo of
     already evaluated values is reused).  When the claim is proved and ``proved_slots`` is a list, it gets
     ``(R, b, [(instruction index, label, byte offset of the element in the instruction's value at thread 0,
-    register), ...])``: what :func:`llverify.lowered.stored_values.stored_values` builds on."""
+    register), ...])``: what :func:`llverify.lowered.stored_values.stored_values` builds on.  ``legacy_dialect``:
+    the module is Triton 3.2's or older (:attr:`~llverify.ttgir.model.Module.legacy_dialect`), whose mma v2 operand
+    loads of other than 16-bit elements put elements in registers in an order of their own (measured on Triton
+    3.2.0's LLVM IR of our i8 and tf32 dots: not today's dot operand layout): unknown for those, not refuted."""
     t0 = time.perf_counter()
     sides = register_and_memory(op) if op.name in SHARED_ACCESS_OPS else None
     if sides is None or not accesses:
@@ -96,6 +99,9 @@ def right_elements(op: Op, fn: LlirFunction, sym: Symbolic, accesses: Sequence[A
     bits = element_bits(reg_t.element)
     if bits < 8 or bits % 8:
         return unknown(f"{bits}-bit elements: not modelled")
+    legacy = legacy_operand_order(legacy_dialect, reg_t.encoding, bits)
+    if legacy is not None:
+        return unknown(legacy)
     b = bits // 8
     L = R.layout
     why = unsupported(L, threads)

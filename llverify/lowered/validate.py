@@ -122,7 +122,7 @@ def validate(module: Module, llir: LlirModule, shared_bytes: int) -> list[Lowere
             if id(op) not in tilings and op.name != "ttg.convert_layout":
                 proved_slots: list = []
                 v = right_elements(op, fn, sym, accs, threads, module.threads_per_warp, subject, flow, vec,
-                                   proved_slots)
+                                   proved_slots, legacy_dialect=module.legacy_dialect)
                 if proved_slots and op.name in STORES_A_TENSOR and op.operands:
                     values = stored_values(op, owners[id(op)], fn, sym, vec, accs, proved_slots[0], threads, subject,
                                            flow)

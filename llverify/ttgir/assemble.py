@@ -56,6 +56,7 @@ class Assembler:
             top, inner = generic_module_parts(items[0])
             attrs = {**attrs, **inner}
             items = top.blocks[0].items if top.blocks else []
+        legacy = any(k.strip('"').startswith("triton_gpu.") for k in attrs)  # Triton 3.2 and older
         attrs = {canonical_op_name(k.strip('"')): v for k, v in attrs.items()}  # "triton_gpu.num-warps"
         functions: list[Function] = []
         for item in items:
@@ -68,7 +69,7 @@ class Assembler:
                       threads_per_warp=_int_attr(attrs.get("ttg.threads-per-warp"), 32),
                       num_ctas=_int_attr(attrs.get("ttg.num-ctas"), 1), functions=tuple(functions),
                       aliases={**self.aliases.specs, **{k: f"error: {v}" for k, v in self.aliases.errors.items()}},
-                      attributes=attrs, stage=stage, line=line)
+                      attributes=attrs, stage=stage, line=line, legacy_dialect=legacy)
 
     def function(self, b: OpBuilder) -> Function:
         # the printed argument list read one match per argument: then every `loc(` up to its `)` is inside it, so

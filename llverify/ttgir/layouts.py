@@ -37,7 +37,32 @@ from llverify.layout import LinearLayout
 from llverify.triton.parse import dtype_bits
 from llverify.ttgir.model import TypeRef
 
-__all__ = ["BuiltLayout", "LayoutProblem", "layout_of", "element_bits", "encoding_rank"]
+__all__ = ["BuiltLayout", "LayoutProblem", "layout_of", "element_bits", "encoding_rank", "legacy_operand_order"]
+
+
+def legacy_operand_order(legacy_dialect: bool, encoding: Any, bits: int) -> str | None:
+    """Why the registers of a value in ``encoding`` (a layout spec) with ``bits``-bit elements are not placed as its
+    layout says by the module's own lowering, or None: a module of Triton 3.2 or older
+    (:attr:`~llverify.ttgir.model.Module.legacy_dialect`) loads mma v2 dot operands of other than 16-bit elements
+    in a register order of its own (measured on Triton 3.2.0's LLVM IR of our i8 and tf32 dots: scalar loads of
+    other elements than today's layout places, where 3.4 and later agree with it).  Claims on how those loads
+    are lowered (their instructions, wavefronts, the elements each register gets) are then unknown.
+
+    >>> mma2 = {"kind": "nvidia_mma", "version": [2, 0]}
+    >>> legacy_operand_order(True, {"kind": "dot_operand", "parent": mma2}, 8) is not None
+    True
+    >>> legacy_operand_order(True, {"kind": "dot_operand", "parent": mma2}, 16), legacy_operand_order(False, {}, 8)
+    (None, None)
+    """
+    if not legacy_dialect or bits == 16 or not isinstance(encoding, Mapping):
+        return None
+    parent = encoding.get("parent")
+    if encoding.get("kind") != "dot_operand" or not isinstance(parent, Mapping) or \
+            parent.get("kind") != "nvidia_mma" or list(parent.get("version", [0]))[0] != 2:
+        return None
+    return (f"a Triton 3.2-or-older module (triton_gpu dialect): its lowering loads mma v2 operands of {bits}-bit "
+            "elements in a register order of its own, which llverify does not model (today's layout is not it: "
+            "measured on Triton 3.2.0's i8 and tf32 dots)")
 
 
 @dataclass(frozen=True, init=False)

@@ -232,6 +232,9 @@ class Module:
     attributes: Mapping[str, str] = field(default_factory=dict)
     stage: str = ""
     line: int = 0
+    #: printed with the ``triton_gpu`` / ``triton_nvidia_gpu`` dialect names: Triton 3.2 or older (3.3 renamed them
+    #: ``ttg`` / ``ttng``), whose lowering placed some operands' registers otherwise (llverify.lowered.elements)
+    legacy_dialect: bool = False
 
     def walk(self) -> Iterator[tuple[Function, Op, int]]:
         """Every op of every function, pre-order, with the warp count in force there

@@ -16,7 +16,7 @@ from llverify.hw.padded import Padding
 from llverify.layout import LinearLayout
 from llverify.prove.plan_ldmatrix import prove_matrix_bank_count
 from llverify.prove.verdict import Counterexample, Verdict
-from llverify.ttgir.layouts import BuiltLayout, LayoutProblem, element_bits
+from llverify.ttgir.layouts import BuiltLayout, LayoutProblem, element_bits, legacy_operand_order
 from llverify.ttgir.model import Op
 from llverify.ttgir.rules_cta import crosses_ctas
 from llverify.ttgir.memory_ops import SHARED_ACCESS_OPS, tensor_and_buffer
@@ -129,6 +129,10 @@ def shared_access(ctx: OpContext) -> Iterable[Verdict]:
     bits = element_bits(reg.element)
     if bits not in (8, 16, 32, 64):
         yield unknown("bank_conflicts", subject, f"element width {bits} bits not modelled")
+        return
+    legacy = legacy_operand_order(ctx.module.legacy_dialect, reg.encoding, bits)
+    if legacy is not None:
+        yield unknown("bank_conflicts", subject, legacy)
         return
     if not subview and crosses_ctas(R.layout, M.layout, direction):
         partial = direction == "store" and not M.layout.is_injective()  # Triton writes only the CTA's own copy

@@ -252,6 +252,9 @@ ZOO = [
                                                            "transposed": True}},
     {"kind": "amd_rotating_shared", "shape": [8, 8], "params": {"vec": 2, "per_phase": 1, "max_phase": 4,
                                                                 "order": [1, 0]}},
+    {"kind": "intel_dpas", "shape": [16, 32], "params": {"repeat_count": 8, "systolic_depth": 8, "execution_size": 16,
+                                                        "ops_per_chan": 2, "threads_per_warp": 16,
+                                                        "warps_per_cta": [2, 1], "rep_cluster": [1, 2]}},
     {"kind": "shared_linear", "shape": [4, 8], "params": {"offset_bases": [[0, 1], [0, 2], [0, 4], [1, 1], [2, 2]],
                                                           "block_bases": [[0, 0]]}},
     {"kind": "tensor_memory", "shape": [128, 32], "params": {"block": [128, 32], "col_stride": 1}},
@@ -265,7 +268,7 @@ ZOO = [
 # a kind declared after these were written is covered by its sampler's first case (its declaration suffices)
 ZOO += [random_case(k, random.Random(0)) for k in SAMPLED_KINDS if k not in {c["kind"] for c in ZOO}]
 # the wheel cannot build these from Python, so they declare no Gluon builder: amd_rotating_shared (see
-# test_lowered.py); generic_linear (its Python path aborts on swizzled warps: the text form is checked against
+# test_lowered.py); intel_dpas (no Intel backend in the wheel: test_intel_dpas.py); generic_linear (its Python path aborts on swizzled warps: the text form is checked against
 # Triton's parser in test_hw_39_kinds.py)
 NO_PYTHON_PATH = {c["kind"] for c in ZOO if oracle_triton.skip_reason(c["kind"]) is not None}
 TENSOR_MEMORY = {"tensor_memory", "tensor_memory_scales"}

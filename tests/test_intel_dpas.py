@@ -166,6 +166,15 @@ def test_a_mutated_dpas_k_width_is_refuted_at_the_dot(ka, kb, wrong):
     assert f"kWidth of {wrong} is not" in refuted[0].verdict.message
 
 
+def test_ops_per_chan_that_does_not_fill_a_channel_is_refuted_at_the_dot():
+    """Intel's DPAS verifier: opsPerChan values of the operands' element type fill 32 bits (f16: 2).  With
+    opsPerChan = 1 and kWidths 1 (the kWidth rule then holds) the f16 dot is refuted on the element width."""
+    text = _module(1, 1).replace("opsPerChan = 2", "opsPerChan = 1")
+    refuted = [f for f in gate_text(text, "dpas_mm.ttgir") if f.verdict.status == "refuted"]
+    assert [f.rule for f in refuted] == ["dot_operands"] and "32-bit channel" in refuted[0].verdict.message
+    assert "A and B" in refuted[0].verdict.message
+
+
 def test_a_use_printed_without_its_type_prefix_is_the_same_type():
     """MLIR's custom formats may print a type without its ``!dialect.name`` (``: <64x32xf16>`` for a
     ``!tt.tensordesc<64x32xf16>``): the same type, not an unread one."""

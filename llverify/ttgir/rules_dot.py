@@ -88,7 +88,7 @@ def dot_operands(ctx: OpContext) -> Iterable[Verdict]:
         if len(encs) == 2 and all(e.get("kind") == "dot_operand" for e in encs):
             parents = [e.get("parent") for e in encs]
             if all(isinstance(p, dict) and p.get("kind") == "intel_dpas" for p in parents):
-                yield from _dpas_k_widths(op, encs, parents, t0)
+                yield from _dpas_operands(op, encs, parents, t0)
                 return
             # Triton's verifier: "mismatching kWidth between A and B operands"
             yield structural("dot_operands", f"{op_names(op)}: kWidth of A and B", encs[0].get("k_width") ==
@@ -119,20 +119,33 @@ def _legacy_wgmma(op: Op, res: TypeRef | None) -> bool:
     return any(t is not None and t.kind == "memdesc" for t in op.operand_types[:2])
 
 
-def _dpas_k_widths(op: Op, encs: list[Any], parents: list[Any], t0: float) -> Iterable[Verdict]:
-    """A ``tt.dot`` on Intel DPAS operands: A's and B's kWidth differ by design (A packs 8-bit values in pairs),
-    so Intel's verifier replaces Triton's "equal kWidth" rule with one per operand (:func:`dpas_k_width` of the
-    parent's ``ops_per_chan``); refuted with the operand whose kWidth is not the one its parent needs."""
-    wanted, got = [], []
+def _dpas_operands(op: Op, encs: list[Any], parents: list[Any], t0: float) -> Iterable[Verdict]:
+    """A ``tt.dot`` on Intel DPAS operands, as Intel's verifiers check it:
+
+    * kWidth: A's and B's differ by design (A packs 8-bit values in pairs), so Intel replaces Triton's "equal
+      kWidth" rule with one per operand (:func:`dpas_k_width` of the parent's ``ops_per_chan``);
+    * element width: ``ops_per_chan`` values of each operand fill one 32-bit channel (f16: 2, i8 / fp8: 4,
+      tf32: 1).
+
+    Each refuted with the operand that breaks it."""
+    wanted, got, widths = [], [], []
     for i, (enc, parent) in enumerate(zip(encs, parents)):
         opc = parent.get("ops_per_chan")
         wanted.append(dpas_k_width(i, opc) if isinstance(opc, int) else None)
         got.append(enc.get("k_width"))
+        bits = element_bits(op.operand_types[i].element) if op.operand_types[i] is not None else 0
+        widths.append((opc, bits))
     wrong = [("A", "B")[i] for i in range(2) if wanted[i] is None or got[i] != wanted[i]]
     yield structural("dot_operands", f"{op_names(op)}: kWidth of A and B for DPAS", not wrong, {"operands": [0, 1]},
                      {"kWidth A": got[0], "kWidth B": got[1], "required A": wanted[0], "required B": wanted[1]},
                      f"the kWidth of {' and '.join(wrong)} is not the one the DPAS parent's opsPerChan needs "
                      "(A: opsPerChan, halved above 1; B: opsPerChan)", t0)
+    unfilled = [("A", "B")[i] for i, (opc, bits) in enumerate(widths) if not isinstance(opc, int) or opc * bits != 32]
+    yield structural("dot_operands", f"{op_names(op)}: element widths for DPAS", not unfilled, {"operands": [0, 1]},
+                     {"opsPerChan": widths[0][0], "bits A": widths[0][1], "bits B": widths[1][1],
+                      "required": "opsPerChan x bits = 32"},
+                     f"{' and '.join(unfilled)}: opsPerChan values of its element type do not fill a 32-bit channel "
+                     "(Intel's DPAS verifier: f16 / bf16 2, i8 / fp8 4, tf32 1)", t0)
 
 
 def _scaled_dot_extras(ctx: OpContext, res: TypeRef | None, so: ScaledOperands) -> Iterable[Verdict]:

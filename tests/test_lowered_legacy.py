@@ -3,10 +3,10 @@ dot compiled by Triton 3.2.0 for cuda:80 to TTGIR and LLVM IR with USE_IR_LOC=tt
 --lowered).
 
 Triton 3.2 loads this mma v2 operand of 8-bit elements with scalar loads that put other elements in its registers
-than today's dot operand layout places (Triton 3.4 and later agree with the layout).  A module in the 3.2 spelling
-(``triton_gpu``) is known to be one, so those claims are unknown with the reason; the same text spelled as Triton
-3.3+ prints it is read with today's semantics and the lowering is refuted against it, which is the difference
-measured."""
+than today's dot operand layout places (Triton 3.9's LLVM IR of the same kernel agrees with the layout).  A module
+in the 3.2 spelling (``triton_gpu``) is known to be one, so those claims are unknown with the reason; the same text
+spelled as Triton 3.3+ prints it is read with today's semantics and the lowering is refuted against it, which is the
+difference measured."""
 
 from __future__ import annotations
 

@@ -45,7 +45,7 @@ def legacy_operand_order(legacy_dialect: bool, encoding: Any, bits: int) -> str 
     layout says by the module's own lowering, or None: a module of Triton 3.2 or older
     (:attr:`~llverify.ttgir.model.Module.legacy_dialect`) loads mma v2 dot operands of other than 16-bit elements
     in a register order of its own (measured on Triton 3.2.0's LLVM IR of our i8 and tf32 dots: scalar loads of
-    other elements than today's layout places, where 3.4 and later agree with it).  Claims on how those loads
+    other elements than today's layout places, where Triton 3.9's code agrees with it).  Claims on how those loads
     are lowered (their instructions, wavefronts, the elements each register gets) are then unknown.
 
     >>> mma2 = {"kind": "nvidia_mma", "version": [2, 0]}

@@ -122,6 +122,12 @@ def test_a_dot_operand_with_the_wrong_k_width_is_refused():
         build("dot_operand", [32, 32], operand_index=0, parent={"kind": "intel_dpas", **params}, k_width=2)
 
 
+def test_a_parent_with_a_field_dpas_does_not_have_is_refused():
+    params = {**_dpas([2, 2], 8, 16, 2, [1, 1], 16), "instr_shape": [8, 16]}
+    with pytest.raises(LayoutError, match="unknown parameter.*instr_shape"):
+        build("dot_operand", [32, 32], operand_index=1, parent={"kind": "intel_dpas", **params}, k_width=2)
+
+
 # A small matmul as the Intel backend's TTGIR has it after its AccelerateMatmul (our own module): f16 A and B in
 # DPAS dot-operand layouts, an f32 accumulator in the DPAS layout, converted to a blocked layout to be stored
 MODULE = """\

@@ -33,6 +33,7 @@ lanes, shape ``8 x 16``: registers ``[[2, 0], [4, 0]]``, lanes ``[[0, 1], [0, 2]
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Mapping
 from typing import Any, Sequence
 
@@ -229,9 +230,7 @@ def dpas_dot_operand(operand_index: int, parent: Mapping[str, Any], k_width: int
     Postcondition: Intel's ``DPAStoLinearLayout(shape, dpas, operand_index)``; ``k_width`` does not enter it."""
     if operand_index not in (0, 1):
         raise LayoutError(f"dot_operand: operand_index = {operand_index!r} must be 0 or 1")
-    known = {"repeat_count", "systolic_depth", "execution_size", "ops_per_chan", "threads_per_warp",
-             "warps_per_cta", "rep_cluster", "fp4_k_pack", "shape_a", "shape_b", "shape_c", "kind"}
-    extra = sorted(set(parent) - known)
+    extra = sorted(set(parent) - _PARENT_PARAMETERS)
     if extra:
         raise LayoutError(f"dot_operand: unknown parameter(s) of the {KIND} parent: {', '.join(extra)}")
     try:
@@ -250,3 +249,7 @@ def dpas_dot_operand(operand_index: int, parent: Mapping[str, Any], k_width: int
             raise LayoutError(f"dot_operand: repeat_count {rc} rows of {per_row} packed values do not fill the "
                               f"{tpw} lanes of operand A (Intel's #ttg.dot_op verifier)")
     return _layout(operand_index, shape, rc, sd, es, opc, tpw, wpc, cluster)
+
+
+#: what a ``#ttig.dpas`` parent spec may hold: :func:`intel_dpas`'s parameters (``shape`` is the operand's), ``kind``
+_PARENT_PARAMETERS = frozenset(inspect.signature(intel_dpas).parameters) - {"shape"} | {"kind"}

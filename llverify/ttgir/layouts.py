@@ -37,7 +37,22 @@ from llverify.layout import LinearLayout
 from llverify.triton.parse import dtype_bits
 from llverify.ttgir.model import TypeRef
 
-__all__ = ["BuiltLayout", "LayoutProblem", "layout_of", "element_bits", "encoding_rank", "legacy_operand_order"]
+__all__ = ["BuiltLayout", "LayoutProblem", "layout_of", "element_bits", "encoding_rank", "legacy_operand_order",
+           "nvidia_mma_major"]
+
+
+def nvidia_mma_major(spec: Any) -> int | None:
+    """The major version of an ``#ttg.nvidia_mma`` layout spec (2: ``mma.sync``, 3: ``wgmma``), or None for any other
+    spec (the parser keeps ``version`` as ``[major, minor]``).
+
+    >>> nvidia_mma_major({"kind": "nvidia_mma", "version": [3, 0]}), nvidia_mma_major({"kind": "blocked"})
+    (3, None)
+    """
+    if not isinstance(spec, Mapping) or spec.get("kind") != "nvidia_mma":
+        return None
+    version = spec.get("version")
+    major = version[0] if isinstance(version, (list, tuple)) and version else version
+    return major if isinstance(major, int) else None
 
 
 def legacy_operand_order(legacy_dialect: bool, encoding: Any, bits: int) -> str | None:
@@ -56,9 +71,7 @@ def legacy_operand_order(legacy_dialect: bool, encoding: Any, bits: int) -> str 
     """
     if not legacy_dialect or bits == 16 or not isinstance(encoding, Mapping):
         return None
-    parent = encoding.get("parent")
-    if encoding.get("kind") != "dot_operand" or not isinstance(parent, Mapping) or \
-            parent.get("kind") != "nvidia_mma" or list(parent.get("version", [0]))[0] != 2:
+    if encoding.get("kind") != "dot_operand" or nvidia_mma_major(encoding.get("parent")) != 2:
         return None
     return (f"a Triton 3.2-or-older module (triton_gpu dialect): its lowering loads mma v2 operands of {bits}-bit "
             "elements in a register order of its own, which llverify does not model (today's layout is not it: "

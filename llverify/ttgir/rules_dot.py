@@ -10,7 +10,7 @@ from llverify.hw.intel_dpas import dpas_k_width
 from llverify.hw.registry import build_spec
 from llverify.prove.properties import equal
 from llverify.prove.verdict import Verdict
-from llverify.ttgir.layouts import LayoutProblem, element_bits, layout_of
+from llverify.ttgir.layouts import LayoutProblem, element_bits, layout_of, nvidia_mma_major
 from llverify.ttgir.model import Op, TypeRef
 from llverify.ttgir.rules_dot_scaled import ScaledOperands, scaled_dot_checks, scaled_operands
 from llverify.ttgir.rule_support import OpContext, equal_layouts, unknown, structural, enc_text, op_names
@@ -58,9 +58,8 @@ def dot_operands(ctx: OpContext) -> Iterable[Verdict]:
                     pair_v = _parent_equal(parent, res, subject)
                     if pair_v is not None:
                         yield pair_v
-                pk = parent.get("kind")
                 bits = element_bits(t.element)
-                if pk == "nvidia_mma" and list(parent.get("version", [0]))[0] == 2 and bits:
+                if nvidia_mma_major(parent) == 2 and bits:
                     want = max(1, 32 // bits)
                     kw = enc.get("k_width")
                     if kw is None:
@@ -112,9 +111,7 @@ def dot_operands(ctx: OpContext) -> Iterable[Verdict]:
 def _legacy_wgmma(op: Op, res: TypeRef | None) -> bool:
     """A ``tt.dot`` that is Triton 3.0/3.1's spelling of ``ttng.warp_group_dot`` (3.2 introduced the op): an mma v3
     result and an operand in shared memory (``!tt.memdesc``), A possibly in registers as a v3 dot operand."""
-    if op.name != "tt.dot" or res is None or res.encoding is None or res.encoding.get("kind") != "nvidia_mma":
-        return False
-    if list(res.encoding.get("version", [0]))[0] != 3:
+    if op.name != "tt.dot" or res is None or nvidia_mma_major(res.encoding) != 3:
         return False
     return any(t is not None and t.kind == "memdesc" for t in op.operand_types[:2])
 

@@ -19,6 +19,7 @@ import time
 from typing import Any, Iterable, Mapping
 
 from llverify.prove.verdict import Verdict
+from llverify.ttgir.layouts import nvidia_mma_major
 from llverify.ttgir.model import TypeRef
 from llverify.ttgir.rule_support import OpContext, op_names, structural
 
@@ -28,7 +29,7 @@ DOT_I8 = "tti.dot_i8"
 
 
 def _mma_v2(enc: Mapping[str, Any] | None) -> bool:
-    return isinstance(enc, Mapping) and enc.get("kind") == "nvidia_mma" and list(enc.get("version", [0]))[0] == 2
+    return nvidia_mma_major(enc) == 2
 
 
 def _describe(t: TypeRef | None) -> str:

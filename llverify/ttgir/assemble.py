@@ -59,11 +59,16 @@ class Assembler:
         legacy = any(k.strip('"').startswith("triton_gpu.") for k in attrs)  # Triton 3.2 and older
         attrs = {canonical_op_name(k.strip('"')): v for k, v in attrs.items()}  # "triton_gpu.num-warps"
         functions: list[Function] = []
+        loose: list[OpBuilder] = []
         for item in items:
             if OPNAME.match(item.head) and item.head.startswith("tt.func"):
                 functions.append(self.function(item))
             elif is_generic_function(item):
                 functions.append(self.generic_function(item))
+            elif _is_loose_op(item):
+                loose.append(item)
+        if loose:
+            functions.append(self.top_level(loose))
         return Module(path=self.path, target=_unquote(attrs.get("ttg.target", "")),
                       num_warps=_int_attr(attrs.get("ttg.num-warps"), 4),
                       threads_per_warp=_int_attr(attrs.get("ttg.threads-per-warp"), 32),
@@ -107,6 +112,16 @@ class Assembler:
         return Function(fname, tuple(args), results, body, Location(self.path, b.line, b.col),
                         self.locs.resolve(loc), public=(m.group(1) or "public") == "public",
                         num_warps=_function_warps(rest))
+
+    def top_level(self, items: Sequence[OpBuilder]) -> Function:
+        """The ops written outside any function (a fragment pasted from a bug report or a review: alias definitions
+        and ``%4 = ttg.convert_layout %3 : A -> B``), in order, as the body of one function named
+        :data:`TOP_LEVEL`.  MLIR refuses such a module (an operand without a definition), but each op's printed
+        signature types its operands, so every obligation of the op is still decided; the function has no
+        arguments and its own SSA scope."""
+        self.types = {}
+        body = Region((Block((), tuple(self.op(b) for b in items), ""),))
+        return Function(TOP_LEVEL, (), (), body, Location(self.path, items[0].line, items[0].col), None)
 
     def generic_function(self, b: OpBuilder) -> Function:
         """A ``tt.func`` in MLIR's generic form (:mod:`llverify.ttgir.generic_form`): its arguments are its entry
@@ -380,6 +395,21 @@ def _unescape_symbol(text: str) -> str:
     """The content of a quoted MLIR symbol: ``\\"``, ``\\\\`` and two-digit hex escapes ``\\22``."""
     return re.sub(r"\\([0-9a-fA-F]{2}|.)", lambda m: chr(int(m.group(1), 16)) if len(m.group(1)) == 2
                   else m.group(1), text)
+
+
+#: the name of the function that holds a module's ops written outside any function (:meth:`Assembler.top_level`)
+TOP_LEVEL = "(top level)"
+
+#: a top-level op read as a fragment of a function's body: an op of a dialect whose ops hold layouts or feed them
+#: (Triton's, its backends', and the upstream ones a kernel body uses), never a symbol or a container (``tt.func``,
+#: ``llvm.func``, ``llvm.mlir.global``, another project's ``cuda_tile.module``)
+_FRAGMENT_OP = re.compile(r'^(?:%[^=]*=\s*)?"?(?:tt|ttg|ttng|tti|amdg|ttig|triton_gpu|triton_nvidia_gpu|triton_amdgpu'
+                          r'|triton_intel_gpu|arith|math|scf|ub)\.(?!func\b)')
+
+
+def _is_loose_op(b: OpBuilder) -> bool:
+    """Whether a top-level op of a module is a function-body op written outside any function (a fragment)."""
+    return _FRAGMENT_OP.match(b.head) is not None
 
 
 _PARTITION_HEAD = re.compile(r"^partition\d+\s*\((.*)\)\s*num_warps\s*\(\s*(\d+)\s*\)\s*$", re.S)

@@ -30,6 +30,7 @@ from llverify.ttgir.findings import Finding
 from llverify.ttgir.model import Function, Module, Op, Region, TtgirError
 from llverify.ttgir.passes import is_tritongpu, validate_passes
 from llverify.ttgir.rules import OpContext, rules_for
+from llverify.ttgir.rule_support import UNSTATED_WARPS
 
 __all__ = ["check_module", "gate_text", "GateResult", "gate_file", "gate_path", "op_counts"]
 
@@ -112,8 +113,11 @@ def _check_module(module: Module) -> list[Finding]:
     clock = time.perf_counter
     for fn in module.functions:
         kernel = fn.name
-        # a function's own "ttg.num-warps" (Gluon's partition functions before GluonInline) is in force in it
-        in_force = fn.num_warps if fn.num_warps is not None else module.num_warps
+        # a function's own "ttg.num-warps" (Gluon's partition functions before GluonInline) is in force in it; 0
+        # where neither it nor the module states one (a lit test, a pasted fragment): Triton then has no warp count
+        # ("Could not determine the number of warps per CTA"), so no count is checked against a guessed one
+        in_force = fn.num_warps if fn.num_warps is not None else (
+            module.num_warps if module.states_num_warps else UNSTATED_WARPS)
         for op, warps, parent, in_partition in _walk(fn, fn.body, in_force, None):
             rules = rules_for(op)
             if not rules:

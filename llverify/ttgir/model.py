@@ -236,6 +236,11 @@ class Module:
     #: ``ttg`` / ``ttng``), whose lowering placed some operands' registers otherwise (llverify.lowered.elements)
     legacy_dialect: bool = False
 
+    @property
+    def states_num_warps(self) -> bool:
+        """Whether the module prints ``ttg.num-warps`` (``num_warps`` is otherwise Triton's usual 4, a guess)."""
+        return "ttg.num-warps" in self.attributes
+
     def walk(self) -> Iterator[tuple[Function, Op, int]]:
         """Every op of every function, pre-order, with the warp count in force there
         (a ``ttg.warp_specialize`` partition region has its own)."""

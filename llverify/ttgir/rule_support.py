@@ -29,10 +29,15 @@ from llverify.ttgir.partitions import Scope, partition_scopes
 from llverify.ttgir.scalars import ValueSets
 from llverify.ttgir.scalars_symbolic import SymbolicScalars
 
-__all__ = ["OpContext", "Rule", "memo_distributed", "memo_memory", "memo_equal", "memo_thread_local",
+__all__ = ["OpContext", "UNSTATED_WARPS", "Rule", "memo_distributed", "memo_memory", "memo_equal", "memo_thread_local",
            "memo_conversion", "memo_shape_op", "memoised", "bank_count_exact", "bank_count_simulated", "clear_caches", "unknown", "structural",
            "enc_text", "op_names", "is_tensor", "layout_pair", "compared_layouts", "equal_layouts", "paddings_differ", "int_array",
            "has_keyword"]
+
+
+#: :attr:`OpContext.warps` where no warp count is stated for the op (no ``ttg.num-warps`` on its module or function
+#: and no ``warp_specialize`` partition count): the layout's own warp count is then not compared with any
+UNSTATED_WARPS = 0
 
 
 @dataclass(slots=True)

@@ -12,7 +12,7 @@ from llverify.prove.properties import surjective
 from llverify.prove.verdict import FrozenDict, Verdict
 from llverify.ttgir.layouts import LayoutProblem
 from llverify.ttgir.model import Op, TypeRef
-from llverify.ttgir.rule_support import (OpContext, memo_distributed, memo_equal, memo_memory, unknown, structural,
+from llverify.ttgir.rule_support import (OpContext, UNSTATED_WARPS, memo_distributed, memo_equal, memo_memory, unknown, structural,
                                          enc_text, op_names, is_tensor, compared_layouts, equal_layouts, layout_pair)
 
 __all__ = ["layout_types", "tensor_facts", "tensor_verdicts", "has_layout_result", "ELEMENTWISE", "MEMORY_OPS", "is_elementwise", "elementwise", "is_memory_op",
@@ -84,8 +84,10 @@ def tensor_verdicts(ctx: OpContext, L: LinearLayout, shape: tuple[int, ...], sub
 def _hardware_counts(ctx: OpContext, L: LinearLayout, subject: str) -> Verdict:
     """A distributed layout is built for the warps in force (the module's, or a ``warp_specialize``
     partition's), the module's threads per warp (lanes) and CTAs (blocks), as Triton's verifier requires;
-    lanes and CTAs are compared where the module states them (``ttg.threads-per-warp``, ``ttg.num-ctas``).
-    Refuted with every count that differs."""
+    lanes and CTAs are compared where the module states them (``ttg.threads-per-warp``, ``ttg.num-ctas``), warps
+    where a count is in force (none: :data:`~llverify.ttgir.rule_support.UNSTATED_WARPS`, a module without
+    ``ttg.num-warps``, where Triton's verifier has no count to compare either).  Refuted with every count that
+    differs."""
     t0 = time.perf_counter()
     stated = ctx.value_sets.get("#stated counts")  # the lane and CTA rows the module states, read once per module
     if stated is None:
@@ -96,7 +98,8 @@ def _hardware_counts(ctx: OpContext, L: LinearLayout, subject: str) -> Verdict:
                 ("block", "CTAs", ctx.module.num_ctas, "num-ctas" in names)) if given)
     dims = L.in_dim_names
     inputs, sides, wrong = {}, {}, []
-    for dim, what, want, in_force, of_layout in (_count_row("warp", "warps", ctx.warps), *stated):
+    rows = stated if ctx.warps == UNSTATED_WARPS else (_count_row("warp", "warps", ctx.warps), *stated)
+    for dim, what, want, in_force, of_layout in rows:
         if dim not in dims:
             continue
         have = L.in_dim_size(dim)

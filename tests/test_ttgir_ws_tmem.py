@@ -128,3 +128,18 @@ def test_first_warps_match_the_ids_triton_assigns(tmp_path, tmem_warps: int) -> 
 
 def _ws(m):
     return next(op for _, op, _ in m.walk() if op.name == "ttg.warp_specialize")
+
+
+def test_no_first_warp_is_guessed_without_a_module_warp_count() -> None:
+    """The same module without ``"ttg.num-warps"``: where the worker partitions start depends on the default
+    partition's warps, which nothing states, so the TMEM lane quarters are ``unknown`` (with the reason), not decided
+    for a guessed count; a stated ``warpGroupStartIds`` still decides them."""
+    text = DATA[0].read_text()
+    assert re.search(r'"ttg\.num-warps" = \d+ : i32, ', text)
+    unstated = re.sub(r'"ttg\.num-warps" = \d+ : i32, ', "", text, count=1)
+    found = _tmem(unstated)
+    assert [f.verdict.status for f in found] == ["unknown", "unknown"]
+    assert all("states no ttg.num-warps" in f.verdict.message for f in found)
+    head = next(ln for ln in unstated.splitlines() if ln.lstrip().startswith("ttg.warp_specialize("))
+    stated = unstated.replace(head, head.replace("attributes {", "attributes {warpGroupStartIds = array<i32: 8, 6>, "))
+    assert [f.verdict.status for f in _tmem(stated)] == ["refuted", "refuted"]

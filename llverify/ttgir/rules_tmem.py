@@ -108,6 +108,9 @@ def _first_warps(ctx: OpContext) -> list[int] | str:
     if where is None:
         return "inside a warp_specialize partition that was not found again in the module"
     ws, i = where
+    if not ctx.module.states_num_warps and not ws.attributes.get("warpGroupStartIds"):
+        # the worker partitions start after the default partition's warps, which the module does not state
+        return "the module states no ttg.num-warps, so where its warp_specialize partitions start is not known"
     starts = first_warps(ctx.module, ws)
     if i >= len(starts) or not starts[i]:
         return f"partition {i}: its warp count is not stated (partitionNumWarps)"

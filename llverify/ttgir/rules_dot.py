@@ -12,6 +12,7 @@ from llverify.prove.properties import equal
 from llverify.prove.verdict import Verdict
 from llverify.ttgir.layouts import LayoutProblem, element_bits, layout_of, nvidia_mma_major
 from llverify.ttgir.model import Op, TypeRef
+from llverify.ttgir.rules_dot_k import k_fed_once
 from llverify.ttgir.rules_dot_scaled import ScaledOperands, scaled_dot_checks, scaled_operands
 from llverify.ttgir.rule_support import OpContext, equal_layouts, unknown, structural, enc_text, op_names
 
@@ -59,6 +60,9 @@ def dot_operands(ctx: OpContext) -> Iterable[Verdict]:
                     if pair_v is not None:
                         yield pair_v
                 bits = element_bits(t.element)
+                once = k_fed_once(ctx, t, i, subject + " K once") if not scaled else None
+                if once is not None:
+                    yield once
                 if nvidia_mma_major(parent) == 2 and bits:
                     want = max(1, 32 // bits)
                     kw = enc.get("k_width")

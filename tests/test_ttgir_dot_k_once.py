@@ -60,3 +60,27 @@ def test_operand_b_is_read_along_its_first_dim() -> None:
     B = lambda kw, k: build_spec({"kind": "dot_operand", "operand_index": 1, "parent": mma, "k_width": kw}, [k, 8])
     assert any(d == "lane" for d, _ in k_repeats(B(8, 16), B(8, WIDE_K), 0))
     assert k_repeats(B(2, 16), B(2, WIDE_K), 0) == []
+
+
+def _mfma_dot(k: int, k_width: int) -> str:
+    a = f"tensor<16x{k}xf16, #ttg.dot_op<{{opIdx = 0, parent = #mma, kWidth = {k_width}}}>>"
+    b = f"tensor<{k}x16xf16, #ttg.dot_op<{{opIdx = 1, parent = #mma, kWidth = {k_width}}}>>"
+    return (
+        "#mma = #ttg.amd_mfma<{version = 3, warpsPerCTA = [1, 1], instrShape = [16, 16, 16], isTransposed = true}>\n"
+        'module attributes {"ttg.num-warps" = 1 : i32, "ttg.threads-per-warp" = 64 : i32, ttg.target = "hip:gfx942"} {\n'
+        f"  tt.func @k(%a: {a}, %b: {b}, %c: tensor<16x16xf32, #mma>) {{\n"
+        f"    %d = tt.dot %a, %b, %c : {a} * {b} -> tensor<16x16xf32, #mma>\n"
+        "    tt.return\n  }\n}\n")
+
+
+@pytest.mark.parametrize("k,k_width,status", [(16, 8, "refuted"), (32, 8, "proved"), (16, 4, "proved")])
+def test_an_mfma_operand_packed_past_k_is_refuted(k: int, k_width: int, status: str) -> None:
+    """MFMA 16x16x16: the four 16-lane groups of a wave hold K runs of kWidth each, so kWidth 8 (kPack 2) spans 32 K
+    elements; on K = 16 lanes 32-63 repeat lanes 0-31 (the configuration triton-lang/triton PR 10290 stopped
+    AccelerateAMDMatmul from choosing; Triton's own amd-block-pingpong lit input has it).  Decided from the MFMA
+    operand fragment, not run on AMD hardware."""
+    found = [f for f in check_module(parse_module(_mfma_dot(k, k_width), "mfma.mlir"))
+             if f.verdict.property == "dot_k_once"]
+    assert [f.verdict.status for f in found] == [status, status]
+    if status == "refuted":
+        assert found[0].verdict.counterexample.inputs["lane"] == 32 and "MFMA" in found[0].verdict.message

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+from typing import Any, Mapping
 
 from llverify.layout import LinearLayout
 from llverify.prove.verdict import Counterexample, Verdict
@@ -66,20 +67,40 @@ def k_repeats(L: LinearLayout, T: LinearLayout, k_dim: int) -> list[tuple[str, i
     return out
 
 
+#: the instruction of a dot-operand parent this rule reads, and whether Triton's lowering for it drops repeated
+#: registers (checked on the H200 for mma v2: ``tests/data/ttgir_smallk``; not established for MFMA, so a repeated
+#: register bit there is ``unknown``)
+_INSTRUCTIONS: dict[str, bool] = {"mma v2": True, "MFMA": False}
+
+
+def _instruction(parent: Mapping[str, Any]) -> str | None:
+    """The instruction whose operand fragment a dot-operand ``parent`` describes, when this rule reads it."""
+    if nvidia_mma_major(parent) == 2:
+        return "mma v2"
+    if parent.get("kind") == "amd_mfma":
+        return "MFMA"
+    return None
+
+
 @memoised()
-def _decided(L: LinearLayout, T: LinearLayout, k_dim: int) -> Verdict:
+def _decided(L: LinearLayout, T: LinearLayout, k_dim: int, instruction: str) -> Verdict:
     t0 = time.perf_counter()
     repeats = k_repeats(L, T, k_dim)
-    claim = "each K element reaches the mma v2 tile from one lane"
+    claim = f"each K element reaches the {instruction} tile from one lane"
     if not repeats:
         return Verdict("proved", "dot_k_once", "", "f2", time.perf_counter() - t0,
                        f"{claim}: no tile bit along K is cut by the shape", certificate={"k_dim": k_dim})
     dim, bit = next(((d, b) for d, b in repeats if d != "register"), (None, 0))
     if dim is None:
+        bits = ", ".join(f"bit {b}" for _, b in repeats)
+        if not _INSTRUCTIONS[instruction]:
+            return Verdict("unknown", "dot_k_once", "", None, time.perf_counter() - t0,
+                           f"the tile's K positions cut by the shape are register bits ({bits}): whether Triton's "
+                           f"{instruction} lowering adds a repeated register's product once is not established",
+                           details={"repeated_register_bits": [b for _, b in repeats]})
         return Verdict("proved", "dot_k_once", "", "f2", time.perf_counter() - t0,
-                       f"{claim}: the tile's K positions cut by the shape are register bits "
-                       f"({', '.join(f'bit {b}' for _, b in repeats)}), which Triton's MMA v2 lowering drops as "
-                       "broadcast registers", certificate={"k_dim": k_dim},
+                       f"{claim}: the tile's K positions cut by the shape are register bits ({bits}), which "
+                       f"Triton's {instruction} lowering drops as broadcast registers", certificate={"k_dim": k_dim},
                        details={"repeated_register_bits": [b for _, b in repeats]})
     other = {d: 0 for d in L.in_dim_names}
     other[dim] = 1 << bit
@@ -91,7 +112,7 @@ def _decided(L: LinearLayout, T: LinearLayout, k_dim: int) -> Verdict:
     where = ", ".join(f"{d} bit {b}" for d, b in repeats if d != "register")
     return Verdict("refuted", "dot_k_once", "", "f2", time.perf_counter() - t0,
                    f"not {claim}: the tile is longer along K than the tensor, so {where} "
-                   f"{'repeats' if ',' not in where else 'repeat'} K elements another lane holds and mma v2 "
+                   f"{'repeats' if ',' not in where else 'repeat'} K elements another lane holds and {instruction} "
                    f"adds their products twice ({dim} {1 << bit} is K position {dict(T.apply(other))[k_name]} of the "
                    f"tile, and holds the element at {dim} 0)",
                    counterexample=Counterexample(inputs=other, sides={"element": again, f"element at {dim} 0": held}),
@@ -100,10 +121,13 @@ def _decided(L: LinearLayout, T: LinearLayout, k_dim: int) -> Verdict:
 
 def k_fed_once(ctx: OpContext, t: TypeRef, operand: int, subject: str) -> Verdict | None:
     """The ``dot_k_once`` verdict of a ``tt.dot`` operand ``t`` (0: A, K its last dim; 1: B, K its second last) of
-    an NVIDIA MMA v2 parent, or None where it does not apply or a layout does not build (the layout rule reports
-    that)."""
+    an NVIDIA MMA v2 or AMD MFMA parent, or None where it does not apply or a layout does not build (the layout rule
+    reports that)."""
     enc = t.encoding
-    if not enc or enc.get("kind") != "dot_operand" or nvidia_mma_major(enc.get("parent") or {}) != 2:
+    if not enc or enc.get("kind") != "dot_operand":
+        return None
+    instruction = _instruction(enc.get("parent") or {})
+    if instruction is None:
         return None
     built = ctx.built(t)
     if not isinstance(built, BuiltLayout) or len(built.shape) < 2:
@@ -116,4 +140,4 @@ def k_fed_once(ctx: OpContext, t: TypeRef, operand: int, subject: str) -> Verdic
     wide = layout_of(replace(t, shape=tuple(wide_shape), alloc_shape=None))
     if not isinstance(wide, BuiltLayout):
         return None
-    return _decided(built.layout, wide.layout, k_dim).with_(subject=subject)
+    return _decided(built.layout, wide.layout, k_dim, instruction).with_(subject=subject)

@@ -183,6 +183,17 @@ def _mma_shapes(op: Op, t0: float) -> Iterable[Verdict]:
             sides["two CTAs (B may be this CTA's N / 2)"] = True
         yield structural("dot_operands", subject, ok, {"operands": [0, 1, 2]}, sides,
                          "the operand shapes do not multiply into the accumulator's", t0)
+    if op.name in ("ttng.warp_group_dot", "tt.dot") and d.encoding is not None and nvidia_mma_major(d.encoding) == 3:
+        instr = d.encoding.get("instr_shape")
+        bits = element_bits(a.element)
+        if isinstance(instr, list) and len(instr) == 3 and bits:
+            # wgmma reads 32 bytes of K per instruction: m64nNk16 for 16-bit operands, k32 for 8-bit, k8 for tf32
+            # (Triton's AccelerateMatmul sets instrShape K = 256 / element bits; another K has no instruction, and
+            # Triton's lowering asserts on it: triton-lang/triton issue 5102, instrShape [16, 64, 32] on bf16)
+            want = 256 // bits
+            yield structural("dot_operands", subject + " instrShape K", instr[2] == want, {"operand": 0},
+                             {"instrShape K": instr[2], f"256 / {bits}-bit {a.element}": want},
+                             "the accumulator's instrShape K is not the wgmma K for the operands' element width", t0)
     if op.name.startswith("ttng.tc_gen5_mma") and d.encoding is not None:
         kind = d.encoding.get("kind")
         block_m = (d.encoding.get("block") or [None])[0]

@@ -1,12 +1,15 @@
-"""Each K element of an MMA v2 dot operand reaches the instruction from one lane only.
+"""Each K element of an MMA v2 (or AMD MFMA) dot operand reaches the instruction from one lane only.
 
 An ``mma.sync`` operand fragment gives every lane fixed K positions of the instruction (``m16n8k16``: lane ``l``
 of a quad holds the K runs ``kWidth * (l mod 4) ...``; the four lanes of a quad cover the tile's K), and the
 instruction adds the product at every K position.  A ``#ttg.dot_op`` layout whose tile is longer along K than the
 tensor (``kWidth = 8`` on ``K = 16``) maps the tile's upper K bits to nothing (zero columns, seed 000 section 4:
-broadcast).  Where such a bit is a register bit, Triton 3.9's MMA v2 lowering drops the repeated registers
-(it issues the instruction on the layout without its broadcast registers); where it is a lane bit, two lanes of a
+broadcast).  Where such a bit is a register bit, Triton's MMA v2 lowering drops the repeated registers (kWidth 4 on
+K = 16 computes exactly on the H200, Triton 3.6: ``tests/data/ttgir_smallk``); where it is a lane bit, two lanes of a
 quad hold the same K elements at different K positions, and the instruction adds each of their products twice.
+MFMA is read the same way: each 16- or 32-lane group of a wave holds K runs of kWidth, so a cut lane bit repeats a
+lane group (triton-lang/triton PR 10290, kWidth packed past K); decided from the operand fragment, not run on AMD
+hardware.
 That is Triton's small-K upcast bug (triton-lang/triton PR 11691, "incorrect results for small-K dots with upcast
 operands": an int8 operand upcast to bf16 got ``kWidth = 8`` whatever K; fixed by bounding kWidth by K).
 
@@ -46,7 +49,8 @@ from llverify.ttgir.rule_support import OpContext, memoised
 
 __all__ = ["WIDE_K", "k_repeats", "k_fed_once"]
 
-#: K of the widened shape: longer than any MMA v2 dot-operand tile along K (4 lanes x kWidth x 2, kWidth <= 32)
+#: K of the widened shape: longer than any dot-operand tile along K (mma v2: 4 lanes x kWidth x 2; MFMA: 4 lane
+#: groups x kWidth; kWidth <= 32)
 WIDE_K = 1024
 
 
@@ -56,13 +60,11 @@ def k_repeats(L: LinearLayout, T: LinearLayout, k_dim: int) -> list[tuple[str, i
 
     Requires: ``L`` and ``T`` have the same in dims and out dims; every bit of ``L`` is a bit of ``T`` (``T`` has at
     least as many bits per in dim)."""
-    k_name = T.out_dim_names[k_dim]
-    k_bit = T.out_dim_names.index(k_name)
     out: list[tuple[str, int]] = []
     for dim in L.in_dim_names:
         wide = T.bases.get(dim, [])
         for j, column in enumerate(L.bases[dim]):
-            if not any(column) and j < len(wide) and wide[j][k_bit]:
+            if not any(column) and j < len(wide) and wide[j][k_dim]:
                 out.append((dim, j))
     return out
 

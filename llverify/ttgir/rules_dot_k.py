@@ -7,11 +7,11 @@ tensor (``kWidth = 8`` on ``K = 16``) maps the tile's upper K bits to nothing (z
 broadcast).  Where such a bit is a register bit, Triton's MMA v2 lowering drops the repeated registers (kWidth 4 on
 K = 16 computes exactly on the H200, Triton 3.6: ``tests/data/ttgir_smallk``); where it is a lane bit, two lanes of a
 quad hold the same K elements at different K positions, and the instruction adds each of their products twice.
+That is Triton's small-K upcast bug (triton-lang/triton PR 11691, "incorrect results for small-K dots with upcast
+operands": an int8 operand upcast to bf16 got ``kWidth = 8`` whatever K; fixed by bounding kWidth by K).
 MFMA is read the same way: each 16- or 32-lane group of a wave holds K runs of kWidth, so a cut lane bit repeats a
 lane group (triton-lang/triton PR 10290, kWidth packed past K); decided from the operand fragment, not run on AMD
 hardware.
-That is Triton's small-K upcast bug (triton-lang/triton PR 11691, "incorrect results for small-K dots with upcast
-operands": an int8 operand upcast to bf16 got ``kWidth = 8`` whatever K; fixed by bounding kWidth by K).
 
 What is computed: the operand's layout ``L`` on its shape, and the same encoding ``T`` on the shape with K widened
 (:data:`WIDE_K`), where no tile bit is cut.  A lane or warp bit whose column is zero in ``L`` but moves along K in

@@ -88,3 +88,20 @@ def test_symbols_of_other_dialects_are_no_fragment() -> None:
         }
         """)
     assert parse_module(text, "fragment.mlir").functions == ()
+
+
+def test_a_gluon_placeholder_layout_is_unknown_with_its_reason() -> None:
+    """Gluon's frontend prints ``#gluon.auto_encoding`` (and ``#gluon.coalesced_encoding``) where a later pass picks
+    the layout: every obligation on such a value is unknown and says the layout is not chosen yet, never refuted."""
+    text = textwrap.dedent("""\
+        module attributes {"ttg.num-warps" = 4 : i32, "ttg.threads-per-warp" = 32 : i32} {
+          tt.func @k() {
+            %0 = tt.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32, #gluon.auto_encoding>
+            %1 = arith.addi %0, %0 : tensor<256xi32, #gluon.auto_encoding>
+            tt.return
+          }
+        }
+        """)
+    found = [f for f in _findings(text) if f.rule == "layout"]
+    assert found and all(f.verdict.status == "unknown" for f in found)
+    assert all("placeholder" in f.verdict.message and "no layout yet" in f.verdict.message for f in found)

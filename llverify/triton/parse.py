@@ -228,8 +228,19 @@ def parse_attr(text: str, aliases: Mapping[str, Any] | None = None) -> dict[str,
     v = p.attr()
     p.end()
     if not isinstance(v, dict) or v.get("kind") == "__opaque__":
-        raise AttrParseError(text, 0, "a layout attribute", found=repr(text[:40]))
+        placeholder = _PLACEHOLDERS.get(str(v.get("name"))) if isinstance(v, dict) else None
+        raise AttrParseError(text, 0, "a layout attribute",
+                             found=repr(text[:40]) + (f" ({placeholder})" if placeholder else ""))
     return v
+
+
+#: attributes that stand for a layout not chosen yet, and why no layout can be read from them
+_PLACEHOLDERS = {
+    "gluon.auto_encoding": "Gluon's auto layout: a placeholder that Gluon's layout inference replaces before "
+                           "lowering, so the value has no layout yet",
+    "gluon.coalesced_encoding": "Gluon's coalesced layout: a placeholder that Gluon's layout inference replaces "
+                                "before lowering, so the value has no layout yet",
+}
 
 
 _ALIAS_LINE = re.compile(r"^\s*#([A-Za-z_][A-Za-z0-9_$]*)\s*=\s*(#.*?)\s*$")

@@ -234,13 +234,10 @@ def parse_attr(text: str, aliases: Mapping[str, Any] | None = None) -> dict[str,
     return v
 
 
-#: attributes that stand for a layout not chosen yet, and why no layout can be read from them
-_PLACEHOLDERS = {
-    "gluon.auto_encoding": "Gluon's auto layout: a placeholder that Gluon's layout inference replaces before "
-                           "lowering, so the value has no layout yet",
-    "gluon.coalesced_encoding": "Gluon's coalesced layout: a placeholder that Gluon's layout inference replaces "
-                                "before lowering, so the value has no layout yet",
-}
+#: attributes that stand for a layout not chosen yet (Gluon's, by the layout Gluon's inference will choose)
+_PLACEHOLDERS = {name: f"Gluon's {which} layout: a placeholder that Gluon's layout inference replaces before "
+                       "lowering, so the value has no layout yet"
+                 for name, which in (("gluon.auto_encoding", "auto"), ("gluon.coalesced_encoding", "coalesced"))}
 
 
 _ALIAS_LINE = re.compile(r"^\s*#([A-Za-z_][A-Za-z0-9_$]*)\s*=\s*(#.*?)\s*$")
